@@ -1,0 +1,62 @@
+"""``biblioteca import DIR``: Markdown files (front matter optional) -> pages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from shared.cli.output import emit, setup
+from shared.config import get_settings
+from shared.providers.factory import embedder_for
+from shared.schema import PAGE_TYPES, STATUSES
+from shared.services.importer import import_directory
+from shared.store import open_store
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("import", help="import a folder of Markdown files as pages")
+    parser.add_argument("directory", type=Path, metavar="DIR")
+    parser.add_argument(
+        "--type", choices=PAGE_TYPES, help="type of files whose front matter has none"
+    )
+    parser.add_argument(
+        "--status", choices=STATUSES, help="status of files whose front matter has none"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup(args)
+    if not args.directory.is_dir():
+        print(f"biblioteca import: {args.directory} is not a directory", file=sys.stderr)
+        return 2
+    settings = get_settings()
+    interactive = sys.stderr.isatty() and not args.json
+
+    def progress(files: Any) -> Any:
+        return tqdm(files, desc="import", unit="page", disable=not interactive, file=sys.stderr)
+
+    report = import_directory(
+        args.directory,
+        open_store(settings),
+        embedder_for(settings),
+        default_type=args.type,
+        default_status=args.status,
+        progress=progress,
+    )
+    lines = [
+        f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
+        f"failed {len(report.failed)}, warnings {len(report.warnings)}"
+    ]
+    lines += [
+        f"  failed  {f['file']}: {f['error']}" + (f" ({f['field']})" if f["field"] else "")
+        for f in report.failed
+    ]
+    lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
+    emit(args, report.as_dict(), "\n".join(lines))
+    return 1 if report.failed else 0

@@ -1,0 +1,100 @@
+"""``biblioteca serve``: every function at ``/<name>`` and the built site at ``/``, one process."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import flask
+import functions_framework
+from markupsafe import escape
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
+from werkzeug.serving import make_server
+
+from shared.cli.output import setup
+from shared.config import get_settings
+
+FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="serve every function and the site locally")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "8080")),
+        help="port to listen on (default: $PORT or 8080)",
+    )
+    parser.add_argument(
+        "--demo", action="store_true", help="load the demo wiki first when the store is empty"
+    )
+    parser.set_defaults(handler=run)
+
+
+def function_names() -> list[str]:
+    """Every Cloud Function of the bundle: one folder with a main.py each."""
+    return sorted(p.parent.name for p in FUNCTIONS_DIR.glob("*/main.py"))
+
+
+def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
+    """One WSGI app: functions-framework's own app per function, mounted at ``/<name>``."""
+    mounts = {
+        f"/{name}": functions_framework.create_app(  # type: ignore[no-untyped-call]
+            name, str(functions_dir / name / "main.py")
+        )
+        for name in function_names()
+    }
+    return DispatcherMiddleware(site_app(), mounts)
+
+
+def site_app() -> flask.Flask:
+    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page."""
+    app = flask.Flask("biblioteca-site")
+
+    @app.get("/")
+    @app.get("/<path:path>")
+    def serve_site(path: str = "") -> Any:
+        location = get_settings().site_location
+        root = Path(location)
+        if location.startswith("gs://") or not (root / "index.html").is_file():
+            return _landing(location)
+        target = path if path and not path.endswith("/") else f"{path}index.html"
+        if (root / target).is_dir():
+            target = f"{target}/index.html"
+        return flask.send_from_directory(root.resolve(), target)
+
+    return app
+
+
+def _landing(location: str) -> flask.Response:
+    names = "".join(f"<li><code>POST /{n}</code></li>" for n in function_names())
+    html = (
+        "<!doctype html><meta charset=utf-8><title>Biblioteca</title>"
+        "<h1>Biblioteca</h1><p>No site has been built at "
+        f"<code>{escape(location)}</code> yet: "
+        "run <code>biblioteca rebuild</code>.</p><p>Functions:</p><ul>" + names + "</ul>"
+    )
+    return flask.Response(html, status=200, mimetype="text/html")
+
+
+def run(args: argparse.Namespace) -> int:
+    setup(args)
+    if args.demo:
+        from shared.demo import load_demo_if_empty
+
+        created = load_demo_if_empty()
+        if created:
+            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
+    server = make_server(args.host, args.port, build_app(), threaded=True)
+    print(f"Biblioteca serving on http://{args.host}:{server.port}/", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

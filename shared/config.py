@@ -1,0 +1,190 @@
+"""Settings read once from the environment into one typed object.
+
+A missing or placeholder secret is not an error at start-up: the request that
+needs it gets a 503 naming the variable (see ``Settings.require_api_token``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+
+from shared.errors import NotConfigured
+
+_PLACEHOLDERS = {"", "changeme", "change-me", "placeholder", "todo", "xxx", "none", "null"}
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(second|minute|hour|day)\s*$")
+_PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+DEFAULT_RATE_LIMIT = "30/minute"
+DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
+DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
+
+# Environment variable -> Settings field. One table, so error messages can name
+# the variable a bad value came from.
+ENV = {
+    "BIBLIOTECA_STORE": "store",
+    "BIBLIOTECA_DATA_DIR": "data_dir",
+    "BIBLIOTECA_SITE_DIR": "site_dir",
+    "BIBLIOTECA_REPORT_DIR": "report_dir",
+    "GOOGLE_CLOUD_PROJECT": "google_cloud_project",
+    "BIBLIOTECA_AUTH": "auth",
+    "BIBLIOTECA_API_TOKEN": "api_token",
+    "BIBLIOTECA_ALLOWED_ORIGINS": "allowed_origins",
+    "BIBLIOTECA_RATE_LIMIT": "rate_limit",
+    "BIBLIOTECA_ARCHIVE_FROM_WIDGET": "archive_from_widget",
+    "BIBLIOTECA_LLM": "llm",
+    "BIBLIOTECA_EMBEDDER": "embedder",
+    "GOOGLE_AI_API_KEY": "google_ai_api_key",
+    "GEMINI_BASE_URL": "gemini_base_url",
+    "BIBLIOTECA_GEMINI_MODEL": "gemini_model",
+    "BIBLIOTECA_GEMINI_EMBED_MODEL": "gemini_embed_model",
+    "BIBLIOTECA_CODE_URL": "code_url",
+    "BIBLIOTECA_ASK_URL": "ask_url",
+}
+_VARIABLE = {field: var for var, field in ENV.items()}
+
+
+def _is_placeholder(value: str) -> bool:
+    stripped = value.strip()
+    return stripped.lower() in _PLACEHOLDERS or (
+        stripped.startswith("<") and stripped.endswith(">")
+    )
+
+
+class Settings(BaseModel):
+    """Everything the environment configures; see the README's configuration table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    store: Literal["sqlite", "firestore"] = "sqlite"
+    data_dir: Path = Path(".biblioteca")
+    site_dir: str | None = None
+    report_dir: Path | None = None
+    google_cloud_project: str | None = None
+    auth: Literal["token", "iam"] = "token"
+    api_token: SecretStr | None = None
+    allowed_origins: tuple[str, ...] = ()
+    rate_limit: str = DEFAULT_RATE_LIMIT
+    archive_from_widget: bool = False
+    llm: Literal["local", "gemini"] = "local"
+    embedder: Literal["local", "gemini"] = "local"
+    google_ai_api_key: SecretStr | None = None
+    gemini_base_url: str = DEFAULT_GEMINI_BASE_URL
+    gemini_model: str = DEFAULT_GEMINI_MODEL
+    gemini_embed_model: str = DEFAULT_GEMINI_EMBED_MODEL
+    code_url: str | None = None
+    ask_url: str = "/ask"
+
+    @field_validator("store", "auth", "llm", "embedder", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
+        return value
+
+    @field_validator("archive_from_widget", mode="before")
+    @classmethod
+    def _flag(cls, value: object) -> object:
+        if isinstance(value, str):
+            return value.strip().lower() in {"1", "true", "yes", "on"}
+        return value
+
+    @field_validator("api_token", "google_ai_api_key", mode="before")
+    @classmethod
+    def _secret(cls, value: object) -> object:
+        if isinstance(value, str) and _is_placeholder(value):
+            return None
+        return value
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        if not _RATE.match(value):
+            raise ValueError("expected N/second, N/minute, N/hour or N/day, e.g. 30/minute")
+        return value.strip()
+
+    @field_validator("gemini_base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        return value.strip().rstrip("/")
+
+    @field_validator("site_dir", "code_url", "google_cloud_project", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    # -- derived values -------------------------------------------------------------
+
+    @property
+    def site_location(self) -> str:
+        """Where ``rebuild`` publishes: a folder path or ``gs://bucket/prefix``."""
+        return self.site_dir or str(self.data_dir / "site")
+
+    @property
+    def report_location(self) -> Path:
+        return self.report_dir or self.data_dir / "report"
+
+    @property
+    def rate_limit_window(self) -> tuple[int, int]:
+        """``(requests, seconds)`` of the per-client limit on ``ask``."""
+        match = _RATE.match(self.rate_limit)
+        assert match is not None  # validated above
+        return int(match.group(1)), _PERIODS[match.group(2)]
+
+    # -- secrets, checked when a request needs them ---------------------------------
+
+    def require_api_token(self) -> str:
+        if self.api_token is None:
+            raise NotConfigured(
+                "write endpoints are disabled: set BIBLIOTECA_API_TOKEN "
+                "(or deploy with BIBLIOTECA_AUTH=iam)"
+            )
+        return self.api_token.get_secret_value()
+
+    def require_gemini_key(self) -> str:
+        if self.google_ai_api_key is None:
+            raise NotConfigured("the Gemini provider needs GOOGLE_AI_API_KEY to be set")
+        return self.google_ai_api_key.get_secret_value()
+
+    def require_project(self) -> str:
+        if not self.google_cloud_project:
+            raise NotConfigured("BIBLIOTECA_STORE=firestore needs GOOGLE_CLOUD_PROJECT to be set")
+        return self.google_cloud_project
+
+
+def variable_for(field: str) -> str:
+    """The environment variable behind a settings field (for error messages)."""
+    return _VARIABLE.get(field, field)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings from ``environ`` (default: the process environment).
+
+    A value that cannot be used is a ``NotConfigured`` naming its variable.
+    """
+    env = os.environ if environ is None else environ
+    raw = {field: env[var] for var, field in ENV.items() if var in env}
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        variable = variable_for(str(first["loc"][0])) if first["loc"] else "the environment"
+        raise NotConfigured(f"{variable} has an unusable value: {first['msg']}") from exc
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once. Tests call ``get_settings.cache_clear()``."""
+    return load_settings()

@@ -1,0 +1,124 @@
+"""The one error tree of Biblioteca; ``shared.http`` maps it to the contract's body.
+
+Every error a caller can cause is a ``BibliotecaError`` carrying the HTTP status,
+the contract's ``code`` and, when one input field is at fault, its ``field`` path::
+
+    BibliotecaError (500 internal_error)
+    ├── InvalidInput (400 validation_error)
+    │   └── InvalidJson (400 invalid_json)
+    ├── Unauthorized (401 unauthorized)
+    ├── NotFound (404 not_found)
+    ├── MethodNotAllowed (405 method_not_allowed)
+    ├── Conflict (409 conflict)
+    │   ├── VersionConflict (409 version_conflict)
+    │   └── RebuildInProgress (409 rebuild_in_progress)
+    ├── PayloadTooLarge (413 payload_too_large)
+    ├── UnsupportedMediaType (415 unsupported_media_type)
+    ├── RateLimited (429 rate_limited, with retry_after seconds)
+    ├── UpstreamError (502 upstream_error): a provider answered nonsense
+    └── Unavailable (503 upstream_unavailable): a provider or the store cannot be reached
+        ├── NotConfigured (503 not_configured): a setting is missing; names the variable
+        └── ReindexRequired (503 reindex_required)
+
+Adapters translate vendor exceptions into these ``from`` the original, so nothing
+above the adapters ever sees an ``httpx`` or ``google.api_core`` exception.
+"""
+
+from __future__ import annotations
+
+
+class BibliotecaError(Exception):
+    """Base of every error the project raises on purpose."""
+
+    status: int = 500
+    code: str = "internal_error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def body(self) -> dict[str, str]:
+        """The contract's error body."""
+        out = {"error": self.message, "code": self.code}
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+class InvalidInput(BibliotecaError):
+    status = 400
+    code = "validation_error"
+
+
+class InvalidJson(InvalidInput):
+    code = "invalid_json"
+
+
+class Unauthorized(BibliotecaError):
+    status = 401
+    code = "unauthorized"
+
+
+class NotFound(BibliotecaError):
+    status = 404
+    code = "not_found"
+
+
+class MethodNotAllowed(BibliotecaError):
+    status = 405
+    code = "method_not_allowed"
+
+    def __init__(self, message: str, *, allowed: tuple[str, ...] = ("POST",)) -> None:
+        super().__init__(message)
+        self.allowed = allowed
+
+
+class Conflict(BibliotecaError):
+    status = 409
+    code = "conflict"
+
+
+class VersionConflict(Conflict):
+    code = "version_conflict"
+
+
+class RebuildInProgress(Conflict):
+    code = "rebuild_in_progress"
+
+
+class PayloadTooLarge(BibliotecaError):
+    status = 413
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(BibliotecaError):
+    status = 415
+    code = "unsupported_media_type"
+
+
+class RateLimited(BibliotecaError):
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
+class UpstreamError(BibliotecaError):
+    status = 502
+    code = "upstream_error"
+
+
+class Unavailable(BibliotecaError):
+    status = 503
+    code = "upstream_unavailable"
+
+
+class NotConfigured(Unavailable):
+    code = "not_configured"
+
+
+class ReindexRequired(Unavailable):
+    code = "reindex_required"

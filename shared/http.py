@@ -1,0 +1,229 @@
+"""The HTTP edge every function shares: checks in the contract's order, errors as its body.
+
+``handle`` runs, for one request: method, credentials, size, media type, body;
+then the function's service; then maps any ``BibliotecaError`` (or a bug) to the
+contract's error body and writes one structured request log line.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import flask
+
+from shared.config import Settings, get_settings
+from shared.errors import (
+    BibliotecaError,
+    InvalidInput,
+    InvalidJson,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    RateLimited,
+    Unauthorized,
+    UnsupportedMediaType,
+)
+from shared.logs import configure_logging, get_logger, register_secret
+
+MAX_BODY_BYTES = 1024 * 1024
+_log = get_logger("http")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """What a service may know about the request besides its body."""
+
+    settings: Settings
+    authorized: bool  # the caller presented valid write credentials
+    client_id: str  # for rate limiting: the first X-Forwarded-For hop, else the peer address
+    origin: str | None
+
+
+Handler = Callable[[dict[str, Any], RequestContext], tuple[int, dict[str, Any]]]
+
+
+def handle(
+    request: flask.Request,
+    name: str,
+    handler: Handler,
+    *,
+    write: bool,
+    cors: bool = False,
+) -> flask.Response:
+    """Serve one request of the function ``name`` (see the module docstring)."""
+    configure_logging()
+    started = time.perf_counter()
+    origin = request.headers.get("Origin")
+    settings: Settings | None = None
+    try:
+        settings = get_settings()
+        register_secret(settings.api_token.get_secret_value() if settings.api_token else None)
+        register_secret(
+            settings.google_ai_api_key.get_secret_value() if settings.google_ai_api_key else None
+        )
+        if cors and request.method == "OPTIONS":
+            response = flask.Response(status=204)
+        else:
+            status, payload = _serve(request, handler, settings, write=write, origin=origin)
+            response = json_response(status, payload)
+    except BibliotecaError as exc:
+        response = error_response(exc)
+    except Exception:
+        _log.exception("unhandled error in %s", name, extra={"function": name})
+        response = json_response(
+            500, {"error": "internal error: the failure was logged", "code": "internal_error"}
+        )
+    if cors and settings is not None:
+        _cors_headers(response, origin, settings)
+    _log_request(request, response, name, started)
+    return response
+
+
+def _serve(
+    request: flask.Request,
+    handler: Handler,
+    settings: Settings,
+    *,
+    write: bool,
+    origin: str | None,
+) -> tuple[int, dict[str, Any]]:
+    if request.method != "POST":
+        raise MethodNotAllowed(f"{request.method} is not allowed here; use POST")
+    authorized = _check_credentials(request, settings, required=write)
+    body = read_json_body(request)
+    context = RequestContext(
+        settings=settings, authorized=authorized, client_id=_client_id(request), origin=origin
+    )
+    return handler(body, context)
+
+
+def _check_credentials(request: flask.Request, settings: Settings, *, required: bool) -> bool:
+    """True when the caller may write; raises when ``required`` and it may not."""
+    if settings.auth == "iam":
+        # Deployed private: Cloud Functions verified the caller's token before this code ran.
+        # A public function (ask) in IAM mode still needs a token of its own to archive.
+        return required or _bearer_matches(request, settings)
+    if not required:
+        return _bearer_matches(request, settings)
+    token = settings.require_api_token()
+    if not _bearer_matches(request, settings, token):
+        raise Unauthorized("missing or wrong bearer token (Authorization: Bearer <token>)")
+    return True
+
+
+def _bearer_matches(request: flask.Request, settings: Settings, token: str | None = None) -> bool:
+    if token is None:
+        if settings.api_token is None:
+            return False
+        token = settings.api_token.get_secret_value()
+    header = request.headers.get("Authorization", "")
+    scheme, _, presented = header.partition(" ")
+    if scheme.lower() != "bearer" or not presented.strip():
+        return False
+    return hmac.compare_digest(presented.strip().encode(), token.encode())
+
+
+def read_json_body(request: flask.Request) -> dict[str, Any]:
+    """The body as a JSON object, after the size and media-type checks."""
+    length = request.content_length
+    if length is not None and length > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
+    raw = request.stream.read(MAX_BODY_BYTES + 1)
+    if len(raw) > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
+    if request.mimetype != "application/json":
+        raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json")
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidJson(f"the body is not valid JSON: {_short(exc)}") from exc
+    if not isinstance(body, dict):
+        raise InvalidInput(f"the body must be a JSON object, got {_json_type(body)}")
+    return body
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
+def _json_type(value: object) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _client_id(request: flask.Request) -> str:
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    first = forwarded.split(",")[0].strip()
+    return first or request.remote_addr or "unknown"
+
+
+def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
+    return flask.Response(
+        json.dumps(payload, ensure_ascii=False),
+        status=status,
+        mimetype="application/json",
+    )
+
+
+def error_response(exc: BibliotecaError) -> flask.Response:
+    response = json_response(exc.status, exc.body())
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, MethodNotAllowed):
+        response.headers["Allow"] = ", ".join(exc.allowed)
+    if isinstance(exc, Unauthorized):
+        response.headers["WWW-Authenticate"] = 'Bearer realm="biblioteca"'
+    return response
+
+
+def _cors_headers(response: flask.Response, origin: str | None, settings: Settings) -> None:
+    response.headers.add("Vary", "Origin")
+    if origin is None or origin.rstrip("/") not in settings.allowed_origins:
+        return
+    response.headers["Access-Control-Allow-Origin"] = origin
+    response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization"
+    response.headers["Access-Control-Expose-Headers"] = "Retry-After"
+    response.headers["Access-Control-Max-Age"] = "3600"
+
+
+def _log_request(
+    request: flask.Request, response: flask.Response, name: str, started: float
+) -> None:
+    elapsed = time.perf_counter() - started
+    severity = 40 if response.status_code >= 500 else 30 if response.status_code >= 400 else 20
+    code = None
+    if response.status_code >= 400 and response.mimetype == "application/json":
+        try:
+            code = json.loads(response.get_data()).get("code")
+        except ValueError:
+            code = None
+    _log.log(
+        severity,
+        "%s %s %d",
+        name,
+        request.method,
+        response.status_code,
+        extra={
+            "function": name,
+            "code": code,
+            "duration_ms": round(elapsed * 1000, 1),
+            "httpRequest": {
+                "requestMethod": request.method,
+                "requestUrl": request.path,
+                "status": response.status_code,
+                "latency": f"{elapsed:.6f}s",
+                "userAgent": request.headers.get("User-Agent", "")[:200],
+                "remoteIp": _client_id(request),
+            },
+        },
+    )

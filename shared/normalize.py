@@ -1,0 +1,151 @@
+"""Friendly normalization of ``sources`` and ``related`` (pure; the contract's rules).
+
+Both functions accept any JSON value and return a normalized list, or raise
+``InvalidInput`` whose ``field`` names the caller's entry (``front_matter.sources[2]``).
+Both are idempotent: a normalized list comes back unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from shared.errors import InvalidInput
+from shared.slugs import slug_problem
+
+SOURCE_TYPES = ("code", "commit", "doc", "wiki", "memory", "query")
+_REF_KEYS = ("ref", "path", "file")
+_RELATED_KEYS = ("slug", "ref")
+
+
+def today() -> str:
+    """Today's UTC date as ``YYYY-MM-DD``."""
+    return datetime.now(UTC).date().isoformat()
+
+
+def _scalar_text(value: object) -> str | None:
+    """Trimmed text of a string or number; None for anything else (booleans included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if value == value and abs(value) != float("inf") else None
+    return None
+
+
+def _first_text(entry: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        text = _scalar_text(entry.get(key))
+        if text:
+            return text
+    return None
+
+
+def as_utc_date(value: object) -> str | None:
+    """``YYYY-MM-DD`` (UTC) of an ISO date/datetime string or object; None if not a date."""
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is None else value.astimezone(UTC)
+        return moment.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text).isoformat()
+        return as_utc_date(datetime.fromisoformat(text))
+    except ValueError:
+        return None
+
+
+def _require_list(value: object, field: str, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInput(f"{what} must be a list, got {type(value).__name__}", field=field)
+    return value
+
+
+def normalize_sources(value: object, field: str = "front_matter.sources") -> list[dict[str, str]]:
+    """Normalize a caller's ``sources`` into ``[{type, ref, last_seen?}]``."""
+    out: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for i, entry in enumerate(_require_list(value, field, "sources")):
+        where = f"{field}[{i}]"
+        if isinstance(entry, str) and not entry.strip():
+            continue
+        text = _scalar_text(entry)
+        if text is not None:
+            source = {"type": "code", "ref": text, "last_seen": today()}
+        elif isinstance(entry, dict):
+            source = _source_object(entry, where)
+        else:
+            raise InvalidInput(
+                f"a source is a path string or an object with 'type' and 'ref', "
+                f"got {type(entry).__name__}",
+                field=where,
+            )
+        key = (source["type"], source["ref"])
+        if key not in seen:
+            seen.add(key)
+            out.append(source)
+    return out
+
+
+def _source_object(entry: dict[str, Any], where: str) -> dict[str, str]:
+    ref = _first_text(entry, _REF_KEYS)
+    if not ref:
+        raise InvalidInput(
+            "a source object needs a non-empty 'ref' (or 'path', 'file')", field=where
+        )
+    kind = entry.get("type")
+    kind = kind.strip().lower() if isinstance(kind, str) else "code"
+    source = {"type": kind if kind in SOURCE_TYPES else "code", "ref": ref}
+    if entry.get("last_seen") is not None:
+        seen_on = as_utc_date(entry["last_seen"])
+        if seen_on is None:
+            raise InvalidInput(
+                "last_seen must be an ISO date (YYYY-MM-DD) or datetime", field=where
+            )
+        source["last_seen"] = seen_on
+    return source
+
+
+def normalize_related(value: object, field: str = "front_matter.related") -> list[str]:
+    """Normalize a caller's ``related`` into a list of distinct valid slugs."""
+    out: list[str] = []
+    for i, entry in enumerate(_require_list(value, field, "related")):
+        where = f"{field}[{i}]"
+        text = _first_text(entry, _RELATED_KEYS) if isinstance(entry, dict) else _scalar_text(entry)
+        if text is None:
+            raise InvalidInput(
+                f"a related page is a slug or an object with 'slug', got {type(entry).__name__}",
+                field=where,
+            )
+        if not text:
+            continue
+        problem = slug_problem(text)
+        if problem is not None:
+            raise InvalidInput(f"'{text}' is not a valid slug: {problem}", field=where)
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def normalize_tags(value: object, field: str = "front_matter.tags") -> list[str]:
+    """Trimmed, lower-cased, distinct tags; empty ones dropped."""
+    out: list[str] = []
+    for i, entry in enumerate(_require_list(value, field, "tags")):
+        text = _scalar_text(entry)
+        if text is None:
+            raise InvalidInput(
+                f"a tag is a string, got {type(entry).__name__}", field=f"{field}[{i}]"
+            )
+        tag = text.lower()
+        if tag and tag not in out:
+            out.append(tag)
+    return out

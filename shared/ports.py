@@ -1,0 +1,203 @@
+"""The ports: what the services need from storage and from model providers.
+
+Each is a ``typing.Protocol`` defined once here. Adapters live in ``shared.store``
+(SQLite, Firestore) and ``shared.providers`` (local, Gemini); the embedded SQLite
+store is a real implementation, and one contract suite runs against both stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+# -- pages ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """A page exactly as stored: the front matter is raw and validated by the reader."""
+
+    slug: str
+    front_matter: Mapping[str, Any]
+    content: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One searchable piece of a page, written in the same write as the page."""
+
+    slug: str
+    ordinal: int
+    heading: str  # heading path, "Intro › Instalación"
+    text: str
+    hash: str  # of the embedder and the text: an equal hash means the vector is reusable
+    vector: Vector
+    embedder: str  # e.g. "local:use-m3@512"; the dimension is len(vector)
+
+
+class PageStore(Protocol):
+    """Pages by slug, with optimistic concurrency on ``version``."""
+
+    def get(self, slug: str) -> PageRecord | None: ...
+
+    def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
+        """Write a new page and its chunks at once; ``Conflict`` if the slug exists."""
+        ...
+
+    def update(
+        self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
+    ) -> None:
+        """Replace the page (and its chunks unless None) if its stored version is
+        ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone."""
+        ...
+
+    def list(
+        self, *, status: str | None = None, updated_since: datetime | None = None
+    ) -> list[PageRecord]:
+        """Pages, optionally of one status and/or updated at or after a moment."""
+        ...
+
+
+# -- retrieval ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """The ``ask`` filters; None means any. Only ``active`` pages are ever searched."""
+
+    page_type: str | None = None
+    category: str | None = None
+    tag: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """A chunk found by a search, with its similarity to the query."""
+
+    slug: str
+    title: str
+    heading: str
+    text: str
+    ordinal: int
+    score: float
+
+
+class ChunkIndex(Protocol):
+    """The searchable chunks of every page (written by ``PageStore``)."""
+
+    def vectors_for(self, slug: str) -> dict[str, Vector]:
+        """Chunk hash -> stored vector for one page, so unchanged text is not re-embedded."""
+        ...
+
+    def embedders(self) -> set[str]:
+        """The embedders whose vectors the index holds (to detect a needed reindex)."""
+        ...
+
+    def nearest(
+        self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
+    ) -> list[ChunkHit]:
+        """The ``limit`` active chunks most similar to ``vector``, best first."""
+        ...
+
+
+# -- the code index (grounding gate) --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLookup:
+    """The answer of the code index's one read: which keys exist, and whether any path does."""
+
+    found: frozenset[str]
+    indexed_paths: int
+
+
+class CodeIndex(Protocol):
+    """File paths of code repositories, keyed so a grounding check is one read."""
+
+    def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
+        """Record ``paths`` of ``repo``; returns the distinct paths of that repo now indexed."""
+        ...
+
+    def lookup(self, keys: Sequence[str]) -> KeyLookup:
+        """Which of ``keys`` exist, in one read of the store."""
+        ...
+
+
+# -- events (utility hits, archive outcomes) -----------------------------------------
+
+EventKind = Literal["utility_hit", "archive_outcome"]
+
+
+class EventLog(Protocol):
+    """Append-only records for analytics: what was asked, what the gates decided."""
+
+    def record(self, kind: EventKind, data: Mapping[str, Any]) -> None: ...
+
+    def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]: ...
+
+
+# -- site build state -----------------------------------------------------------------
+
+
+class SiteState(Protocol):
+    """The rebuild's lease (single flight) and its manifest (incremental builds)."""
+
+    def acquire_lease(self, owner: str, ttl_seconds: float) -> bool: ...
+
+    def release_lease(self, owner: str) -> None: ...
+
+    def load_manifest(self) -> dict[str, Any] | None: ...
+
+    def save_manifest(self, manifest: Mapping[str, Any]) -> None: ...
+
+
+class Store(Protocol):
+    """One backend's adapters, opened together."""
+
+    pages: PageStore
+    chunks: ChunkIndex
+    code: CodeIndex
+    events: EventLog
+    site: SiteState
+
+
+# -- model providers ------------------------------------------------------------------
+
+
+class Embedder(Protocol):
+    """Text -> unit vectors; documents and queries may be embedded differently."""
+
+    name: str  # recorded with every vector, e.g. "local:use-m3@512"
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+    def embed_query(self, text: str) -> Vector: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """A model's answer; ``finish`` says why it stopped (``stop``, ``safety``…)."""
+
+    text: str
+    model: str
+    finish: str = "stop"
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+
+class Generator(Protocol):
+    """Prompt -> text. ``local`` composes extractively; ``gemini`` calls the API."""
+
+    name: str
+
+    def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...

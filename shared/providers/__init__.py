@@ -1,0 +1,1 @@
+"""Model providers behind the ``Embedder`` and ``Generator`` ports: local and Gemini."""

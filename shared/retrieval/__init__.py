@@ -1,0 +1,1 @@
+"""Retrieval's pure core: chunking, lexical ranking and score fusion."""

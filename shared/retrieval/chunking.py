@@ -1,0 +1,126 @@
+"""Split a page's Markdown into chunks along its structure (pure).
+
+Sections follow the headings (their path is kept as the chunk's ``heading``);
+a fenced code block is never cut in the middle; long sections are packed into
+pieces of at most ``max_chars`` with ``overlap`` characters carried over.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#[^}]*\}\s*)?#*\s*$")
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+PATH_SEPARATOR = " › "
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A chunk's text before it is embedded."""
+
+    heading: str
+    text: str
+
+
+def _blocks(markdown: str) -> list[tuple[int, str, str]]:
+    """(heading level, heading text, block) per paragraph; fenced code stays whole."""
+    out: list[tuple[int, str, str]] = []
+    lines = markdown.splitlines()
+    buffer: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        text = "\n".join(buffer).strip()
+        if text:
+            out.append((0, "", text))
+        buffer.clear()
+
+    for line in lines:
+        if fence is not None:
+            buffer.append(line)
+            if line.strip().startswith(fence):
+                fence = None
+                flush()
+            continue
+        opening = FENCE.match(line)
+        if opening:
+            flush()
+            fence = opening.group(1)
+            buffer.append(line)
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            flush()
+            out.append((len(heading.group(1)), heading.group(2).strip(), ""))
+        elif not line.strip():
+            flush()
+        else:
+            buffer.append(line)
+    flush()
+    return out
+
+
+def split_markdown(
+    title: str, markdown: str, max_chars: int = 1200, overlap: int = 150
+) -> list[Piece]:
+    """The page's chunks, in order; every chunk carries its heading path."""
+    path: list[tuple[int, str]] = []
+    sections: list[tuple[str, list[str]]] = []
+    for level, heading, block in _blocks(markdown):
+        if level:
+            path = [(lvl, text) for lvl, text in path if lvl < level] + [(level, heading)]
+            sections.append((PATH_SEPARATOR.join(t for _, t in path), []))
+            continue
+        if not sections:
+            sections.append(("", []))
+        sections[-1][1].append(block)
+
+    pieces: list[Piece] = []
+    for heading, blocks in sections:
+        label = heading or title
+        for text in _pack(blocks, max_chars, overlap):
+            pieces.append(Piece(heading=label, text=text))
+    if not pieces and title.strip():
+        pieces.append(Piece(heading=title, text=title.strip()))
+    return pieces
+
+
+def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:
+    """Greedy packing of blocks into pieces; a lone oversized prose block is cut on spaces."""
+    pieces: list[str] = []
+    current = ""
+    for block in blocks:
+        for part in _cut_prose(block, max_chars):
+            if current and len(current) + 2 + len(part) > max_chars:
+                pieces.append(current)
+                tail = (
+                    current[-overlap:]
+                    if overlap and not current.lstrip().startswith(("```", "~~~"))
+                    else ""
+                )
+                tail = tail[tail.find(" ") + 1 :] if " " in tail else ""
+                current = (
+                    f"{tail}\n\n{part}".strip()
+                    if tail and len(tail) + len(part) < max_chars
+                    else part
+                )
+            else:
+                current = f"{current}\n\n{part}" if current else part
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _cut_prose(block: str, max_chars: int) -> list[str]:
+    if len(block) <= max_chars or FENCE.match(block):
+        return [block]
+    parts, rest = [], block
+    while len(rest) > max_chars:
+        cut = rest.rfind(" ", 0, max_chars)
+        cut = cut if cut > max_chars // 2 else max_chars
+        parts.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        parts.append(rest)
+    return parts

@@ -1,0 +1,194 @@
+"""The one page schema: validated at the API door, in the store, on import and at build.
+
+``FrontMatter`` normalizes friendly input (see ``shared.normalize``) and forbids
+unknown keys; ``parse_front_matter`` turns any failure into ``InvalidInput`` whose
+``field`` is the path in the caller's body (``front_matter.sources[2]``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+)
+
+from shared.errors import InvalidInput
+from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
+
+PageType = Literal["concept", "decision", "entity", "feature", "runbook", "guide", "reference"]
+Status = Literal["draft", "active", "archived"]
+SourceType = Literal["code", "commit", "doc", "wiki", "memory", "query"]
+PAGE_TYPES: tuple[str, ...] = get_args(PageType)
+STATUSES: tuple[str, ...] = get_args(Status)
+FRONT_MATTER_KEYS = (
+    "title",
+    "type",
+    "status",
+    "sources",
+    "related",
+    "tags",
+    "category",
+    "generated",
+)
+
+
+def _prefix(info: ValidationInfo, name: str) -> str:
+    base = (info.context or {}).get("field", "front_matter")
+    return f"{base}.{name}" if base else name
+
+
+class Source(BaseModel):
+    """Where a page's knowledge comes from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: SourceType
+    ref: str = Field(min_length=1)
+    last_seen: str | None = None
+
+    @field_validator("last_seen")
+    @classmethod
+    def _date(cls, value: str | None) -> str | None:
+        if value is not None and as_utc_date(value) != value:
+            raise ValueError("last_seen must be a date YYYY-MM-DD")
+        return value
+
+
+class Generated(BaseModel):
+    """Provenance of a machine-written page."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    by: str = Field(min_length=1, max_length=200)
+    at: datetime
+
+    @field_serializer("at")
+    def _iso(self, value: datetime) -> str:
+        return value.isoformat()
+
+
+class FrontMatter(BaseModel):
+    """A page's metadata, the contract's table."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    title: str = Field(min_length=1, max_length=200)
+    type: PageType
+    status: Status = "active"
+    sources: list[Source] = Field(default_factory=list)
+    related: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    category: str | None = None
+    generated: Generated | None = None
+
+    @field_validator("type", "status", mode="before")
+    @classmethod
+    def _enum_text(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources(cls, value: object, info: ValidationInfo) -> object:
+        return normalize_sources(value, _prefix(info, "sources"))
+
+    @field_validator("related", mode="before")
+    @classmethod
+    def _related(cls, value: object, info: ValidationInfo) -> object:
+        return normalize_related(value, _prefix(info, "related"))
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags(cls, value: object, info: ValidationInfo) -> object:
+        return normalize_tags(value, _prefix(info, "tags"))
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _category(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    def dump(self) -> dict[str, Any]:
+        """JSON-ready front matter; ``last_seen`` left out where not given."""
+        data = self.model_dump(mode="json")
+        data["sources"] = [{k: v for k, v in s.items() if v is not None} for s in data["sources"]]
+        return data
+
+
+_MESSAGES = {
+    "type": "type must be one of: " + ", ".join(PAGE_TYPES),
+    "status": "status must be one of: " + ", ".join(STATUSES),
+}
+
+
+def _loc_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def parse_front_matter(data: object, field: str = "front_matter") -> FrontMatter:
+    """Validate ``data`` as front matter; errors name ``<field>.<path>`` (no prefix if '')."""
+    if not isinstance(data, dict):
+        raise InvalidInput("front matter must be a JSON object", field=field or None)
+    try:
+        return FrontMatter.model_validate(data, context={"field": field})
+    except ValidationError as exc:
+        raise _as_invalid_input(exc, field) from exc
+
+
+def _as_invalid_input(exc: ValidationError, field: str) -> InvalidInput:
+    error = exc.errors()[0]
+    loc = tuple(error["loc"])
+    path = _loc_path(loc)
+    where = f"{field}.{path}" if field and path else (path or field)
+    name = str(loc[0]) if loc else ""
+    if error["type"] == "extra_forbidden":
+        message = f"unknown front-matter key '{name}'; allowed: " + ", ".join(FRONT_MATTER_KEYS)
+    elif error["type"] == "missing":
+        message = f"{path} is required"
+    elif len(loc) == 1 and name in _MESSAGES:
+        message = _MESSAGES[name]
+    else:
+        message = f"{path}: {error['msg']}"
+    return InvalidInput(message, field=where or None)
+
+
+class Page(BaseModel):
+    """A stored page: its front matter, Markdown body and bookkeeping."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slug: str
+    front_matter: FrontMatter
+    content: str
+    version: int = Field(ge=1)
+    created_at: datetime
+    updated_at: datetime
+
+    def public(self) -> dict[str, Any]:
+        """The contract's ``page``: front matter plus slug, version and timestamps."""
+        return {
+            **self.front_matter.dump(),
+            "slug": self.slug,
+            "version": self.version,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+    @property
+    def status(self) -> Status:
+        return self.front_matter.status
+
+    @property
+    def title(self) -> str:
+        return self.front_matter.title

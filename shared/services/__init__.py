@@ -1,0 +1,1 @@
+"""The use cases: each takes plain data and its collaborators, and returns plain data."""

@@ -1,0 +1,45 @@
+"""Turning a page into its searchable chunks, re-embedding only text that changed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from shared.ports import Chunk, Embedder, Vector
+from shared.retrieval.chunking import split_markdown
+from shared.schema import Page
+
+
+def embedding_text(title: str, heading: str, text: str) -> str:
+    """What is embedded for a chunk: its place in the page, then its text."""
+    context = title if heading in ("", title) else f"{title} › {heading}"
+    return f"{context}\n\n{text}"
+
+
+def chunk_hash(embedder: str, text: str) -> str:
+    return hashlib.sha256(f"{embedder}\0{text}".encode()).hexdigest()[:32]
+
+
+def build_chunks(page: Page, embedder: Embedder, previous: Mapping[str, Vector]) -> list[Chunk]:
+    """The page's chunks with vectors; vectors in ``previous`` (by hash) are reused."""
+    title = page.front_matter.title
+    pieces = split_markdown(title, page.content)
+    texts = [embedding_text(title, p.heading, p.text) for p in pieces]
+    hashes = [chunk_hash(embedder.name, t) for t in texts]
+    missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in previous}
+    vectors: Sequence[Vector] = (
+        list(embedder.embed_documents(list(missing.values()))) if missing else []
+    )
+    fresh = dict(zip(missing, vectors, strict=True))
+    return [
+        Chunk(
+            slug=page.slug,
+            ordinal=i,
+            heading=piece.heading,
+            text=piece.text,
+            hash=hashes[i],
+            vector=previous[hashes[i]] if hashes[i] in previous else fresh[hashes[i]],
+            embedder=embedder.name,
+        )
+        for i, piece in enumerate(pieces)
+    ]

@@ -1,0 +1,259 @@
+"""Creating and updating pages: validation at the door, then one atomic write.
+
+Chunks are computed (and embedded) before the write and stored in the same write
+as the page, so a page is searchable as soon as the call returns and a failure
+leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from shared.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, VersionConflict
+from shared.ports import Chunk, Embedder, PageRecord, Store
+from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
+from shared.services.indexing import build_chunks
+from shared.slugs import derive_slug, slug_problem, with_suffix
+
+MAX_CONTENT_BYTES = 512 * 1024
+_CREATE_KEYS = ("slug", "content", "front_matter")
+_UPDATE_KEYS = ("slug", "content", "update_metadata", "expected_version")
+_RETRIES = 5
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What a write did: ``created``, ``updated`` or ``unchanged``."""
+
+    status: str
+    page: Page
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "slug": self.page.slug,
+            "version": self.page.version,
+            "page": self.page.public(),
+        }
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_record(page: Page) -> PageRecord:
+    return PageRecord(
+        slug=page.slug,
+        front_matter=page.front_matter.dump(),
+        content=page.content,
+        version=page.version,
+        created_at=page.created_at,
+        updated_at=page.updated_at,
+    )
+
+
+def to_page(record: PageRecord, field: str = "") -> Page:
+    """Validate a stored record with the one schema (``InvalidInput`` names the field)."""
+    return Page(
+        slug=record.slug,
+        front_matter=parse_front_matter(dict(record.front_matter), field),
+        content=record.content,
+        version=record.version,
+        created_at=record.created_at,
+        updated_at=record.updated_at,
+    )
+
+
+# -- input checks ---------------------------------------------------------------------
+
+
+def _refuse_unknown(body: Mapping[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
+    for key in body:
+        if key not in allowed:
+            raise InvalidInput(
+                f"unknown field '{key}'; allowed: {', '.join(allowed)}", field=f"{prefix}{key}"
+            )
+
+
+def _content(body: Mapping[str, Any], *, required: bool) -> str | None:
+    if "content" not in body or body["content"] is None:
+        if required:
+            raise InvalidInput("content is required (the page's Markdown body)", field="content")
+        return None
+    content = body["content"]
+    if not isinstance(content, str):
+        raise InvalidInput("content must be a string of Markdown", field="content")
+    if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise PayloadTooLarge(
+            f"content is larger than {MAX_CONTENT_BYTES // 1024} KiB", field="content"
+        )
+    return content
+
+
+def _explicit_slug(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("slug must be a string", field="slug")
+    problem = slug_problem(value)
+    if problem is not None:
+        raise InvalidInput(f"invalid slug '{value[:220]}': {problem}", field="slug")
+    return value
+
+
+def _object(body: Mapping[str, Any], key: str, *, required: bool) -> dict[str, Any] | None:
+    value = body.get(key)
+    if value is None:
+        if required:
+            raise InvalidInput(f"{key} is required", field=key)
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{key} must be a JSON object", field=key)
+    return value
+
+
+# -- create ---------------------------------------------------------------------------
+
+
+def create_page(body: Mapping[str, Any], store: Store, embedder: Embedder) -> WriteResult:
+    """``wiki_create``: validate, derive the slug if needed, write page and chunks at once."""
+    _refuse_unknown(body, _CREATE_KEYS)
+    explicit = _explicit_slug(body["slug"]) if body.get("slug") is not None else None
+    content = _content(body, required=True) or ""
+    front_matter = parse_front_matter(_object(body, "front_matter", required=True))
+    return create_validated(explicit, front_matter, content, store, embedder)
+
+
+def create_validated(
+    explicit_slug: str | None,
+    front_matter: FrontMatter,
+    content: str,
+    store: Store,
+    embedder: Embedder,
+) -> WriteResult:
+    """Write a new page from already validated parts (shared with import and archive)."""
+    moment = now()
+    base = explicit_slug or derive_slug(front_matter.type, front_matter.title)
+    page = Page(
+        slug=base,
+        front_matter=front_matter,
+        content=content,
+        version=1,
+        created_at=moment,
+        updated_at=moment,
+    )
+    chunks = build_chunks(page, embedder, {})
+    candidates = [base] if explicit_slug else _free_slugs(base, store)
+    for slug in candidates:
+        page = page.model_copy(update={"slug": slug})
+        try:
+            store.pages.create(to_record(page), [dataclasses.replace(c, slug=slug) for c in chunks])
+        except Conflict:
+            if explicit_slug:
+                raise
+            continue
+        return WriteResult("created", page)
+    raise Conflict(f"could not find a free slug for '{base}'", field="slug")  # pragma: no cover
+
+
+def _free_slugs(base: str, store: Store) -> list[str]:
+    """Derived-slug candidates, skipping the ones already taken (a race is caught on write)."""
+    n = 1
+    while True:
+        slug = base if n == 1 else with_suffix(base, n)
+        if store.pages.get(slug) is None:
+            return [slug, *(with_suffix(base, m) for m in range(n + 1, n + 1 + _RETRIES))]
+        n += 1
+
+
+# -- update ---------------------------------------------------------------------------
+
+
+def update_page(body: Mapping[str, Any], store: Store, embedder: Embedder) -> WriteResult:
+    """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing."""
+    _refuse_unknown(body, _UPDATE_KEYS)
+    if body.get("slug") is None:
+        raise InvalidInput("slug is required", field="slug")
+    slug = _explicit_slug(body["slug"])
+    expected = body.get("expected_version")
+    if expected is not None and (
+        isinstance(expected, bool) or not isinstance(expected, int) or expected < 1
+    ):
+        raise InvalidInput("expected_version must be a positive integer", field="expected_version")
+    content = _content(body, required=False)
+    metadata = _object(body, "update_metadata", required=False) or {}
+    _refuse_unknown(metadata, FRONT_MATTER_KEYS, prefix="update_metadata.")
+    return update_validated(slug, metadata, content, expected, store, embedder)
+
+
+def update_validated(
+    slug: str,
+    metadata: Mapping[str, Any],
+    content: str | None,
+    expected_version: int | None,
+    store: Store,
+    embedder: Embedder,
+    *,
+    field: str = "update_metadata",
+) -> WriteResult:
+    """Apply an update; without ``expected_version`` a concurrent write is retried.
+
+    ``field`` prefixes the path of a front-matter error (``""`` for imported files).
+    """
+    for _ in range(_RETRIES):
+        record = store.pages.get(slug)
+        if record is None:
+            raise NotFound(f"no page with slug '{slug}'", field="slug")
+        if expected_version is not None and record.version != expected_version:
+            raise VersionConflict(
+                f"page '{slug}' is at version {record.version}, not {expected_version}: "
+                "read it again and retry",
+                field="expected_version",
+            )
+        try:
+            return _apply(record, metadata, content, store, embedder, field)
+        except VersionConflict:
+            if expected_version is not None:
+                raise
+    raise VersionConflict(f"page '{slug}' kept changing under this update; retry", field="slug")
+
+
+def _apply(
+    record: PageRecord,
+    metadata: Mapping[str, Any],
+    content: str | None,
+    store: Store,
+    embedder: Embedder,
+    field: str,
+) -> WriteResult:
+    # Keys outside the schema can only come from edits behind the API's back; the
+    # schema would refuse them forever, so an update drops them (rebuild reports them).
+    stored = {k: v for k, v in record.front_matter.items() if k in FRONT_MATTER_KEYS}
+    merged = {**stored, **metadata}
+    front_matter = parse_front_matter(merged, field)
+    new_content = record.content if content is None else content
+    try:
+        current: Page | None = to_page(record)
+    except InvalidInput:
+        current = None  # stored behind the API's back and invalid: this update repairs it
+    if (
+        current is not None
+        and current.front_matter == front_matter
+        and current.content == new_content
+    ):
+        return WriteResult("unchanged", current)
+
+    page = Page(
+        slug=record.slug,
+        front_matter=front_matter,
+        content=new_content,
+        version=record.version + 1,
+        created_at=record.created_at,
+        updated_at=now(),
+    )
+    chunks: list[Chunk] | None = None
+    if current is None or new_content != current.content or front_matter.title != current.title:
+        chunks = build_chunks(page, embedder, store.chunks.vectors_for(record.slug))
+    store.pages.update(to_record(page), chunks, expected_version=record.version)
+    return WriteResult("updated", page)

@@ -1,0 +1,81 @@
+"""One SQLite file shared by every adapter of the embedded store.
+
+Each thread gets its own connection (WAL mode, so readers never block the writer
+and several processes may share the file); each adapter module registers the DDL
+of its own tables, applied once per process.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from shared.errors import Unavailable
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class Database:
+    """A lazily opened SQLite file, one connection per thread."""
+
+    def __init__(self, path: Path, schema: list[str]) -> None:
+        self.path = path
+        self._schema = schema
+        self._local = threading.local()
+        self._ready = False
+        self._lock = threading.Lock()
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            with self._lock:
+                if not self._ready:
+                    conn.executescript("\n".join(self._schema))
+                    self._ready = True
+        except (sqlite3.Error, OSError) as exc:
+            raise Unavailable(f"the embedded store at {self.path} cannot be opened: {exc}") from exc
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction taken up front (BEGIN IMMEDIATE): all of it or nothing."""
+        conn = self.connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits: a cheap "has the store changed?"."""
+        row = self.connection().execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

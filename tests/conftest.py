@@ -1,0 +1,70 @@
+"""Fixtures shared by every test tier: an isolated environment, the corpus, function clients."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import functions_framework
+import pytest
+
+from shared.config import get_settings
+from shared.store import forget_stores
+
+ROOT = Path(__file__).resolve().parents[1]
+FUNCTIONS = ROOT / "functions"
+CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es"
+TOKEN = "test-token-0123456789"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip with a clear reason on a laptop; fail under CI=true, where nothing may skip."""
+    if IN_CI:
+        pytest.fail(f"CI=true and {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A fresh embedded store and a write token, for one test; returns the variables set."""
+    for name in list(os.environ):
+        if name.startswith(("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_")):
+            monkeypatch.delenv(name)
+    values = {
+        "BIBLIOTECA_DATA_DIR": str(tmp_path / "data"),
+        "BIBLIOTECA_API_TOKEN": TOKEN,
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    forget_stores()
+    yield values
+    get_settings.cache_clear()
+    forget_stores()
+
+
+@pytest.fixture
+def auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def client(env: dict[str, str]) -> Callable[[str], Any]:
+    """``client("wiki_create")``: functions-framework's own test client for that function."""
+
+    def make(name: str) -> Any:
+        app = functions_framework.create_app(name, str(FUNCTIONS / name / "main.py"))
+        return app.test_client()
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """The FastAPI Spanish corpus beside the checkout (skips where it is absent)."""
+    if not (CORPUS / "docs").is_dir():
+        skip_or_fail(f"the corpus is not at {CORPUS} (it lives in ../shared beside the checkout)")
+    return CORPUS
