@@ -13,6 +13,8 @@ import pytest
 from shared.config import get_settings
 from shared.store import forget_stores
 
+pytest_plugins = ["tests.fixtures.firestore", "tests.fixtures.server"]
+
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es"
