@@ -1,0 +1,20 @@
+"""The Firestore store (``BIBLIOTECA_STORE=firestore``): the deployed backend.
+
+Nothing does I/O until the first call; the client honours ``FIRESTORE_EMULATOR_HOST``.
+Indexes it needs are declared in ``firestore.indexes.json`` at the repository root.
+"""
+
+from __future__ import annotations
+
+from shared.store.firestore import chunks, events, pages
+from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
+
+
+class FirestoreStore:
+    """Every port on one Firestore database."""
+
+    def __init__(self, project: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.db = Database(project, timeout=timeout)
+        self.pages = pages.FirestorePages(self.db)
+        self.chunks = chunks.FirestoreChunks(self.db)
+        self.events = events.FirestoreEvents(self.db)

@@ -1,0 +1,121 @@
+"""The Firestore client of the store, built on first use, and the vendor-error boundary.
+
+Every call goes through ``Database.guard`` so nothing above the adapters sees a
+``google.api_core`` exception: transient failures become ``Unavailable`` (503).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.api_core import retry as gretry
+from google.auth import exceptions as auth_exc
+
+from shared.errors import (
+    BibliotecaError,
+    Conflict,
+    NotConfigured,
+    PayloadTooLarge,
+    Unavailable,
+)
+
+DEFAULT_TIMEOUT_S = 20.0  # one store call, retries included; Cloud Functions allow 60 s
+
+# Failures that say "not now" rather than "not this": retried, then a 503.
+_TRANSIENT: tuple[type[Exception], ...] = (
+    gexc.ServiceUnavailable,
+    gexc.DeadlineExceeded,
+    gexc.InternalServerError,
+    gexc.ResourceExhausted,
+    gexc.Unknown,
+    gexc.Cancelled,
+    gexc.BadGateway,
+    gexc.GatewayTimeout,
+    gexc.RetryError,
+    auth_exc.TransportError,
+)
+_NOT_ALLOWED: tuple[type[Exception], ...] = (
+    gexc.PermissionDenied,
+    gexc.Unauthenticated,
+    auth_exc.DefaultCredentialsError,
+    auth_exc.RefreshError,
+)
+
+
+def translate(exc: Exception, action: str) -> BibliotecaError:
+    """Our error for a vendor exception met while doing ``action`` (raise it ``from exc``)."""
+    detail = getattr(exc, "message", None) or str(exc)
+    if isinstance(exc, _TRANSIENT):
+        return Unavailable(f"the Firestore store did not answer while {action}: {detail}")
+    if isinstance(exc, _NOT_ALLOWED):
+        return NotConfigured(
+            f"the Firestore store refused access while {action} ({detail}): check "
+            "GOOGLE_CLOUD_PROJECT and that the service account has the Datastore User role"
+        )
+    if isinstance(exc, gexc.FailedPrecondition) and "index" in detail.lower():
+        return NotConfigured(
+            f"the Firestore store lacks an index for {action}: deploy firestore.indexes.json "
+            f"({detail})"
+        )
+    if isinstance(exc, gexc.AlreadyExists):
+        return Conflict(f"the document already exists while {action}")
+    if isinstance(exc, gexc.InvalidArgument) and any(
+        word in detail.lower() for word in ("too large", "exceeds", "maximum size", "too big")
+    ):
+        return PayloadTooLarge(f"too large for the Firestore store while {action}: {detail}")
+    return BibliotecaError(f"the Firestore store failed while {action}: {detail}")
+
+
+class Database:
+    """A lazily built ``firestore.Client`` and the retry/timeout every call uses.
+
+    The client honours ``FIRESTORE_EMULATOR_HOST`` itself; nothing is opened until the
+    first call, so importing or constructing the store costs no I/O.
+    """
+
+    def __init__(self, project: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.project = project
+        self.timeout = timeout
+        self.retry = gretry.Retry(
+            predicate=gretry.if_transient_error,
+            initial=0.1,
+            maximum=min(2.0, timeout),
+            multiplier=2.0,
+            timeout=timeout,
+        )
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """``retry`` and ``timeout`` keyword arguments for one client call."""
+        return {"retry": self.retry, "timeout": self.timeout}
+
+    def client(self) -> Any:
+        """The ``google.cloud.firestore.Client``, created on first use (thread-safe)."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    # Imported here too: the client library is heavy, a cold start that
+                    # never touches the store should not pay for it.
+                    from google.cloud import firestore
+
+                    self._client = firestore.Client(project=self.project)
+        return self._client
+
+    def collection(self, name: str) -> Any:
+        return self.client().collection(name)
+
+    @contextmanager
+    def guard(self, action: str) -> Iterator[None]:
+        """Turn any vendor exception raised inside into our error tree."""
+        try:
+            yield
+        except BibliotecaError:
+            raise
+        except (gexc.GoogleAPIError, auth_exc.GoogleAuthError) as exc:
+            raise translate(exc, action) from exc
