@@ -47,7 +47,10 @@ def _first_text(entry: dict[str, Any], keys: tuple[str, ...]) -> str | None:
 def as_utc_date(value: object) -> str | None:
     """``YYYY-MM-DD`` (UTC) of an ISO date/datetime string or object; None if not a date."""
     if isinstance(value, datetime):
-        moment = value if value.tzinfo is None else value.astimezone(UTC)
+        try:
+            moment = value if value.tzinfo is None else value.astimezone(UTC)
+        except OverflowError:  # an offset pushes the UTC date outside years 1..9999
+            return None
         return moment.date().isoformat()
     if isinstance(value, date):
         return value.isoformat()
@@ -130,7 +133,8 @@ def normalize_related(value: object, field: str = "front_matter.related") -> lis
             continue
         problem = slug_problem(text)
         if problem is not None:
-            raise InvalidInput(f"'{text}' is not a valid slug: {problem}", field=where)
+            shown = text if len(text) <= 60 else f"{text[:60]}…"
+            raise InvalidInput(f"'{shown}' is not a valid slug: {problem}", field=where)
         if text not in out:
             out.append(text)
     return out
