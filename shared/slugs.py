@@ -18,7 +18,7 @@ def slug_problem(slug: str) -> str | None:
     """Why ``slug`` is not a valid slug, or None when it is."""
     if len(slug) > MAX_SLUG:
         return f"a slug has at most {MAX_SLUG} characters"
-    if not SLUG_RE.match(slug):
+    if not SLUG_RE.fullmatch(slug):  # not match(): '$' also matches before a final newline
         return (
             "a slug uses lowercase ASCII letters, digits, '-', '_' and '—', "
             "and starts and ends with a letter or digit"
