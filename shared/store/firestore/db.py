@@ -6,6 +6,7 @@ Every call goes through ``Database.guard`` so nothing above the adapters sees a
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,13 +25,17 @@ from shared.errors import (
 )
 
 DEFAULT_TIMEOUT_S = 20.0  # one store call, retries included; Cloud Functions allow 60 s
+# The largest commit request: Firestore takes 10 MiB (its old 500-writes cap is gone);
+# the emulator's gRPC server refuses messages over 4 MiB. A margin covers encoding.
+MAX_REQUEST_BYTES = 10 * 1024 * 1024 - 512 * 1024
+EMULATOR_MAX_REQUEST_BYTES = 4 * 1024 * 1024 - 64 * 1024
 
 # Failures that say "not now" rather than "not this": retried, then a 503.
 _TRANSIENT: tuple[type[Exception], ...] = (
     gexc.ServiceUnavailable,
     gexc.DeadlineExceeded,
     gexc.InternalServerError,
-    gexc.ResourceExhausted,
+    gexc.TooManyRequests,  # ResourceExhausted (quota) is one
     gexc.Unknown,
     gexc.Cancelled,
     gexc.BadGateway,
@@ -46,9 +51,23 @@ _NOT_ALLOWED: tuple[type[Exception], ...] = (
 )
 
 
+def _too_large(exc: Exception) -> bool:
+    detail = str(getattr(exc, "message", None) or exc).lower()
+    return isinstance(exc, gexc.ResourceExhausted | gexc.InvalidArgument) and any(
+        word in detail for word in ("too large", "exceeds", "maximum size", "too big")
+    )
+
+
+def _retryable(exc: Exception) -> bool:
+    """Transient errors, except a request too large: sending it again cannot help."""
+    return bool(gretry.if_transient_error(exc)) and not _too_large(exc)
+
+
 def translate(exc: Exception, action: str) -> BibliotecaError:
     """Our error for a vendor exception met while doing ``action`` (raise it ``from exc``)."""
     detail = getattr(exc, "message", None) or str(exc)
+    if _too_large(exc):
+        return PayloadTooLarge(f"too large for the Firestore store while {action}: {detail}")
     if isinstance(exc, _TRANSIENT):
         return Unavailable(f"the Firestore store did not answer while {action}: {detail}")
     if isinstance(exc, _NOT_ALLOWED):
@@ -63,10 +82,6 @@ def translate(exc: Exception, action: str) -> BibliotecaError:
         )
     if isinstance(exc, gexc.AlreadyExists):
         return Conflict(f"the document already exists while {action}")
-    if isinstance(exc, gexc.InvalidArgument) and any(
-        word in detail.lower() for word in ("too large", "exceeds", "maximum size", "too big")
-    ):
-        return PayloadTooLarge(f"too large for the Firestore store while {action}: {detail}")
     return BibliotecaError(f"the Firestore store failed while {action}: {detail}")
 
 
@@ -81,7 +96,7 @@ class Database:
         self.project = project
         self.timeout = timeout
         self.retry = gretry.Retry(
-            predicate=gretry.if_transient_error,
+            predicate=_retryable,
             initial=0.1,
             maximum=min(2.0, timeout),
             multiplier=2.0,
@@ -89,6 +104,13 @@ class Database:
         )
         self._client: Any = None
         self._lock = threading.Lock()
+
+    @property
+    def max_commit_bytes(self) -> int:
+        """The largest commit this database takes (the emulator's cap is lower)."""
+        if os.environ.get("FIRESTORE_EMULATOR_HOST", "").strip():
+            return EMULATOR_MAX_REQUEST_BYTES
+        return MAX_REQUEST_BYTES
 
     @property
     def options(self) -> dict[str, Any]:

@@ -20,8 +20,6 @@ from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore.db import Database
 
 COLLECTION = "pages"
-# Firestore takes at most 10 MiB in one commit request; keep a margin for encoding.
-MAX_COMMIT_BYTES = 9 * 1024 * 1024
 
 
 def _status(page: PageRecord) -> str:
@@ -68,13 +66,14 @@ def _record(data: dict[str, Any]) -> PageRecord:
     )
 
 
-def _check_size(page: PageRecord, chunks: Sequence[Chunk]) -> None:
+def _check_size(page: PageRecord, chunks: Sequence[Chunk], limit: int) -> None:
+    """Refuse, before any I/O, a page whose one atomic commit would exceed ``limit``."""
     size = len(page.content.encode()) + 64 * 1024 + chunk_docs.estimated_bytes(chunks)
-    if size > MAX_COMMIT_BYTES:
+    if size > limit:
         raise PayloadTooLarge(
             f"page '{page.slug}' splits into {len(chunks)} chunks, too many to store with the "
             f"page in one Firestore commit (about {size // 1024} KiB, at most "
-            f"{MAX_COMMIT_BYTES // 1024} KiB): split the page",
+            f"{limit // 1024} KiB): split the page",
             field="content",
         )
 
@@ -99,7 +98,7 @@ class FirestorePages:
         return _record(snapshot.to_dict()) if snapshot.exists else None
 
     def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
-        _check_size(page, chunks)
+        _check_size(page, chunks, self._db.max_commit_bytes)
         with self._db.guard(f"creating page '{page.slug}'"):
             batch = self._db.client().batch()
             batch.create(self._ref(page.slug), _document(page, chunks, 0))
@@ -120,7 +119,7 @@ class FirestorePages:
         self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
     ) -> None:
         if chunks is not None:
-            _check_size(page, chunks)
+            _check_size(page, chunks, self._db.max_commit_bytes)
         action = f"updating page '{page.slug}'"
         with self._db.guard(action):
             snapshot = self._ref(page.slug).get(**self._db.options)
