@@ -93,8 +93,33 @@ class ChunkHit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class IndexedChunk:
+    """An active chunk as the lexical ranking sees it: its text and its page's filter fields."""
+
+    slug: str
+    ordinal: int
+    title: str
+    heading: str
+    text: str
+    page_type: str | None
+    category: str | None
+    tags: tuple[str, ...]
+
+
 class ChunkIndex(Protocol):
     """The searchable chunks of every page (written by ``PageStore``)."""
+
+    def fingerprint(self) -> str:
+        """A cheap token that changes whenever a page (hence its chunks) is written.
+
+        In-memory caches of the index (the lexical index, a vector matrix) compare it on
+        every request, so it must cost one small indexed read."""
+        ...
+
+    def active_chunks(self) -> list[IndexedChunk]:
+        """Every chunk of every ``active`` page, without vectors (for the lexical index)."""
+        ...
 
     def vectors_for(self, slug: str) -> dict[str, Vector]:
         """Chunk hash -> stored vector for one page, so unchanged text is not re-embedded."""
@@ -196,8 +221,33 @@ class Generation:
 
 
 class Generator(Protocol):
-    """Prompt -> text. ``local`` composes extractively; ``gemini`` calls the API."""
+    """Prompt -> text from a language model (``gemini``); used for answers and triage."""
 
     name: str
 
     def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A numbered source handed to an answerer: cited in the answer as ``[number]``."""
+
+    number: int
+    slug: str
+    title: str
+    heading: str
+    text: str
+    score: float
+
+
+class Answerer(Protocol):
+    """Question (+ numbered passages in ``help`` mode) -> a cited answer.
+
+    ``local`` composes extractively from the passages, offline; the model answerer
+    builds the ``help``/``tutor`` prompt and calls a ``Generator``."""
+
+    model: str
+
+    def answer(
+        self, question: str, passages: Sequence[Passage], *, mode: Literal["help", "tutor"]
+    ) -> Generation: ...

@@ -62,7 +62,7 @@ def _blocks(markdown: str) -> list[tuple[int, str, str]]:
 
 
 def split_markdown(
-    title: str, markdown: str, max_chars: int = 1200, overlap: int = 150
+    title: str, markdown: str, max_chars: int = 600, overlap: int = 100
 ) -> list[Piece]:
     """The page's chunks, in order; every chunk carries its heading path."""
     path: list[tuple[int, str]] = []

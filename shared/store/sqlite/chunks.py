@@ -1,14 +1,21 @@
-"""Chunks of the embedded store: rows written with their page, searched by a scan."""
+"""Chunks of the embedded store: rows written with their page, searched by a cached scan.
+
+The active vectors of one embedder are held as one matrix, reloaded only when the
+store's chunk generation (bumped inside every page write) has moved.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from shared.ports import Chunk, ChunkHit, PageRecord, SearchFilter, Vector
+from shared.ports import Chunk, ChunkHit, IndexedChunk, PageRecord, SearchFilter, Vector
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -30,7 +37,15 @@ CREATE TABLE IF NOT EXISTS chunks (
     PRIMARY KEY (slug, ordinal)
 );
 CREATE INDEX IF NOT EXISTS chunks_status ON chunks (status, embedder);
+CREATE TABLE IF NOT EXISTS chunk_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO chunk_generation (id, n) VALUES (1, 0);
 """
+# Bumped in the page's own transaction by every chunk write: the fingerprint that
+# in-memory caches compare (exact, unlike timestamps, whatever the clocks say).
+_BUMP = "UPDATE chunk_generation SET n = n + 1 WHERE id = 1"
 
 
 def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str, str, str]:
@@ -50,6 +65,7 @@ def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str, st
 def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk]) -> None:
     """Make ``chunks`` the page's chunks, inside the caller's transaction."""
     conn.execute("DELETE FROM chunks WHERE slug = ?", (page.slug,))
+    conn.execute(_BUMP)
     fields = _page_fields(page)
     conn.executemany(
         "INSERT INTO chunks (slug, ordinal, heading, text, hash, vector, embedder, dim, title,"
@@ -79,13 +95,32 @@ def refresh_page_fields(conn: sqlite3.Connection, page: PageRecord) -> None:
         " source_types = ? WHERE slug = ?",
         (*_page_fields(page), page.slug),
     )
+    conn.execute(_BUMP)
+
+
+@dataclass(frozen=True, slots=True)
+class _Matrix:
+    """Every active chunk of one embedder, loaded once per store generation."""
+
+    fingerprint: str
+    embedder: str
+    vectors: npt.NDArray[np.float32]
+    rows: list[IndexedChunk]
+    types: npt.NDArray[np.object_]
+    categories: npt.NDArray[np.object_]
 
 
 class SqliteChunks:
-    """``ChunkIndex`` on SQLite: an exact scan over the active chunks."""
+    """``ChunkIndex`` on SQLite: a vectorized scan over a matrix cached per generation."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._matrix: _Matrix | None = None
+        self._lock = threading.Lock()
+
+    def fingerprint(self) -> str:
+        row = self._db.connection().execute("SELECT n FROM chunk_generation").fetchone()
+        return f"sqlite:{row['n'] if row else 0}"
 
     def vectors_for(self, slug: str) -> dict[str, Vector]:
         rows = self._db.connection().execute(
@@ -94,45 +129,101 @@ class SqliteChunks:
         return {row["hash"]: np.frombuffer(row["vector"], dtype=np.float32) for row in rows}
 
     def embedders(self) -> set[str]:
-        rows = self._db.connection().execute("SELECT DISTINCT embedder FROM chunks")
+        rows = self._db.connection().execute(
+            "SELECT DISTINCT embedder FROM chunks WHERE status = 'active'"
+        )
         return {row["embedder"] for row in rows}
+
+    def active_chunks(self) -> list[IndexedChunk]:
+        rows = self._db.connection().execute(
+            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
+            " WHERE status = 'active' ORDER BY slug, ordinal"
+        )
+        return [_indexed(row) for row in rows]
 
     def nearest(
         self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
     ) -> list[ChunkHit]:
-        clauses = ["status = 'active'", "embedder = ?"]
-        params: list[str] = [embedder]
+        matrix = self._current(embedder)
+        if not matrix.rows:
+            return []
+        keep = np.ones(len(matrix.rows), dtype=bool)
         if filters.page_type is not None:
-            clauses.append("type = ?")
-            params.append(filters.page_type)
+            keep &= matrix.types == filters.page_type
         if filters.category is not None:
-            clauses.append("category = ?")
-            params.append(filters.category)
+            keep &= matrix.categories == filters.category
         if filters.tag is not None:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(chunks.tags) WHERE value = ?)")
-            params.append(filters.tag)
+            keep &= np.array([filters.tag in r.tags for r in matrix.rows], dtype=bool)
+        scores = matrix.vectors @ np.asarray(vector, dtype=np.float32)
+        scores[~keep] = -np.inf
+        count = min(limit, int(keep.sum()))
+        if count <= 0:
+            return []
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [_hit(matrix.rows[i], float(scores[i])) for i in top]
+
+    def _current(self, embedder: str) -> _Matrix:
+        """The cached matrix, reloaded when another write changed the generation."""
+        fingerprint = self.fingerprint()
+        matrix = self._matrix
+        if matrix is not None and (matrix.fingerprint, matrix.embedder) == (
+            fingerprint,
+            embedder,
+        ):
+            return matrix
+        with self._lock:
+            matrix = self._load(fingerprint, embedder)
+            self._matrix = matrix
+        return matrix
+
+    def _load(self, fingerprint: str, embedder: str) -> _Matrix:
         rows = (
             self._db.connection()
             .execute(
-                "SELECT slug, ordinal, heading, text, title, vector FROM chunks WHERE "  # noqa: S608
-                + " AND ".join(clauses),
-                params,
+                "SELECT slug, ordinal, heading, text, title, type, category, tags, vector"
+                " FROM chunks WHERE status = 'active' AND embedder = ? ORDER BY slug, ordinal",
+                (embedder,),
             )
             .fetchall()
         )
-        if not rows:
-            return []
-        matrix = np.stack([np.frombuffer(r["vector"], dtype=np.float32) for r in rows])
-        scores = matrix @ np.asarray(vector, dtype=np.float32)
-        order = np.argsort(-scores)[:limit]
-        return [
-            ChunkHit(
-                slug=rows[i]["slug"],
-                title=rows[i]["title"],
-                heading=rows[i]["heading"],
-                text=rows[i]["text"],
-                ordinal=rows[i]["ordinal"],
-                score=float(scores[i]),
+        vectors = (
+            np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32).reshape(
+                len(rows), -1
             )
-            for i in order
-        ]
+            if rows
+            else np.zeros((0, 0), dtype=np.float32)
+        )
+        indexed = [_indexed(r) for r in rows]
+        return _Matrix(
+            fingerprint=fingerprint,
+            embedder=embedder,
+            vectors=vectors,
+            rows=indexed,
+            types=np.array([r.page_type or "" for r in indexed], dtype=object),
+            categories=np.array([r.category or "" for r in indexed], dtype=object),
+        )
+
+
+def _indexed(row: sqlite3.Row) -> IndexedChunk:
+    return IndexedChunk(
+        slug=row["slug"],
+        ordinal=row["ordinal"],
+        title=row["title"],
+        heading=row["heading"],
+        text=row["text"],
+        page_type=row["type"],
+        category=row["category"],
+        tags=tuple(json.loads(row["tags"])),
+    )
+
+
+def _hit(row: IndexedChunk, score: float) -> ChunkHit:
+    return ChunkHit(
+        slug=row.slug,
+        title=row.title,
+        heading=row.heading,
+        text=row.text,
+        ordinal=row.ordinal,
+        score=score,
+    )

@@ -1,0 +1,107 @@
+"""Score fusion of the dense and lexical rankings (pure).
+
+``mix`` is the default: a dense-weighted sum of the cosine similarity and the lexical
+coverage, both on 0..1, so the fused score reads the same across questions. ``rrf``
+(reciprocal rank fusion) is kept for the benchmark that chose between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from shared.ports import ChunkHit, IndexedChunk
+from shared.retrieval.lexical import LexicalHit
+
+DENSE_WEIGHT = 0.6
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A retrieved chunk with its fused score and the two scores it came from."""
+
+    slug: str
+    title: str
+    heading: str
+    text: str
+    ordinal: int
+    score: float
+    dense: float
+    lexical: float
+
+
+Key = tuple[str, int]
+
+
+def _candidates(
+    dense: Sequence[ChunkHit], lexical: Sequence[LexicalHit], rows: Mapping[Key, IndexedChunk]
+) -> tuple[dict[Key, ChunkHit | IndexedChunk], dict[Key, float], dict[Key, float], float]:
+    found: dict[Key, ChunkHit | IndexedChunk] = {(h.slug, h.ordinal): h for h in dense}
+    for hit in lexical:
+        if hit.key not in found and hit.key in rows:
+            found[hit.key] = rows[hit.key]
+    dense_scores = {(h.slug, h.ordinal): h.score for h in dense}
+    lexical_scores = {h.key: h.coverage for h in lexical}
+    # A chunk the dense search did not return scores at most its last candidate.
+    floor = min(dense_scores.values()) if dense_scores else 0.0
+    return found, dense_scores, lexical_scores, floor
+
+
+def _ranked(item: ChunkHit | IndexedChunk, score: float, dense: float, lexical: float) -> Ranked:
+    return Ranked(
+        slug=item.slug,
+        title=item.title,
+        heading=item.heading,
+        text=item.text,
+        ordinal=item.ordinal,
+        score=score,
+        dense=dense,
+        lexical=lexical,
+    )
+
+
+def mix(
+    dense: Sequence[ChunkHit],
+    lexical: Sequence[LexicalHit],
+    rows: Mapping[Key, IndexedChunk],
+    *,
+    dense_weight: float = DENSE_WEIGHT,
+) -> list[Ranked]:
+    """Chunks ordered by ``w * cosine + (1 - w) * lexical coverage``, best first."""
+    found, dense_scores, lexical_scores, floor = _candidates(dense, lexical, rows)
+    out = []
+    for key, item in found.items():
+        d = max(0.0, min(1.0, dense_scores.get(key, floor)))
+        lex = lexical_scores.get(key, 0.0)
+        out.append(_ranked(item, dense_weight * d + (1 - dense_weight) * lex, d, lex))
+    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
+    return out
+
+
+def rrf(
+    dense: Sequence[ChunkHit],
+    lexical: Sequence[LexicalHit],
+    rows: Mapping[Key, IndexedChunk],
+    *,
+    k: int = RRF_K,
+) -> list[Ranked]:
+    """Chunks ordered by equal-weight reciprocal rank fusion, best first."""
+    found, dense_scores, lexical_scores, floor = _candidates(dense, lexical, rows)
+    fused: dict[Key, float] = {}
+    for rank, hit in enumerate(dense):
+        key = (hit.slug, hit.ordinal)
+        fused[key] = fused.get(key, 0.0) + 1 / (k + rank + 1)
+    for rank, lex_hit in enumerate(lexical):
+        fused[lex_hit.key] = fused.get(lex_hit.key, 0.0) + 1 / (k + rank + 1)
+    out = [
+        _ranked(
+            item,
+            fused.get(key, 0.0),
+            max(0.0, dense_scores.get(key, floor)),
+            lexical_scores.get(key, 0.0),
+        )
+        for key, item in found.items()
+    ]
+    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
+    return out

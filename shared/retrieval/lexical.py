@@ -1,0 +1,99 @@
+"""Lexical ranking: BM25 over chunks, built in memory from the index's rows (pure).
+
+Titles and heading paths count twice (they name what a section is about); identifiers
+are exact tokens, so ``DB_POOL_SIZE`` finds the one chunk that mentions it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from shared.ports import IndexedChunk, SearchFilter
+from shared.retrieval.text import query_tokens, tokens
+
+K1 = 1.2
+B = 0.75
+FIELD_REPEAT = 2  # how many times a chunk's title and heading are counted
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """A chunk's BM25 score and the share of the question's weight it matched (0..1)."""
+
+    key: tuple[str, int]
+    score: float
+    coverage: float
+
+
+class LexicalIndex:
+    """An inverted index over chunks with their filterable page fields."""
+
+    def __init__(self, rows: Sequence[IndexedChunk]) -> None:
+        self.rows = list(rows)
+        self.keys = [(r.slug, r.ordinal) for r in self.rows]
+        self.by_key = dict(zip(self.keys, self.rows, strict=True))
+        postings: dict[str, dict[int, int]] = defaultdict(dict)
+        lengths = np.zeros(len(self.rows), dtype=np.float32)
+        for i, row in enumerate(self.rows):
+            doc = tokens(row.text) + tokens(f"{row.title} {row.heading}") * FIELD_REPEAT
+            lengths[i] = len(doc)
+            for token in doc:
+                postings[token][i] = postings[token].get(i, 0) + 1
+        n = max(len(self.rows), 1)
+        self._avgdl = float(lengths.mean()) if len(self.rows) else 1.0
+        self._norm = K1 * (1 - B + B * lengths / max(self._avgdl, 1.0))
+        self._postings = {
+            t: (np.fromiter(d.keys(), dtype=np.int64), np.fromiter(d.values(), dtype=np.float32))
+            for t, d in postings.items()
+        }
+        self._idf = {
+            t: math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5)) for t, d in postings.items()
+        }
+        self._types = np.array([r.page_type or "" for r in self.rows], dtype=object)
+        self._categories = np.array([r.category or "" for r in self.rows], dtype=object)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def mask(self, filters: SearchFilter) -> npt.NDArray[np.bool_]:
+        """Which chunks pass the filters (only active chunks are ever in the index)."""
+        keep = np.ones(len(self.rows), dtype=bool)
+        if filters.page_type is not None:
+            keep &= self._types == filters.page_type
+        if filters.category is not None:
+            keep &= self._categories == filters.category
+        if filters.tag is not None:
+            keep &= np.array([filters.tag in r.tags for r in self.rows], dtype=bool)
+        return keep
+
+    def search(self, question: str, filters: SearchFilter, limit: int) -> list[LexicalHit]:
+        """The ``limit`` best chunks for ``question`` among those passing ``filters``."""
+        terms = [t for t in query_tokens(question) if t in self._idf]
+        if not terms or not self.rows:
+            return []
+        scores = np.zeros(len(self.rows), dtype=np.float32)
+        for term in terms:
+            docs, tf = self._postings[term]
+            scores[docs] += self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
+        scores[~self.mask(filters)] = 0.0
+        # The best a chunk could score: every term, at a saturated frequency.
+        ceiling = sum(self._idf[t] for t in terms) * (K1 + 1)
+        count = int(np.count_nonzero(scores))
+        if count == 0:
+            return []
+        top = np.argpartition(-scores, min(limit, count) - 1)[: min(limit, count)]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            LexicalHit(
+                key=self.keys[i],
+                score=float(scores[i]),
+                coverage=min(1.0, float(scores[i]) / ceiling) if ceiling else 0.0,
+            )
+            for i in top
+        ]

@@ -1,0 +1,119 @@
+"""Text handling shared by ranking and answering: invisible-Unicode stripping, tokens, language.
+
+Pure functions. Tokens are accent-folded, Spanish-stemmed words plus exact identifiers
+(``cache:invalidate``, ``db_pool_size``, ``app/main.py``) kept whole beside their parts.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
+
+from shared.retrieval.glossary import EN_TO_ES
+
+# Characters that render as nothing (or reorder text) and can smuggle instructions past a
+# reader: the tag block, zero-width characters, variation selectors, bidi controls.
+_INVISIBLE = re.compile(
+    "["
+    "\U000e0000-\U000e007f"  # tag block
+    "\u200b-\u200f"  # zero-width space/joiners, LRM, RLM
+    "\u202a-\u202e"  # bidi embeddings and overrides
+    "\u2060-\u2064"  # word joiner, invisible operators
+    "\u2066-\u2069"  # bidi isolates
+    "\u061c\u00ad\u180e\ufeff"  # Arabic letter mark, soft hyphen, Mongolian vowel sep., BOM
+    "\ufe00-\ufe0f"  # variation selectors
+    "\U000e0100-\U000e01ef"  # variation selectors supplement
+    "]"
+)
+# A run of letters/digits/underscores, optionally joined by ':', '.', '/', '-' into one
+# identifier: `cache:invalidate`, `db_pool_size`, `docs_src/app/main.py`, `--reload`.
+_TOKEN = re.compile(r"[a-z0-9_]+(?:[:./\-][a-z0-9_]+)*")
+_PART = re.compile(r"[a-z0-9]+")
+
+_STOPWORDS = """
+    a al algo algun alguna algunas alguno algunos ante antes aqui asi aun cada como con contra
+    cual cuales cuando de del desde donde dos el ella ellas ello ellos en entre era eres es esa
+    esas ese eso esos esta estan estas este esto estos fue ha hace hacer hay hasta la las le les
+    lo los mas me mi mis mucho muy ni no nos o os otra otro para pero poco por porque puede puedo
+    que quien se sea ser si sin sobre son su sus tambien tan te tengo tiene tienen todo todos tu
+    tus un una unas uno unos usar uso y ya yo debo debe quiero cosa cosas forma manera
+    the of to and in is it that for on with as by be are this an or from at how do does can i my
+    me we you your what when which why where who should would could will using use get into
+    there their them then than its not no yes so if about way ways instead only one two all any
+    some each every other make want need have has had was were been being just also like
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+_EN = "the how what when which why where who should would could does do is are can i my you your"
+_ES = "el la los las como que cual cuando donde por para con sin una un del al mi es hay puedo se"
+_EN_MARKERS = frozenset(_EN.split())
+_ES_MARKERS = frozenset(_ES.split())
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without invisible or direction-changing characters (NFC-normalized)."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFC", text))
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents: 'Parámetros' -> 'parametros'."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> snowballstemmer.Stemmer:
+    return snowballstemmer.stemmer("spanish")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Spanish stem of a folded word (cached: the vocabulary is small)."""
+    return str(_stemmer().stemWord(word))
+
+
+def _words(text: str) -> list[str]:
+    return _TOKEN.findall(fold(text))
+
+
+def tokens(text: str) -> list[str]:
+    """Index tokens of a document: stems of its words and its identifiers kept whole."""
+    out: list[str] = []
+    for raw in _words(text):
+        parts = _PART.findall(raw)
+        if len(parts) > 1 or "_" in raw:
+            out.append(raw.strip(".:/-"))  # the identifier as written
+        for part in parts:
+            if part not in STOPWORDS and (len(part) > 1 or part.isdigit()):
+                out.append(stem(part))
+    return out
+
+
+def query_tokens(text: str) -> list[str]:
+    """Tokens of a question: like ``tokens``, with English words also mapped to Spanish."""
+    out: list[str] = []
+    for raw in _words(text):
+        parts = _PART.findall(raw)
+        if len(parts) > 1 or "_" in raw:
+            out.append(raw.strip(".:/-"))
+        for part in parts:
+            if part in STOPWORDS or (len(part) < 2 and not part.isdigit()):
+                continue
+            out.append(stem(part))
+            for spanish in EN_TO_ES.get(part, ()):
+                out.extend(stem(w) for w in spanish.split())
+    return list(dict.fromkeys(out))
+
+
+def language(text: str) -> str:
+    """``"en"`` or ``"es"``: a cheap guess from function words (Spanish wins ties)."""
+    folded = fold(text)
+    if any(c in text for c in "¿¡ñÑ"):
+        return "es"
+    words = _PART.findall(folded)
+    english = sum(w in _EN_MARKERS for w in words)
+    spanish = sum(w in _ES_MARKERS for w in words)
+    return "en" if english > spanish else "es"
