@@ -2,7 +2,8 @@
 
 Chunks live in the top-level collection ``chunks`` under ``<slug>#<ordinal>``: one
 collection means one set of vector indexes (no collection-group scope), and the
-page's fields are copied onto each chunk so the filters are pre-filters of the query.
+page's fields are copied onto each chunk so the filters are pre-filters of the query
+(firestore.indexes.json holds one vector index per filter set and dimension, 512 and 768).
 """
 
 from __future__ import annotations
