@@ -6,8 +6,9 @@ Indexes it needs are declared in ``firestore.indexes.json`` at the repository ro
 
 from __future__ import annotations
 
-from shared.store.firestore import chunks, events, pages
+from shared.store.firestore import events, pages
 from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
+from shared.store.firestore.lexical import FirestoreSearchChunks
 
 
 class FirestoreStore:
@@ -16,5 +17,5 @@ class FirestoreStore:
     def __init__(self, project: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         self.db = Database(project, timeout=timeout)
         self.pages = pages.FirestorePages(self.db)
-        self.chunks = chunks.FirestoreChunks(self.db)
+        self.chunks = FirestoreSearchChunks(self.db)
         self.events = events.FirestoreEvents(self.db)

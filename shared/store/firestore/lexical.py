@@ -1,0 +1,67 @@
+"""What hybrid retrieval adds to Firestore's chunk index: a change check and the chunk texts.
+
+``fingerprint`` is two small indexed reads (the page count and the latest ``updated_at``);
+``active_chunks`` streams the active chunks without their vectors for the lexical index.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from shared.ports import IndexedChunk
+from shared.store.firestore import chunks, pages
+
+_FIELDS = ["slug", "ordinal", "heading", "text", "title", "type", "category", "tags"]
+
+
+class FirestoreSearchChunks(chunks.FirestoreChunks):
+    """``FirestoreChunks`` plus the two reads the in-memory lexical index needs."""
+
+    def fingerprint(self) -> str:
+        # Every chunk write is part of a page write that sets the page's updated_at (or
+        # creates a page): the count and the latest moment move with every write.
+        collection = self._db.collection(pages.COLLECTION)
+        with self._db.guard("checking whether the index changed"):
+            counted = collection.count().get(**self._db.options)
+            latest = list(
+                collection.select(["updated_at"])
+                .order_by("updated_at", direction="DESCENDING")
+                .limit(1)
+                .stream(**self._db.options)
+            )
+        count = int(counted[0][0].value) if counted and counted[0] else 0
+        moment = (latest[0].to_dict() or {}).get("updated_at") if latest else None
+        return f"firestore:{count}:{_iso(moment)}"
+
+    def active_chunks(self) -> list[IndexedChunk]:
+        query = (
+            self._db.collection(chunks.COLLECTION)
+            .where(filter=FieldFilter("status", "==", "active"))
+            .select(_FIELDS)
+        )
+        with self._db.guard("reading the chunk texts"):
+            docs = list(query.stream(**self._db.options))
+        rows = [_indexed(doc.to_dict() or {}) for doc in docs]
+        rows.sort(key=lambda r: (r.slug, r.ordinal))
+        return rows
+
+
+def _iso(moment: Any) -> str:
+    return moment.isoformat() if hasattr(moment, "isoformat") else str(moment)
+
+
+def _indexed(data: dict[str, Any]) -> IndexedChunk:
+    category = data.get("category")
+    page_type = data.get("type")
+    return IndexedChunk(
+        slug=str(data.get("slug", "")),
+        ordinal=int(data.get("ordinal", 0)),
+        title=str(data.get("title", "")),
+        heading=str(data.get("heading", "")),
+        text=str(data.get("text", "")),
+        page_type=page_type if isinstance(page_type, str) else None,
+        category=category if isinstance(category, str) else None,
+        tags=tuple(str(t) for t in data.get("tags") or []),
+    )
