@@ -1,0 +1,759 @@
+/*
+ * Biblioteca help widget: a launcher button and a panel that asks the wiki's `ask` function.
+ *
+ * Include it with one tag; everything else is data attributes on that tag:
+ *   <script src="/static/widget.js" defer data-ask-url="/ask" data-lang="es"
+ *           data-source-type="runbook" data-category="..." data-tag="..."></script>
+ * Optional: data-mode (help|tutor), data-limit (1..20), data-timeout (seconds, default 60),
+ * data-site-root (where page links point; default: the folder above static/widget.js).
+ *
+ * Safety: the answer is Markdown written by a model from wiki text, so it is untrusted.
+ * It is rendered by building DOM nodes (createElement + text nodes) for a small subset;
+ * no answer text ever goes through innerHTML, and links keep only http(s) targets.
+ * The only global is window.BibliotecaWidget; a second copy of the script does nothing.
+ */
+(function () {
+  "use strict";
+
+  if (window.BibliotecaWidget) {
+    return; // included twice: the first copy already owns the page
+  }
+
+  var PREFIX = "bib";
+  var SLUG = /^[a-z0-9]+([a-z0-9_\u2014-]*[a-z0-9])?$/;
+  var MAX_SNIPPET = 220;
+  var MAX_SERVER_MESSAGE = 300;
+
+  var STRINGS = {
+    en: {
+      launcher: "Ask the docs",
+      title: "Ask the docs",
+      close: "Close",
+      label: "Your question",
+      placeholder: "How do I…?",
+      hint: "Enter to send, Shift+Enter for a new line.",
+      submit: "Ask",
+      cancel: "Cancel",
+      sources: "Sources",
+      source: "Source",
+      waiting: "Searching the wiki and writing an answer…",
+      empty: "Write a question first.",
+      cancelled: "Cancelled.",
+      timeout: "No answer after {s} seconds. Try again, or ask a shorter question.",
+      offline: "You appear to be offline. Check your connection and try again.",
+      network: "Could not reach the help service. Check your connection and try again.",
+      rateLimited: "Too many questions in a short time. Try again in {s} seconds.",
+      rateLimitedNoWait: "Too many questions in a short time. Try again in a moment.",
+      badRequest: "The question was not accepted: {msg}",
+      badRequestNoMsg: "The question was not accepted (HTTP {status}).",
+      serverError: "The help service has a problem right now (HTTP {status}). Please try again later.",
+      badResponse: "The help service sent an answer this page cannot read.",
+      noSources: "No wiki pages matched this question.",
+      meta: "{model} · {s} s"
+    },
+    es: {
+      launcher: "Preguntar a la documentación",
+      title: "Pregunta a la documentación",
+      close: "Cerrar",
+      label: "Tu pregunta",
+      placeholder: "¿Cómo puedo…?",
+      hint: "Intro para enviar, Mayús+Intro para una línea nueva.",
+      submit: "Preguntar",
+      cancel: "Cancelar",
+      sources: "Fuentes",
+      source: "Fuente",
+      waiting: "Buscando en la wiki y redactando la respuesta…",
+      empty: "Escribe primero una pregunta.",
+      cancelled: "Cancelado.",
+      timeout: "Sin respuesta tras {s} segundos. Vuelve a intentarlo o haz una pregunta más corta.",
+      offline: "Parece que no tienes conexión. Compruébala y vuelve a intentarlo.",
+      network: "No se pudo contactar con el servicio de ayuda. Comprueba la conexión y vuelve a intentarlo.",
+      rateLimited: "Demasiadas preguntas seguidas. Vuelve a intentarlo dentro de {s} segundos.",
+      rateLimitedNoWait: "Demasiadas preguntas seguidas. Vuelve a intentarlo en un momento.",
+      badRequest: "La pregunta no se aceptó: {msg}",
+      badRequestNoMsg: "La pregunta no se aceptó (HTTP {status}).",
+      serverError: "El servicio de ayuda tiene un problema ahora mismo (HTTP {status}). Inténtalo más tarde.",
+      badResponse: "El servicio de ayuda envió una respuesta que esta página no puede leer.",
+      noSources: "Ninguna página de la wiki coincide con esta pregunta.",
+      meta: "{model} · {s} s"
+    }
+  };
+
+  // -- configuration from the <script> tag -------------------------------------------
+
+  function findScript() {
+    if (document.currentScript) {
+      return document.currentScript;
+    }
+    var all = document.querySelectorAll("script[src]");
+    for (var i = all.length - 1; i >= 0; i--) {
+      if (/(^|\/)widget\.js(\?|#|$)/.test(all[i].getAttribute("src"))) {
+        return all[i];
+      }
+    }
+    return null;
+  }
+
+  function siteRoot(script) {
+    var explicit = script && script.getAttribute("data-site-root");
+    if (explicit) {
+      return new URL(explicit.replace(/\/?$/, "/"), document.baseURI).href;
+    }
+    if (script && script.src) {
+      var src = new URL(script.src, document.baseURI);
+      src.search = "";
+      src.hash = "";
+      // The build publishes the script at <root>/static/widget.js.
+      return new URL(/\/static\/[^/]*$/.test(src.pathname) ? "../" : "./", src).href;
+    }
+    return new URL("/", document.baseURI).href;
+  }
+
+  function readConfig(script) {
+    function attr(name) {
+      var value = script ? script.getAttribute("data-" + name) : null;
+      return value && value.trim() ? value.trim() : null;
+    }
+    var lang = (attr("lang") || document.documentElement.lang || "en").toLowerCase().slice(0, 2);
+    var limit = parseInt(attr("limit") || "", 10);
+    var timeout = parseFloat(attr("timeout") || "");
+    return {
+      askUrl: attr("ask-url") || "/ask",
+      lang: STRINGS[lang] ? lang : "en",
+      mode: attr("mode") === "tutor" ? "tutor" : "help",
+      limit: limit >= 1 && limit <= 20 ? limit : null,
+      timeoutMs: timeout > 0 ? timeout * 1000 : 60000,
+      filters: { source_type: attr("source-type"), category: attr("category"), tag: attr("tag") },
+      root: siteRoot(script)
+    };
+  }
+
+  // -- small DOM helpers (text only; never innerHTML) --------------------------------
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (text !== undefined && text !== null) {
+      node.textContent = text;
+    }
+    return node;
+  }
+
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, key) {
+      return Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole;
+    });
+  }
+
+  function safeHref(raw, base) {
+    var value = String(raw || "").trim();
+    if (!value) {
+      return null;
+    }
+    var url;
+    try {
+      url = new URL(value, base);
+    } catch (err) {
+      return null;
+    }
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  }
+
+  function pageUrl(root, slug) {
+    return typeof slug === "string" && SLUG.test(slug) ? root + encodeURIComponent(slug) + "/" : null;
+  }
+
+  function link(href, text) {
+    var a = el("a", PREFIX + "-link", text);
+    a.href = href;
+    if (new URL(href).origin !== window.location.origin) {
+      a.rel = "noopener noreferrer nofollow";
+      a.target = "_blank";
+    }
+    return a;
+  }
+
+  // -- the Markdown subset ------------------------------------------------------------
+  // Blocks: paragraphs, headings (shown as strong lines), lists, fenced code, quotes, rules.
+  // Inline: `code`, **bold**, __bold__, *em*, [text](http…), [[slug|text]], [n] citations.
+
+  var INLINE = new RegExp(
+    [
+      "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code span
+      "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*", // 3 bold
+      "__(?=\\S)([\\s\\S]*?\\S)__", // 4 bold
+      "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*", // 5 em
+      "\\[\\[([^\\]|\\n]+)(?:\\|([^\\]\\n]+))?\\]\\]", // 6,7 wiki link
+      "\\[([^\\]\\n]+)\\]\\(\\s*<?([^()\\s<>]+)>?(?:\\s+\"[^\"\\n]*\")?\\s*\\)", // 8,9 link
+      "\\[(\\d{1,3}(?:\\s*,\\s*\\d{1,3})*)\\]" // 10 citations
+    ].join("|"),
+    "g"
+  );
+
+  function renderInline(text, parent, ctx, depth) {
+    var re = new RegExp(INLINE.source, "g");
+    var last = 0;
+    var match;
+    while ((match = re.exec(text)) !== null) {
+      if (match.index > last) {
+        parent.appendChild(document.createTextNode(text.slice(last, match.index)));
+      }
+      last = re.lastIndex;
+      if (match[2] !== undefined) {
+        parent.appendChild(el("code", PREFIX + "-code", match[2].replace(/^ (.*) $/, "$1")));
+      } else if (match[3] !== undefined || match[4] !== undefined) {
+        nested("strong", match[3] !== undefined ? match[3] : match[4]);
+      } else if (match[5] !== undefined) {
+        nested("em", match[5]);
+      } else if (match[6] !== undefined) {
+        var slug = match[6].trim();
+        var label = (match[7] || slug).trim();
+        var target = pageUrl(ctx.root, slug);
+        parent.appendChild(target ? link(target, label) : document.createTextNode(label));
+      } else if (match[8] !== undefined) {
+        var href = safeHref(match[9], ctx.root);
+        if (href && depth < 4) {
+          var a = link(href, null);
+          renderInline(match[8], a, ctx, depth + 1);
+          parent.appendChild(a);
+        } else {
+          // A refused target (javascript:, data:, …) keeps its words and loses the link.
+          renderInline(match[8], parent, ctx, depth + 1);
+        }
+      } else {
+        citations(match[10]);
+      }
+    }
+    if (last < text.length) {
+      parent.appendChild(document.createTextNode(text.slice(last)));
+    }
+
+    function nested(tag, inner) {
+      var node = el(tag, null);
+      if (depth < 4) {
+        renderInline(inner, node, ctx, depth + 1);
+      } else {
+        node.textContent = inner;
+      }
+      parent.appendChild(node);
+    }
+
+    function citations(list) {
+      var numbers = list.split(",");
+      parent.appendChild(document.createTextNode("["));
+      for (var i = 0; i < numbers.length; i++) {
+        var n = parseInt(numbers[i], 10);
+        var source = ctx.sources[n - 1];
+        var target = source ? pageUrl(ctx.root, source.slug) : null;
+        if (i > 0) {
+          parent.appendChild(document.createTextNode(", "));
+        }
+        if (target) {
+          var a = link(target, String(n));
+          a.className += " " + PREFIX + "-cite";
+          a.title = source.title ? String(source.title) : source.slug;
+          a.setAttribute("aria-label", ctx.t.source + " " + n + ": " + a.title);
+          parent.appendChild(a);
+        } else {
+          parent.appendChild(document.createTextNode(String(n)));
+        }
+      }
+      parent.appendChild(document.createTextNode("]"));
+    }
+  }
+
+  var FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
+  var HEADING = /^ {0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$/;
+  var RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
+  var ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
+  var QUOTE = /^ {0,3}>\s?(.*)$/;
+
+  function startsBlock(line) {
+    return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || ITEM.test(line) || QUOTE.test(line);
+  }
+
+  function renderMarkdown(markdown, ctx) {
+    var out = document.createDocumentFragment();
+    var lines = String(markdown).replace(/\r\n?/g, "\n").split("\n");
+    var i = 0;
+    while (i < lines.length) {
+      var line = lines[i];
+      var m;
+      if (!line.trim()) {
+        i++;
+      } else if ((m = FENCE.exec(line))) {
+        var fence = m[1];
+        var body = [];
+        i++;
+        while (i < lines.length && !(lines[i].trim().indexOf(fence) === 0 && /^[`~]+$/.test(lines[i].trim()))) {
+          body.push(lines[i]);
+          i++;
+        }
+        i++; // the closing fence (or the end of the answer)
+        var pre = el("pre", PREFIX + "-pre");
+        var code = el("code", null, body.join("\n"));
+        if (m[2]) {
+          code.className = "language-" + m[2];
+        }
+        pre.appendChild(code);
+        out.appendChild(pre);
+      } else if ((m = HEADING.exec(line))) {
+        var heading = el("p", PREFIX + "-heading");
+        var strong = el("strong", null);
+        renderInline(m[2], strong, ctx, 0);
+        heading.appendChild(strong);
+        out.appendChild(heading);
+        i++;
+      } else if (RULE.test(line)) {
+        out.appendChild(el("hr", PREFIX + "-rule"));
+        i++;
+      } else if (ITEM.test(line)) {
+        i = renderList(lines, i, out, ctx);
+      } else if (QUOTE.test(line)) {
+        var quoted = [];
+        while (i < lines.length && (m = QUOTE.exec(lines[i]))) {
+          quoted.push(m[1]);
+          i++;
+        }
+        var quote = el("blockquote", PREFIX + "-quote");
+        quote.appendChild(renderMarkdown(quoted.join("\n"), ctx));
+        out.appendChild(quote);
+      } else {
+        var text = [];
+        while (i < lines.length && lines[i].trim() && (text.length === 0 || !startsBlock(lines[i]))) {
+          text.push(lines[i].trim());
+          i++;
+        }
+        var p = el("p", PREFIX + "-p");
+        renderInline(text.join("\n"), p, ctx, 0);
+        out.appendChild(p);
+      }
+    }
+    return out;
+  }
+
+  function renderList(lines, i, out, ctx) {
+    var first = ITEM.exec(lines[i]);
+    var ordered = /\d/.test(first[2]);
+    var list = el(ordered ? "ol" : "ul", PREFIX + "-list");
+    if (ordered && parseInt(first[2], 10) !== 1) {
+      list.start = parseInt(first[2], 10);
+    }
+    var item = null;
+    var text = [];
+    function flush() {
+      if (item) {
+        renderInline(text.join("\n"), item, ctx, 0);
+        list.appendChild(item);
+      }
+    }
+    while (i < lines.length) {
+      var line = lines[i];
+      var m = ITEM.exec(line);
+      if (m && /\d/.test(m[2]) === ordered) {
+        flush();
+        item = el("li", null);
+        text = [m[3]];
+      } else if (line.trim() && !m && !startsBlock(line) && item) {
+        text.push(line.trim()); // a wrapped line continues the item
+      } else {
+        break;
+      }
+      i++;
+    }
+    flush();
+    out.appendChild(list);
+    return i;
+  }
+
+  // -- the panel ------------------------------------------------------------------------
+
+  function Widget(config) {
+    this.config = config;
+    this.t = STRINGS[config.lang];
+    this.controller = null;
+    this.build();
+  }
+
+  Widget.prototype.build = function () {
+    var t = this.t;
+    var self = this;
+    var id = PREFIX + "-" + Math.random().toString(36).slice(2, 8);
+
+    this.root = el("div", PREFIX + "-root");
+    this.root.setAttribute("lang", this.config.lang);
+
+    this.launcher = el("button", PREFIX + "-launcher");
+    this.launcher.type = "button";
+    this.launcher.setAttribute("aria-haspopup", "dialog");
+    this.launcher.setAttribute("aria-expanded", "false");
+    this.launcher.setAttribute("aria-controls", id);
+    this.launcher.appendChild(el("span", PREFIX + "-launcher-icon", "?")).setAttribute("aria-hidden", "true");
+    this.launcher.appendChild(el("span", PREFIX + "-launcher-text", t.launcher));
+
+    var native = typeof HTMLDialogElement === "function";
+    this.panel = el(native ? "dialog" : "div", PREFIX + "-panel");
+    this.panel.id = id;
+    this.panel.setAttribute("aria-labelledby", id + "-title");
+    if (!native) {
+      this.panel.setAttribute("role", "dialog");
+      this.panel.setAttribute("aria-modal", "true");
+      this.panel.hidden = true;
+    }
+
+    var header = el("div", PREFIX + "-header");
+    var title = el("h2", PREFIX + "-title", t.title);
+    title.id = id + "-title";
+    this.closeButton = el("button", PREFIX + "-close");
+    this.closeButton.type = "button";
+    this.closeButton.setAttribute("aria-label", t.close);
+    this.closeButton.appendChild(el("span", null, "×")).setAttribute("aria-hidden", "true");
+    header.appendChild(title);
+    header.appendChild(this.closeButton);
+
+    this.form = el("form", PREFIX + "-form");
+    this.form.noValidate = true;
+    var label = el("label", PREFIX + "-label", t.label);
+    label.htmlFor = id + "-q";
+    this.input = el("textarea", PREFIX + "-input");
+    this.input.id = id + "-q";
+    this.input.name = "question";
+    this.input.rows = 3;
+    this.input.maxLength = 2000;
+    this.input.placeholder = t.placeholder;
+    this.input.setAttribute("aria-describedby", id + "-hint");
+    var hint = el("p", PREFIX + "-hint", t.hint);
+    hint.id = id + "-hint";
+    var actions = el("div", PREFIX + "-actions");
+    this.submit = el("button", PREFIX + "-submit", t.submit);
+    this.submit.type = "submit";
+    this.cancel = el("button", PREFIX + "-cancel", t.cancel);
+    this.cancel.type = "button";
+    this.cancel.hidden = true;
+    actions.appendChild(this.submit);
+    actions.appendChild(this.cancel);
+    this.form.appendChild(label);
+    this.form.appendChild(this.input);
+    this.form.appendChild(hint);
+    this.form.appendChild(actions);
+
+    this.status = el("div", PREFIX + "-status");
+    this.status.setAttribute("role", "status");
+    this.status.setAttribute("aria-live", "polite");
+    this.answer = el("div", PREFIX + "-answer");
+    this.answer.setAttribute("aria-live", "polite");
+    this.answer.setAttribute("aria-busy", "false");
+
+    var body = el("div", PREFIX + "-body");
+    body.appendChild(this.form);
+    body.appendChild(this.status);
+    body.appendChild(this.answer);
+    this.panel.appendChild(header);
+    this.panel.appendChild(body);
+    this.root.appendChild(this.launcher);
+    this.root.appendChild(this.panel);
+
+    this.launcher.addEventListener("click", function () {
+      self.isOpen() ? self.close() : self.open();
+    });
+    this.closeButton.addEventListener("click", function () {
+      self.close();
+    });
+    this.cancel.addEventListener("click", function () {
+      self.abort("cancel");
+    });
+    this.form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      self.ask(self.input.value);
+    });
+    this.input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        self.ask(self.input.value);
+      }
+    });
+    this.panel.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        event.preventDefault(); // our close() restores focus; the native cancel would too, later
+        self.close();
+      } else if (event.key === "Tab") {
+        self.trapTab(event); // keep Tab inside the panel (a modal <dialog> may let it reach the browser UI)
+      }
+    });
+    // A click on the backdrop lands on the <dialog> itself, outside its content.
+    this.panel.addEventListener("click", function (event) {
+      if (event.target === self.panel) {
+        self.close();
+      }
+    });
+    if (native) {
+      this.panel.addEventListener("close", function () {
+        self.afterClose();
+      });
+    }
+  };
+
+  Widget.prototype.isOpen = function () {
+    return this.panel.tagName === "DIALOG" ? this.panel.open : !this.panel.hidden;
+  };
+
+  Widget.prototype.open = function () {
+    if (this.isOpen()) {
+      return;
+    }
+    if (this.panel.tagName === "DIALOG") {
+      this.panel.showModal();
+    } else {
+      this.panel.hidden = false;
+    }
+    this.launcher.setAttribute("aria-expanded", "true");
+    this.input.focus();
+  };
+
+  Widget.prototype.close = function () {
+    if (!this.isOpen()) {
+      return;
+    }
+    if (this.panel.tagName === "DIALOG") {
+      this.panel.close(); // fires "close" -> afterClose
+    } else {
+      this.panel.hidden = true;
+      this.afterClose();
+    }
+  };
+
+  Widget.prototype.afterClose = function () {
+    this.launcher.setAttribute("aria-expanded", "false");
+    this.launcher.focus();
+  };
+
+  Widget.prototype.trapTab = function (event) {
+    var focusable = this.panel.querySelectorAll("button:not([hidden]):not([disabled]), textarea, a[href]");
+    if (!focusable.length) {
+      return;
+    }
+    var first = focusable[0];
+    var last = focusable[focusable.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+
+  Widget.prototype.say = function (message, kind) {
+    this.status.textContent = "";
+    this.status.className = PREFIX + "-status" + (kind ? " " + PREFIX + "-status-" + kind : "");
+    if (kind === "progress") {
+      this.status.appendChild(el("span", PREFIX + "-spinner")).setAttribute("aria-hidden", "true");
+    }
+    if (message) {
+      this.status.appendChild(el("span", null, message));
+    }
+  };
+
+  Widget.prototype.setBusy = function (busy) {
+    this.answer.setAttribute("aria-busy", busy ? "true" : "false");
+    this.submit.disabled = busy;
+    this.cancel.hidden = !busy;
+  };
+
+  Widget.prototype.abort = function (reason) {
+    if (this.controller) {
+      this.abortReason = reason;
+      this.controller.abort();
+    }
+  };
+
+  Widget.prototype.ask = function (question) {
+    var self = this;
+    var t = this.t;
+    var text = String(question || "").trim();
+    if (this.controller) {
+      return;
+    }
+    if (!text) {
+      this.say(t.empty, "error");
+      this.input.focus();
+      return;
+    }
+    this.open();
+    var body = { question: text, mode: this.config.mode };
+    if (this.config.limit) {
+      body.limit = this.config.limit;
+    }
+    Object.keys(this.config.filters).forEach(function (key) {
+      if (self.config.filters[key]) {
+        body[key] = self.config.filters[key];
+      }
+    });
+
+    this.controller = new AbortController();
+    this.abortReason = null;
+    var timer = setTimeout(function () {
+      self.abort("timeout");
+    }, this.config.timeoutMs);
+    this.answer.textContent = "";
+    this.setBusy(true);
+    this.say(t.waiting, "progress");
+
+    var status = 0;
+    var retryAfter = null;
+    fetch(this.config.askUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+      signal: this.controller.signal
+    })
+      .then(function (response) {
+        status = response.status;
+        retryAfter = response.headers.get("Retry-After");
+        return response.text();
+      })
+      .then(function (raw) {
+        var data = null;
+        try {
+          data = JSON.parse(raw);
+        } catch (err) {
+          data = null;
+        }
+        self.finish(status, data, retryAfter);
+      })
+      .catch(function () {
+        if (self.abortReason === "cancel") {
+          self.say(t.cancelled, "info");
+        } else if (self.abortReason === "timeout") {
+          self.say(format(t.timeout, { s: Math.round(self.config.timeoutMs / 1000) }), "error");
+        } else {
+          self.say(navigator.onLine === false ? t.offline : t.network, "error");
+        }
+      })
+      .then(function () {
+        clearTimeout(timer);
+        self.controller = null;
+        self.setBusy(false);
+      });
+  };
+
+  Widget.prototype.finish = function (status, data, retryAfter) {
+    var t = this.t;
+    if (status === 429) {
+      var wait = retrySeconds(retryAfter);
+      this.say(wait === null ? t.rateLimitedNoWait : format(t.rateLimited, { s: wait }), "error");
+    } else if (status >= 500) {
+      this.say(format(t.serverError, { status: status }), "error");
+    } else if (status >= 400) {
+      var message = data && typeof data.error === "string" ? data.error.slice(0, MAX_SERVER_MESSAGE) : "";
+      this.say(message ? format(t.badRequest, { msg: message }) : format(t.badRequestNoMsg, { status: status }), "error");
+    } else if (!data || typeof data.answer !== "string") {
+      this.say(t.badResponse, "error");
+    } else {
+      this.say("", null);
+      this.show(data);
+    }
+  };
+
+  Widget.prototype.show = function (data) {
+    var t = this.t;
+    var sources = Array.isArray(data.sources)
+      ? data.sources.filter(function (s) {
+          return s && typeof s === "object";
+        })
+      : [];
+    var ctx = { root: this.config.root, sources: sources, t: t };
+    var answer = el("div", PREFIX + "-markdown");
+    answer.appendChild(renderMarkdown(data.answer, ctx));
+    this.answer.appendChild(answer);
+
+    if (this.config.mode !== "tutor") {
+      var section = el("section", PREFIX + "-sources");
+      section.appendChild(el("h3", PREFIX + "-sources-title", t.sources));
+      if (!sources.length) {
+        section.appendChild(el("p", PREFIX + "-hint", t.noSources));
+      } else {
+        var list = el("ol", PREFIX + "-sources-list");
+        sources.forEach(function (source) {
+          list.appendChild(sourceItem(source, ctx));
+        });
+        section.appendChild(list);
+      }
+      this.answer.appendChild(section);
+    }
+    if (typeof data.model === "string" && typeof data.duration_ms === "number") {
+      var seconds = (data.duration_ms / 1000).toFixed(1);
+      this.answer.appendChild(el("p", PREFIX + "-meta", format(t.meta, { model: data.model, s: seconds })));
+    }
+  };
+
+  function sourceItem(source, ctx) {
+    var item = el("li", PREFIX + "-source");
+    var title = String(source.title || source.slug || "");
+    var href = pageUrl(ctx.root, source.slug);
+    item.appendChild(href ? link(href, title) : el("span", null, title));
+    if (source.heading && String(source.heading) !== title) {
+      item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(source.heading)));
+    }
+    if (source.snippet) {
+      var snippet = String(source.snippet).replace(/\s+/g, " ").trim();
+      if (snippet.length > MAX_SNIPPET) {
+        snippet = snippet.slice(0, MAX_SNIPPET - 1).trimEnd() + "…";
+      }
+      item.appendChild(el("p", PREFIX + "-snippet", snippet));
+    }
+    return item;
+  }
+
+  function retrySeconds(header) {
+    if (!header) {
+      return null;
+    }
+    if (/^\s*\d+\s*$/.test(header)) {
+      return parseInt(header, 10);
+    }
+    var when = Date.parse(header);
+    return isNaN(when) ? null : Math.max(0, Math.ceil((when - Date.now()) / 1000));
+  }
+
+  // -- start ----------------------------------------------------------------------------
+
+  var config = readConfig(findScript());
+  var widget = null;
+
+  function start() {
+    if (widget) {
+      return;
+    }
+    widget = new Widget(config);
+    document.body.appendChild(widget.root);
+  }
+
+  window.BibliotecaWidget = Object.freeze({
+    version: "1",
+    open: function () {
+      start();
+      widget.open();
+    },
+    close: function () {
+      if (widget) {
+        widget.close();
+      }
+    },
+    ask: function (question) {
+      start();
+      widget.ask(question);
+    },
+    renderMarkdown: function (markdown, sources) {
+      return renderMarkdown(markdown, { root: config.root, sources: sources || [], t: STRINGS[config.lang] });
+    }
+  });
+
+  if (document.body) {
+    start();
+  } else {
+    document.addEventListener("DOMContentLoaded", start);
+  }
+})();

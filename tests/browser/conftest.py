@@ -1,0 +1,77 @@
+"""Browser-tier fixtures: Debian's chromium driven by Playwright, and the servers it visits.
+
+One browser per session (cheap pages per test); never ``playwright install``: the tests
+use /usr/bin/chromium and skip (fail under CI=true) when it or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.stub_ask import StubAsk
+from tests.conftest import skip_or_fail
+
+CHROMIUM = os.environ.get("BIBLIOTECA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, for the whole session."""
+    if not (os.path.isfile(CHROMIUM) or shutil.which(CHROMIUM)):
+        skip_or_fail(f"chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("playwright is not installed (pip install -r requirements-dev.txt)")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context and page per test; page errors fail the test."""
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield tab
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture(scope="session")
+def stub_server() -> Iterator[StubAsk]:
+    server = StubAsk().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def stub(stub_server: StubAsk) -> StubAsk:
+    """The scripted ``/ask`` server, with an empty queue and request log."""
+    stub_server.reset()
+    return stub_server

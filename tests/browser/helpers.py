@@ -1,0 +1,49 @@
+"""Steps the widget's browser tests share: open it with the keyboard, ask, read the panel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+LAUNCHER = ".bib-launcher"
+PANEL = ".bib-panel"
+INPUT = ".bib-input"
+STATUS = ".bib-status"
+ANSWER = ".bib-answer .bib-markdown"
+SOURCE_LINKS = ".bib-sources-list a"
+MAX_TABS = 60
+
+
+def focused_class(page: Any) -> str:
+    return str(page.evaluate("document.activeElement ? document.activeElement.className : ''"))
+
+
+def open_with_keyboard(page: Any) -> None:
+    """Tab to the launcher (it is the page's last focusable element), press Enter."""
+    page.wait_for_selector(LAUNCHER)
+    for _ in range(MAX_TABS):
+        page.keyboard.press("Tab")
+        if "bib-launcher" in focused_class(page):
+            break
+    else:
+        raise AssertionError(f"Tab never reached the launcher in {MAX_TABS} presses")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{PANEL}[open]")
+    assert "bib-input" in focused_class(page)
+
+
+def ask(page: Any, question: str) -> None:
+    """Type into the focused question box and send it with Enter."""
+    page.keyboard.type(question)
+    page.keyboard.press("Enter")
+
+
+def status_text(page: Any) -> str:
+    return str(page.locator(STATUS).inner_text()).strip()
+
+
+def wait_for_status(page: Any, fragment: str) -> str:
+    page.wait_for_function(
+        "fragment => (document.querySelector('.bib-status') || {}).textContent.includes(fragment)",
+        arg=fragment,
+    )
+    return status_text(page)
