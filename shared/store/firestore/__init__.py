@@ -6,7 +6,7 @@ Indexes it needs are declared in ``firestore.indexes.json`` at the repository ro
 
 from __future__ import annotations
 
-from shared.store.firestore import events, pages
+from shared.store.firestore import code, events, pages
 from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
 from shared.store.firestore.lexical import FirestoreSearchChunks
 
@@ -19,3 +19,4 @@ class FirestoreStore:
         self.pages = pages.FirestorePages(self.db)
         self.chunks = FirestoreSearchChunks(self.db)
         self.events = events.FirestoreEvents(self.db)
+        self.code = code.FirestoreCodeIndex(self.db)

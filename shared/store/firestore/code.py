@@ -1,0 +1,159 @@
+"""The code index in Firestore: one document per path, one per key with its owner set.
+
+Document ids are hashes (ids cannot hold "/" and are limited in length). A key
+document holds the set of paths that have it (``owners``, a map of path ids), so
+adding or removing a path is an idempotent merge that needs no read and no
+transaction: concurrent puts commute, and a key with no owner is absent. A path and
+its keys change in one batch. ``lookup`` is one ``get_all`` (one BatchGetDocuments
+call) of the meta document and the key documents.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from shared.gates.code_paths import suffix_keys
+from shared.ports import KeyLookup
+from shared.store.firestore.db import Database
+
+PATHS = "code_paths"
+KEYS = "code_keys"
+META = "code_meta"
+TOTAL_ID = "index"
+MAX_WRITES = 450  # per batch, under Firestore's 500 writes in one commit
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
+
+
+def path_id(repo: str, path: str) -> str:
+    # A letter first keeps it a plain field name inside the ``owners`` map.
+    return f"p{_hash(repo, path)}"
+
+
+def _batches(changes: list[tuple[str, bool]]) -> list[list[tuple[str, bool]]]:
+    """Split (path, added?) changes so one path and its keys always share a batch."""
+    batches: list[list[tuple[str, bool]]] = []
+    current: list[tuple[str, bool]] = []
+    writes = 0
+    for change in changes:
+        cost = 1 + len(suffix_keys(change[0]))
+        if current and writes + cost > MAX_WRITES:
+            batches.append(current)
+            current, writes = [], 0
+        current.append(change)
+        writes += cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+class FirestoreCodeIndex:
+    """``CodeIndex`` on Firestore."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _key_ref(self, key: str) -> Any:
+        return self._db.collection(KEYS).document(_hash(key))
+
+    def _total_ref(self) -> Any:
+        return self._db.collection(META).document(TOTAL_ID)
+
+    def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
+        wanted = set(paths)
+        of_repo = self._db.collection(PATHS).where(filter=FieldFilter("repo", "==", repo))
+        with self._db.guard(f"reading the indexed paths of '{repo}'"):
+            stored = {
+                doc.get("path") for doc in of_repo.select(["path"]).stream(**self._db.options)
+            }
+        changes = [(p, True) for p in sorted(wanted - stored)]
+        if replace:
+            changes += [(p, False) for p in sorted(stored - wanted)]
+        emptied: set[str] = set()
+        with self._db.guard(f"indexing paths of '{repo}'"):
+            for batch in _batches(changes):
+                self._commit(repo, batch)
+                emptied.update(k for path, added in batch if not added for k in suffix_keys(path))
+            self._sweep(emptied)
+            indexed = self._count(of_repo)
+            if changes:
+                # The total only tells "empty or not" and is reported; a race between two
+                # puts may leave it stale until the next put, never the keys themselves.
+                self._total_ref().set(
+                    {"paths": self._count(self._db.collection(PATHS))}, **self._db.options
+                )
+        return indexed
+
+    def _commit(self, repo: str, changes: list[tuple[str, bool]]) -> None:
+        from google.cloud import firestore
+
+        owners: dict[str, dict[str, Any]] = defaultdict(dict)
+        batch = self._db.client().batch()
+        for path, added in changes:
+            pid = path_id(repo, path)
+            ref = self._db.collection(PATHS).document(pid)
+            if added:
+                batch.set(ref, {"repo": repo, "path": path})
+            else:
+                batch.delete(ref)
+            for key in suffix_keys(path):
+                owners[key][pid] = True if added else firestore.DELETE_FIELD
+        for key, change in owners.items():
+            batch.set(self._key_ref(key), {"key": key, "owners": change}, merge=True)
+        batch.commit(**self._db.options)
+
+    def _sweep(self, keys: set[str]) -> None:
+        """Delete key documents left with no owner, unless one was added meanwhile."""
+        if not keys:
+            return
+        client = self._db.client()
+        snapshots = client.get_all([self._key_ref(k) for k in sorted(keys)], **self._db.options)
+        batch = client.batch()
+        empty = 0
+        for snapshot in snapshots:
+            if snapshot.exists and not (snapshot.to_dict() or {}).get("owners"):
+                option = client.write_option(last_update_time=snapshot.update_time)
+                batch.delete(snapshot.reference, option=option)
+                empty += 1
+                if empty % MAX_WRITES == 0:
+                    self._commit_sweep(batch)
+                    batch = client.batch()
+        self._commit_sweep(batch)
+
+    def _commit_sweep(self, batch: Any) -> None:
+        # A failed precondition means a concurrent put re-owned a key; an empty key
+        # document left behind is absent for ``lookup`` anyway.
+        if len(batch) == 0:
+            return
+        with contextlib.suppress(gexc.FailedPrecondition, gexc.NotFound):
+            batch.commit(**self._db.options)
+
+    def _count(self, query: Any) -> int:
+        result = query.count().get(**self._db.options)
+        return int(result[0][0].value)
+
+    def lookup(self, keys: Sequence[str]) -> KeyLookup:
+        wanted = set(keys)
+        refs = [self._total_ref(), *(self._key_ref(k) for k in sorted(wanted))]
+        with self._db.guard("reading the code index"):
+            snapshots = list(self._db.client().get_all(refs, **self._db.options))
+        total = 0
+        found: set[str] = set()
+        for snapshot in snapshots:
+            if not snapshot.exists:
+                continue
+            data = snapshot.to_dict() or {}
+            if snapshot.id == TOTAL_ID:
+                total = int(data.get("paths", 0))
+            elif data.get("owners") and data.get("key") in wanted:
+                found.add(str(data["key"]))
+        return KeyLookup(found=frozenset(found), indexed_paths=total)

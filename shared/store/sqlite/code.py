@@ -1,0 +1,100 @@
+"""The code index in the embedded store: paths per repository and reference-counted keys.
+
+``code_keys`` holds every multi-segment suffix of every indexed path (case-folded) with
+the number of (repo, path) pairs that have it, so removing a path deletes exactly the
+keys no other path shares. ``lookup`` is one SELECT that also returns the path total.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from shared.gates.code_paths import suffix_keys
+from shared.ports import KeyLookup
+from shared.store.sqlite.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS code_paths (
+    repo TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (repo, path)
+);
+CREATE TABLE IF NOT EXISTS code_keys (
+    key TEXT PRIMARY KEY,
+    refs INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS code_meta (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    paths INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO code_meta (id, paths) VALUES (1, 0);
+"""
+
+
+def key_deltas(added: Iterable[str], removed: Iterable[str]) -> Counter[str]:
+    """How each key's reference count changes when ``added`` and ``removed`` paths do."""
+    deltas: Counter[str] = Counter()
+    for path in added:
+        deltas.update(suffix_keys(path))
+    for path in removed:
+        deltas.subtract(suffix_keys(path))
+    return deltas
+
+
+def _apply(conn: sqlite3.Connection, deltas: Counter[str]) -> None:
+    conn.executemany(
+        "INSERT INTO code_keys (key, refs) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET refs = refs + excluded.refs",
+        [(key, n) for key, n in deltas.items() if n],
+    )
+    conn.executemany(
+        "DELETE FROM code_keys WHERE key = ? AND refs <= 0",
+        [(key,) for key, n in deltas.items() if n < 0],
+    )
+
+
+class SqliteCodeIndex:
+    """``CodeIndex`` on SQLite; a put is one transaction, a lookup one statement."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
+        wanted = set(paths)
+        with self._db.write() as conn:
+            stored = {
+                row["path"]
+                for row in conn.execute("SELECT path FROM code_paths WHERE repo = ?", (repo,))
+            }
+            added = wanted - stored
+            removed = stored - wanted if replace else set()
+            conn.executemany(
+                "INSERT INTO code_paths (repo, path) VALUES (?, ?)", [(repo, p) for p in added]
+            )
+            conn.executemany(
+                "DELETE FROM code_paths WHERE repo = ? AND path = ?", [(repo, p) for p in removed]
+            )
+            _apply(conn, key_deltas(added, removed))
+            conn.execute(
+                "UPDATE code_meta SET paths = paths + ? WHERE id = 1", (len(added) - len(removed),)
+            )
+            return len(stored) + len(added) - len(removed)
+
+    def lookup(self, keys: Sequence[str]) -> KeyLookup:
+        # One statement: the meta row (key NULL) carries the number of indexed paths.
+        rows = (
+            self._db.connection()
+            .execute(
+                "SELECT NULL AS key, paths AS n FROM code_meta WHERE id = 1"
+                " UNION ALL SELECT key, refs FROM code_keys"
+                " WHERE key IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(keys)),),
+            )
+            .fetchall()
+        )
+        total = next((int(r["n"]) for r in rows if r["key"] is None), 0)
+        found = frozenset(r["key"] for r in rows if r["key"] is not None)
+        return KeyLookup(found=found, indexed_paths=total)

@@ -1,0 +1,151 @@
+"""The code index on both stores: the 1,220 real paths, replace, shared keys, one read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared.gates.code_paths import normalize_path
+from shared.gates.grounding import check_grounding
+
+READ_RPCS = (
+    "batch_get_documents",
+    "get_document",
+    "run_query",
+    "run_aggregation_query",
+    "list_documents",
+)
+
+
+def corpus_paths(corpus: Path) -> list[str]:
+    lines = (corpus / "code-paths.txt").read_text(encoding="utf-8").splitlines()
+    return [normalize_path(line) for line in lines if line.strip()]
+
+
+@contextmanager
+def count_reads(store: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every read the real adapter sends: SQL statements, or Firestore read RPCs."""
+    calls: list[str] = []
+    if hasattr(store.db, "connection"):  # SQLite: the connection's own statement trace
+        conn = store.db.connection()
+        conn.set_trace_callback(calls.append)
+        try:
+            yield calls
+        finally:
+            conn.set_trace_callback(None)
+        return
+    api = store.db.client()._firestore_api  # the GAPIC client every request goes through
+    for name in READ_RPCS:
+        original = getattr(api, name)
+
+        def counted(*args: Any, _name: str = name, _original: Any = original, **kw: Any) -> Any:
+            calls.append(_name)
+            return _original(*args, **kw)
+
+        monkeypatch.setattr(api, name, counted)
+    yield calls
+
+
+@pytest.fixture
+def fastapi_index(store: Any, corpus: Path) -> list[str]:
+    """The store with the corpus's 1,220 real paths indexed as repo ``fastapi``."""
+    paths = corpus_paths(corpus)
+    assert store.code.put_paths("fastapi", paths, replace=True) == len(set(paths))
+    return paths
+
+
+def test_the_real_paths_are_indexed_and_resolve(store: Any, fastapi_index: list[str]) -> None:
+    """All 1,220 paths count once; suffixes on '/' boundaries resolve, look-alikes do not."""
+    assert len(set(fastapi_index)) == 1220
+    lookup = store.code.lookup(
+        [
+            "fastapi/routing.py",
+            "docs_src/app_testing/app_b_an_py310/main.py",
+            "app_b_an_py310/main.py",
+            "outing.py/x",
+            "astapi/routing.py",
+            "signage/services/deployment.py",
+        ]
+    )
+    assert lookup.indexed_paths == 1220
+    assert lookup.found == {
+        "fastapi/routing.py",
+        "docs_src/app_testing/app_b_an_py310/main.py",
+        "app_b_an_py310/main.py",
+    }
+
+
+def test_putting_the_same_paths_again_changes_nothing(store: Any, fastapi_index: list[str]) -> None:
+    """A second put of the same list keeps the count and the keys."""
+    assert store.code.put_paths("fastapi", fastapi_index[:10], replace=False) == 1220
+    assert store.code.lookup(["fastapi/routing.py"]).found == {"fastapi/routing.py"}
+
+
+def test_replace_removes_paths_and_their_unshared_keys(store: Any) -> None:
+    """Replacing drops paths that left, and keys no remaining path shares."""
+    store.code.put_paths(
+        "a", ["src/app/main.py", "src/app/util.py", "tests/__init__.py"], replace=True
+    )
+    store.code.put_paths("b", ["lib/tests/__init__.py"], replace=True)
+
+    assert store.code.put_paths("a", ["src/app/main.py"], replace=True) == 1
+
+    lookup = store.code.lookup(["app/util.py", "src/app/main.py", "tests/__init__.py"])
+    assert lookup.found == {"src/app/main.py", "tests/__init__.py"}  # kept by repo b
+    assert lookup.indexed_paths == 2
+    assert store.code.put_paths("b", [], replace=True) == 0
+    assert store.code.lookup(["tests/__init__.py"]).found == frozenset()
+
+
+def test_without_replace_paths_accumulate(store: Any) -> None:
+    """A put without replace only adds; the count is per repository."""
+    assert store.code.put_paths("r", ["a/x.py", "a/y.py"], replace=False) == 2
+    assert store.code.put_paths("r", ["a/z.py"], replace=False) == 3
+    assert store.code.put_paths("other", ["a/x.py"], replace=False) == 1
+    assert store.code.lookup(["a/x.py"]).indexed_paths == 4
+
+
+def test_an_empty_index_says_so(store: Any) -> None:
+    """Before any put, a lookup finds nothing and reports no indexed path."""
+    lookup = store.code.lookup(["a/b.py"])
+    assert lookup.found == frozenset()
+    assert lookup.indexed_paths == 0
+
+
+@pytest.mark.parametrize("cited", [1, 50])
+def test_the_grounding_check_is_one_read(
+    store: Any, fastapi_index: list[str], cited: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking an answer costs one store read whether it cites 1 path or 50."""
+    code = [p for p in fastapi_index if p.endswith(".py") and "/" in p]
+    answer = " ".join(f"`{p}`" for p in code[: cited - 1]) + " y `ghost/nowhere.py`."
+    if cited == 1:
+        answer = f"Ver `{code[0]}`."
+    with count_reads(store, monkeypatch) as reads:
+        grounding = check_grounding(answer, store.code)
+    assert grounding.checked
+    assert grounding.cited == cited
+    assert grounding.resolved == (1 if cited == 1 else cited - 1)
+    assert len(reads) == 1, reads
+
+
+def test_concurrent_puts_keep_the_counts_exact(store: Any, corpus: Path) -> None:
+    """Three puts of the same paths at once count each path once; removing clears every key."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = corpus_paths(corpus)[:300]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(
+            pool.map(lambda _: store.code.put_paths("c", paths, replace=False), range(3))
+        )
+    assert max(results) == 300
+    assert store.code.lookup([paths[0].casefold()]).indexed_paths == 300
+
+    assert store.code.put_paths("c", [], replace=True) == 0
+    lookup = store.code.lookup([p.casefold() for p in paths if "/" in p])
+    assert lookup.found == frozenset()
+    assert lookup.indexed_paths == 0
