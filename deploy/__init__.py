@@ -1,0 +1,1 @@
+"""Deployment helpers run by cloudbuild.yaml: stage function sources, deploy Firestore indexes."""
