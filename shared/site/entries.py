@@ -1,0 +1,108 @@
+"""What the rest of the site knows about each published page, and the site as a whole.
+
+An ``Entry`` is the part of a page that other pages show (title in links, listings,
+backlinks, the search index); ``SiteView`` is every entry plus the link graph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from shared.schema import Page
+from shared.site import lang
+from shared.site import links as graph
+
+SUMMARY_CHARS = 200
+# An unclosed fence (the window may cut one) runs to the end of the window.
+_FENCE = re.compile(r"^(```|~~~).*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
+_HEADING = re.compile(r"^#{1,6}[ \t].*$", re.M)
+_WIKI = re.compile(r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
+_TAG = re.compile(r"<[^>\n]{0,200}>")
+_LIST = re.compile(r"^[ \t]*(?:[-+]|\d+\.)[ \t]+|^-{3,}[ \t]*$", re.M)
+_MARKUP = re.compile(r"[*_`>|#~]+")
+_SPACE = re.compile(r"\s+")
+
+
+def _plain(markdown: str) -> str:
+    text = _FENCE.sub(" ", markdown)
+    text = _HEADING.sub(" ", text)
+    text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _IMAGE.sub(" ", text)
+    text = _LINK.sub(r"\1", text)
+    text = _DIRECTIVE.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    text = _LIST.sub(" ", text)
+    text = _MARKUP.sub(" ", text)
+    return " ".join(text.split())
+
+
+def summary(content: str, limit: int = SUMMARY_CHARS) -> str:
+    """A short plain-text excerpt of Markdown (headings and code left out), for search.
+
+    Reads a small window first and a larger one only when that was mostly markup,
+    so a 10,000-page build does not strip whole pages to keep 200 characters.
+    """
+    text = ""
+    for window in (limit * 4, limit * 40):
+        text = _plain(content[:window])
+        if len(text) > limit or window >= len(content):
+            break
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A published page as listings, links and the search index show it."""
+
+    slug: str
+    title: str
+    type: str
+    tags: tuple[str, ...]
+    category: str | None
+    updated: str  # YYYY-MM-DD
+    lang: str
+    summary: str
+
+
+def entry_of(page: Page, cached: tuple[str, str] | None = None) -> Entry:
+    """The page's entry; ``cached`` (language, summary) of unchanged text skips the guessing."""
+    fm = page.front_matter
+    language, short = cached or (lang.detect(f"{fm.title}\n{page.content}"), summary(page.content))
+    return Entry(
+        slug=page.slug,
+        title=fm.title,
+        type=fm.type,
+        tags=tuple(fm.tags),
+        category=fm.category,
+        updated=page.updated_at.date().isoformat(),
+        lang=language,
+        summary=short,
+    )
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """Every published page's entry and outgoing links (targets may be broken)."""
+
+    entries: Mapping[str, Entry]
+    links: Mapping[str, Sequence[str]]
+    backlinks: dict[str, list[str]] = field(init=False)
+    titles: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "backlinks", graph.backlinks(self.links))
+        object.__setattr__(self, "titles", {s: e.title for s, e in self.entries.items()})
+
+    def broken_links(self) -> list[dict[str, str]]:
+        return graph.broken(self.links, self.entries)
+
+    def language(self) -> str:
+        return lang.majority([e.lang for e in self.entries.values()])

@@ -1,0 +1,70 @@
+"""Where each output of the site lives, and the proof that no output leaves the site root.
+
+Output paths are relative POSIX paths (``<slug>/index.html``); ``safe_relative`` refuses
+anything absolute, with ``..``/empty parts or odd characters, and ``inside`` checks a
+joined filesystem path after resolving it, so a hostile slug cannot escape either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from shared.slugs import slug_problem
+
+INDEX = "index.html"
+SITEMAP = "sitemap.xml"
+SEARCH_INDEX = "search-index.json"
+MARKER = ".biblioteca-build.json"  # which build a published site is: see publish.py
+STATIC_DIR = "static"
+TYPE_DIR = "type"
+_FORBIDDEN = set('\\\0:*?"<>|\r\n\t')
+
+
+class UnsafePath(ValueError):
+    """An output path that could leave the site root (a bug or a hostile slug)."""
+
+
+def safe_relative(path: str) -> str:
+    """``path`` if it is a plain relative path inside the root, else ``UnsafePath``."""
+    if not path or path.startswith("/") or any(c in _FORBIDDEN for c in path):
+        raise UnsafePath(f"unsafe output path {path!r}")
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise UnsafePath(f"unsafe output path {path!r}")
+    return str(PurePosixPath(*parts))
+
+
+def inside(root: Path, relative: str) -> Path:
+    """``root / relative`` after proving that, resolved, it is still under ``root``."""
+    base = root.resolve()
+    target = (base / safe_relative(relative)).resolve()
+    if target == base or not target.is_relative_to(base):
+        raise UnsafePath(f"output path {relative!r} leaves the site root")
+    return target
+
+
+def page_path(slug: str) -> str:
+    """The file of a page: ``<slug>/index.html`` (only for slugs the contract allows)."""
+    problem = slug_problem(slug)
+    if problem is not None:
+        raise UnsafePath(f"invalid slug {slug!r}: {problem}")
+    return safe_relative(f"{slug}/{INDEX}")
+
+
+def listing_path(page_type: str) -> str:
+    return safe_relative(f"{TYPE_DIR}/{page_type}/{INDEX}")
+
+
+def page_href(root: str, slug: str) -> str:
+    """Link to a page from a file ``root`` away from the site root (``""`` or ``"../"``)."""
+    return f"{root}{quote(slug, safe='')}/{INDEX}"
+
+
+def listing_href(root: str, page_type: str) -> str:
+    return f"{root}{TYPE_DIR}/{quote(page_type, safe='')}/{INDEX}"
+
+
+def root_of(path: str) -> str:
+    """The relative path back to the site root from the folder of ``path``."""
+    return "../" * path.count("/")

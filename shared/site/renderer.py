@@ -1,0 +1,261 @@
+"""The static site's files from pages: pure functions from data to text, no I/O.
+
+Jinja2 with autoescape on renders every page, listing and the curator report, so
+titles and front-matter values are always escaped; only the Markdown body (already
+safe, see ``markdown``) is inserted as markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from xml.sax.saxutils import escape as xml_escape
+
+import jinja2
+
+from shared.schema import PAGE_TYPES, Page, Source
+from shared.site import lang, paths
+from shared.site.entries import Entry, SiteView
+from shared.site.links import resolve
+from shared.site.markdown import Body
+
+# Bump when the output changes for the same input, so the next build is a full one.
+RENDERER_VERSION = "1"
+TEMPLATES = Path(__file__).parent / "templates"
+_REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    """The settings that change what the renderer writes."""
+
+    ask_url: str = "/ask"
+    code_url: str | None = None  # e.g. https://github.com/org/{repo}/blob/main/{path}
+    base_url: str | None = None  # absolute URL of the site root, for the sitemap
+
+    def key(self) -> str:
+        """Changes whenever the same pages would render differently (forces a full build)."""
+        text = json.dumps([RENDERER_VERSION, template_digest(), self.ask_url, self.code_url])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def template_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(TEMPLATES.glob("*.html")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _jinja() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _render(template: str, **context: Any) -> str:
+    return _jinja().get_template(template).render(**context)
+
+
+# -- sources --------------------------------------------------------------------------
+
+
+def code_href(ref: str, template: str | None) -> str | None:
+    """Link of a code ref (``path`` or ``repo:path``, ``#L12`` kept) via the URL template.
+
+    None when no template is set, when the template needs a repository the ref does not
+    name, or when the result would not be an http(s) URL.
+    """
+    if not template or "://" in ref:
+        return None
+    match = _REPO.match(ref)
+    repo, path = (match.group(1), match.group(2)) if match else (None, ref)
+    if repo is None and "{repo}" in template:
+        return None
+    path, _, fragment = path.strip().lstrip("/").partition("#")
+    while path.startswith("./"):
+        path = path[2:]
+    if not path or ".." in path.split("/"):
+        return None
+    url = template.replace("{repo}", quote(repo or "", safe="")).replace(
+        "{path}", quote(path, safe="/")
+    )
+    if fragment:
+        url += "#" + quote(fragment, safe="")
+    return url if url.lower().startswith(("https://", "http://")) else None
+
+
+def _source(source: Source, code_url: str | None, language: str) -> dict[str, Any]:
+    return {
+        "label": lang.SOURCES[language][source.type],
+        "ref": source.ref,
+        "href": code_href(source.ref, code_url) if source.type == "code" else None,
+        "last_seen": source.last_seen,
+    }
+
+
+# -- pages ----------------------------------------------------------------------------
+
+
+def _chrome(language: str, root: str, config: SiteConfig) -> dict[str, Any]:
+    return {"lang": language, "ui": lang.UI[language], "root": root, "ask_url": config.ask_url}
+
+
+def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> str:
+    """``<slug>/index.html``: the page, its metadata, sources, related pages and backlinks."""
+    root = "../"
+    entry = site.entries[page.slug]
+    language = entry.lang
+    fm = page.front_matter
+    related = [
+        {
+            "title": site.titles.get(s, s),
+            "href": paths.page_href(root, s) if s in site.titles else None,
+        }
+        for s in fm.related
+    ]
+    backlinks = [
+        {"title": site.titles[s], "href": paths.page_href(root, s)}
+        for s in sorted(site.backlinks.get(page.slug, ()), key=lambda s: _sort_key(site.titles[s]))
+        if s in site.titles
+    ]
+    return _render(
+        "page.html",
+        **_chrome(language, root, config),
+        page={**fm.model_dump(), "version": page.version},
+        updated=entry.updated,
+        type_label=lang.TYPES[language][fm.type][0],
+        type_href=paths.listing_href(root, fm.type),
+        status_label=lang.STATUSES[language][fm.status],
+        body=resolve(_without_title(body, fm.title), site.titles, root),
+        sources=[_source(s, config.code_url, language) for s in fm.sources],
+        related=related,
+        backlinks=backlinks,
+    )
+
+
+def _without_title(body: Body, title: str) -> Body:
+    """Imported Markdown often opens with its title as ``# Title``: show the title once."""
+    if body.leading_h1 is None or body.leading_h1.casefold() != title.casefold():
+        return body
+    end = body.html.find("</h1>\n")
+    if not body.html.startswith("<h1") or end < 0:
+        return body
+    return replace(body, html=body.html[end + len("</h1>\n") :], leading_h1=None)
+
+
+def _sort_key(title: str) -> tuple[str, str]:
+    return (title.casefold(), title)
+
+
+def _links(entries: list[Entry], root: str) -> list[dict[str, Any]]:
+    ordered = sorted(entries, key=lambda e: (*_sort_key(e.title), e.slug))
+    return [
+        {
+            "title": e.title,
+            "href": paths.page_href(root, e.slug),
+            "category": e.category,
+            "tags": e.tags,
+        }
+        for e in ordered
+    ]
+
+
+def _by_type(site: SiteView) -> dict[str, list[Entry]]:
+    groups: dict[str, list[Entry]] = {t: [] for t in PAGE_TYPES}
+    for entry in site.entries.values():
+        groups[entry.type].append(entry)
+    return {t: entries for t, entries in groups.items() if entries}
+
+
+def listing_types(site: SiteView) -> list[str]:
+    """The types that get a listing: those with at least one published page."""
+    return list(_by_type(site))
+
+
+def render_index(site: SiteView, config: SiteConfig) -> str:
+    """``index.html``: every published page, grouped by type."""
+    language = site.language()
+    groups = [
+        {
+            "type": page_type,
+            "label": lang.TYPES[language][page_type][1],
+            "href": paths.listing_href("", page_type),
+            "pages": _links(entries, ""),
+        }
+        for page_type, entries in _by_type(site).items()
+    ]
+    return _render("index.html", **_chrome(language, "", config), groups=groups)
+
+
+def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:
+    """``type/<type>/index.html``: the published pages of one type."""
+    root = "../../"
+    language = site.language()
+    entries = _by_type(site).get(page_type, [])
+    return _render(
+        "listing.html",
+        **_chrome(language, root, config),
+        label=lang.TYPES[language][page_type][1],
+        pages=_links(entries, root),
+    )
+
+
+# -- machine-readable files -----------------------------------------------------------
+
+
+def render_sitemap(site: SiteView, config: SiteConfig) -> str:
+    """``sitemap.xml``; URLs are absolute when ``base_url`` is known, else site-relative."""
+    base = config.base_url.rstrip("/") + "/" if config.base_url else ""
+    rows = [f"<url><loc>{xml_escape(base)}</loc></url>"] if base else []
+    for page_type in listing_types(site):
+        rows.append(f"<url><loc>{xml_escape(paths.listing_href(base, page_type))}</loc></url>")
+    for slug in sorted(site.entries):
+        loc = xml_escape(paths.page_href(base, slug))
+        rows.append(f"<url><loc>{loc}</loc><lastmod>{site.entries[slug].updated}</lastmod></url>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "\n".join(rows)
+        + "\n</urlset>\n"
+    )
+
+
+def safe_json(data: Any) -> str:
+    """JSON that stays inert even if someone inlines it into HTML (``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_search_index(site: SiteView) -> str:
+    """``search-index.json``: slug, title, type, tags, a short text and the URL of each page."""
+    items = [
+        {
+            "slug": e.slug,
+            "title": e.title,
+            "type": e.type,
+            "tags": list(e.tags),
+            "text": e.summary,
+            "url": paths.page_href("", e.slug),
+        }
+        for e in sorted(site.entries.values(), key=lambda e: e.slug)
+    ]
+    return safe_json({"pages": items})
+
+
+def render_report(report: Mapping[str, Any]) -> tuple[str, str]:
+    """The private curator report as (HTML, JSON)."""
+    html = _render("report.html", report=report)
+    return html, json.dumps(report, ensure_ascii=False, indent=2, default=str)
