@@ -70,7 +70,9 @@ def split_markdown(
     for level, heading, block in _blocks(markdown):
         if level:
             path = [(lvl, text) for lvl, text in path if lvl < level] + [(level, heading)]
-            sections.append((PATH_SEPARATOR.join(t for _, t in path), []))
+            # The page's own title heading would only repeat the title on every chunk.
+            shown = [t for lvl, t in path if not (lvl == 1 and t.strip() == title.strip())]
+            sections.append((PATH_SEPARATOR.join(shown), []))
             continue
         if not sections:
             sections.append(("", []))

@@ -31,6 +31,7 @@ class _Cached:
     def __init__(self) -> None:
         self.fingerprint: str | None = None
         self.index = LexicalIndex([])
+        self.embedders: frozenset[str] = frozenset()
         self.lock = threading.Lock()
 
 
@@ -38,21 +39,32 @@ _cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
 _cache_lock = threading.Lock()
 
 
-def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
-    """The lexical index of ``chunks``, rebuilt when its fingerprint has changed."""
+def _state(chunks: ChunkIndex) -> _Cached:
+    """The cached state of ``chunks``, rebuilt when its fingerprint has changed."""
     with _cache_lock:
         cached = _cache.get(chunks)
         if cached is None:
             cached = _cache[chunks] = _Cached()
     fingerprint = chunks.fingerprint()
     if cached.fingerprint == fingerprint:
-        return cached.index
+        return cached
     with cached.lock:
         if cached.fingerprint != fingerprint:
             # Read the fingerprint before the rows: a write in between only costs a rebuild.
             cached.index = LexicalIndex(chunks.active_chunks())
+            cached.embedders = frozenset(chunks.embedders())
             cached.fingerprint = fingerprint
-    return cached.index
+    return cached
+
+
+def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
+    """The lexical index of ``chunks``, rebuilt when its fingerprint has changed."""
+    return _state(chunks).index
+
+
+def indexed_embedders(chunks: ChunkIndex) -> frozenset[str]:
+    """The embedders of the active chunks, cached like the lexical index."""
+    return _state(chunks).embedders
 
 
 Fuse = Callable[..., list[Ranked]]

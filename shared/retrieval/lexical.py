@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.ports import IndexedChunk, SearchFilter
-from shared.retrieval.text import query_tokens, tokens
+from shared.retrieval.text import query_groups, tokens
 
 K1 = 1.2
 B = 0.75
@@ -55,6 +55,7 @@ class LexicalIndex:
         self._idf = {
             t: math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5)) for t, d in postings.items()
         }
+        self._max_idf = math.log(1 + (n + 0.5) / 0.5)
         self._types = np.array([r.page_type or "" for r in self.rows], dtype=object)
         self._categories = np.array([r.category or "" for r in self.rows], dtype=object)
 
@@ -74,7 +75,8 @@ class LexicalIndex:
 
     def search(self, question: str, filters: SearchFilter, limit: int) -> list[LexicalHit]:
         """The ``limit`` best chunks for ``question`` among those passing ``filters``."""
-        terms = [t for t in query_tokens(question) if t in self._idf]
+        groups = query_groups(question)
+        terms = list(dict.fromkeys(t for g in groups for t in g if t in self._idf))
         if not terms or not self.rows:
             return []
         scores = np.zeros(len(self.rows), dtype=np.float32)
@@ -82,8 +84,9 @@ class LexicalIndex:
             docs, tf = self._postings[term]
             scores[docs] += self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
         scores[~self.mask(filters)] = 0.0
-        # The best a chunk could score: every term, at a saturated frequency.
-        ceiling = sum(self._idf[t] for t in terms) * (K1 + 1)
+        # The best a chunk could score: every word of the question (a word the wiki never
+        # uses counts as the rarest), at a saturated frequency. Coverage is the share of it.
+        ceiling = (K1 + 1) * sum(max(self._idf.get(t, self._max_idf) for t in g) for g in groups)
         count = int(np.count_nonzero(scores))
         if count == 0:
             return []

@@ -92,20 +92,28 @@ def tokens(text: str) -> list[str]:
     return out
 
 
-def query_tokens(text: str) -> list[str]:
-    """Tokens of a question: like ``tokens``, with English words also mapped to Spanish."""
-    out: list[str] = []
+def query_groups(text: str) -> list[tuple[str, ...]]:
+    """A question's tokens grouped per word: the word's stem, its identifier form, and the
+    stems of its Spanish translations when it is an English word. One group is one thing
+    the question asks for, whichever of its forms a page uses."""
+    groups: list[tuple[str, ...]] = []
     for raw in _words(text):
         parts = _PART.findall(raw)
         if len(parts) > 1 or "_" in raw:
-            out.append(raw.strip(".:/-"))
+            groups.append((raw.strip(".:/-"),))
         for part in parts:
             if part in STOPWORDS or (len(part) < 2 and not part.isdigit()):
                 continue
-            out.append(stem(part))
+            forms = [stem(part)]
             for spanish in EN_TO_ES.get(part, ()):
-                out.extend(stem(w) for w in spanish.split())
-    return list(dict.fromkeys(out))
+                forms.extend(stem(w) for w in spanish.split() if w not in STOPWORDS)
+            groups.append(tuple(dict.fromkeys(forms)))
+    return list(dict.fromkeys(groups))
+
+
+def query_tokens(text: str) -> list[str]:
+    """Every token of a question's groups, once."""
+    return list(dict.fromkeys(t for group in query_groups(text) for t in group))
 
 
 def language(text: str) -> str:

@@ -1,0 +1,220 @@
+"""Retrieval quality on the labelled questions: recall@1, recall@5 and MRR per page.
+
+Imports ../shared/corpus/fastapi-es into a throw-away embedded store with the offline
+embedder, then ranks pages for every question of bench/questions.json with the
+shipped hybrid retrieval, with its parts and fusion alternatives, and with a plain
+page-level BM25 baseline, all in the same run.
+
+    .venv/bin/python bench/retrieval.py [--json] [--show-misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from shared.ports import ChunkHit, SearchFilter  # noqa: E402
+from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
+from shared.retrieval import hybrid  # noqa: E402
+from shared.retrieval.fusion import Ranked, mix, rrf  # noqa: E402
+from shared.retrieval.lexical import LexicalHit  # noqa: E402
+from shared.services.importer import import_directory  # noqa: E402
+from shared.store.sqlite import SqliteStore  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
+QUESTIONS = Path(__file__).with_name("questions.json")
+NONE = SearchFilter()
+
+
+def page_order(slugs: Sequence[str]) -> list[str]:
+    """Pages in the order their first chunk appears."""
+    return list(dict.fromkeys(slugs))
+
+
+def metrics(rankings: Sequence[list[str]], answers: Sequence[str]) -> dict[str, float]:
+    r1 = r5 = rr = 0.0
+    for ranking, answer in zip(rankings, answers, strict=True):
+        if answer in ranking:
+            position = ranking.index(answer) + 1
+            r1 += position == 1
+            r5 += position <= 5
+            rr += 1 / position
+    n = max(len(answers), 1)
+    return {"recall@1": r1 / n, "recall@5": r5 / n, "mrr": rr / n, "n": len(answers)}
+
+
+class PageBm25:
+    """The baseline: BM25 over whole pages, lower-cased word tokens, nothing else."""
+
+    def __init__(self, pages: dict[str, str]) -> None:
+        self.slugs = list(pages)
+        self.docs = [Counter(re.findall(r"\w+", text.lower())) for text in pages.values()]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avgdl = sum(self.lengths) / len(self.lengths)
+        df: Counter[str] = Counter()
+        for doc in self.docs:
+            df.update(doc.keys())
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+
+    def rank(self, question: str, k1: float = 1.2, b: float = 0.75) -> list[str]:
+        terms = re.findall(r"\w+", question.lower())
+        scores = []
+        for slug, doc, length in zip(self.slugs, self.docs, self.lengths, strict=True):
+            s = 0.0
+            for t in terms:
+                tf = doc.get(t, 0)
+                if tf:
+                    s += self.idf[t] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / self.avgdl))
+            scores.append((s, slug))
+        return [slug for s, slug in sorted(scores, key=lambda x: -x[0]) if s > 0]
+
+
+def dense_only(dense: Sequence[ChunkHit], lexical: Sequence[LexicalHit], rows: Any) -> list[str]:
+    del lexical, rows
+    return [h.slug for h in dense]
+
+
+def lexical_only(dense: Sequence[ChunkHit], lexical: Sequence[LexicalHit], rows: Any) -> list[str]:
+    del dense, rows
+    return [h.key[0] for h in lexical]
+
+
+def fused(fuse: Callable[..., list[Ranked]]) -> Callable[..., list[str]]:
+    def run(dense: Sequence[ChunkHit], lexical: Sequence[LexicalHit], rows: Any) -> list[str]:
+        return [r.slug for r in fuse(dense, lexical, rows)]
+
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--show-misses", action="store_true")
+    args = parser.parse_args(argv)
+    if not CORPUS.is_dir():
+        print(f"the corpus is not at {CORPUS}", file=sys.stderr)
+        return 2
+    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    questions = data["questions"]
+    embedder = shared_local_embedder()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteStore(Path(tmp))
+        started = time.perf_counter()
+        report = import_directory(CORPUS, store, embedder, default_type="guide")
+        import_s = time.perf_counter() - started
+        if report.failed:
+            print(f"import failed for {report.failed}", file=sys.stderr)
+            return 1
+        pages = {
+            p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()
+        }
+        baseline = PageBm25(pages)
+        index = hybrid.lexical_index(store.chunks)
+        chunk_count = len(index)
+
+        systems: dict[str, Callable[..., list[str]]] = {
+            "hybrid (shipped: mix w=0.6)": fused(mix),
+            "dense only": dense_only,
+            "lexical only": lexical_only,
+            "rrf k=60": fused(rrf),
+        }
+        for w in (0.3, 0.4, 0.5, 0.7, 0.8):
+            systems[f"mix w={w}"] = fused(partial(mix, dense_weight=w))
+
+        rankings: dict[str, list[list[str]]] = {name: [] for name in systems}
+        rankings["baseline: page BM25"] = []
+        for q in questions:
+            vector = embedder.embed_query(q["q"])
+            dense = store.chunks.nearest(
+                vector, embedder=embedder.name, filters=NONE, limit=hybrid.CANDIDATES
+            )
+            lexical = index.search(q["q"], NONE, hybrid.CANDIDATES)
+            for name, system in systems.items():
+                rankings[name].append(page_order(system(dense, lexical, index.by_key)))
+            rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
+
+        negatives = []
+        for q in data.get("negatives", []):
+            vector = embedder.embed_query(q["q"])
+            found = hybrid.retrieve(
+                store.chunks, q["q"], vector, embedder=embedder.name, filters=NONE, limit=1
+            )
+            negatives.append(found.ranked[0].score if found.ranked else 0.0)
+        positives = []
+        for q in questions:
+            vector = embedder.embed_query(q["q"])
+            found = hybrid.retrieve(
+                store.chunks, q["q"], vector, embedder=embedder.name, filters=NONE, limit=1
+            )
+            positives.append(found.ranked[0].score if found.ranked else 0.0)
+
+    subsets = {
+        "all": lambda q: True,
+        "tune": lambda q: q["split"] == "tune",
+        "holdout": lambda q: q["split"] == "holdout",
+        "es": lambda q: q["lang"] == "es",
+        "en": lambda q: q["lang"] == "en",
+    }
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for name, ranks in rankings.items():
+        results[name] = {}
+        for subset, keep in subsets.items():
+            chosen = [(r, q["page"]) for r, q in zip(ranks, questions, strict=True) if keep(q)]
+            results[name][subset] = metrics([r for r, _ in chosen], [a for _, a in chosen])
+
+    summary = {
+        "corpus_pages": len(pages),
+        "chunks": chunk_count,
+        "questions": len(questions),
+        "import_seconds": round(import_s, 2),
+        "results": results,
+        "top_score_answerable_min": round(min(positives), 3),
+        "top_score_negatives_max": round(max(negatives), 3) if negatives else None,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(
+            f"{len(pages)} pages, {chunk_count} chunks, {len(questions)} questions "
+            f"({sum(q['split'] == 'holdout' for q in questions)} held out); "
+            f"import {import_s:.1f} s"
+        )
+        header = f"{'system':30} {'subset':8} {'R@1':>6} {'R@5':>6} {'MRR':>6} {'n':>4}"
+        print(header)
+        print("-" * len(header))
+        for name, by_subset in results.items():
+            for subset, m in by_subset.items():
+                print(
+                    f"{name:30} {subset:8} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
+                    f"{m['mrr']:6.3f} {m['n']:4.0f}"
+                )
+        print(
+            f"top fused score: answerable min {min(positives):.3f}, "
+            f"off-topic max {max(negatives) if negatives else float('nan'):.3f}"
+        )
+    if args.show_misses:
+        shipped = rankings["hybrid (shipped: mix w=0.6)"]
+        for ranking, q in zip(shipped, questions, strict=True):
+            if not ranking or ranking[0] != q["page"]:
+                got = ranking[:3]
+                print(f"MISS [{q['split']}] {q['q']!r}: want {q['page']}, got {got}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

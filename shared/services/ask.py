@@ -1,0 +1,252 @@
+"""``ask``: validate the question, retrieve (help mode), answer, record the hit, maybe archive.
+
+``tutor`` mode touches neither the embedder nor the store. A store built with another
+embedder than the configured one is a 503 ``reindex_required``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from shared.config import Settings
+from shared.errors import BibliotecaError, InvalidInput, ReindexRequired
+from shared.logs import get_logger
+from shared.ports import Passage, SearchFilter, Store
+from shared.providers.factory import answerer_for, embedder_for, embedder_name
+from shared.retrieval import hybrid
+from shared.retrieval.extractive import sentences
+from shared.retrieval.fusion import Ranked
+from shared.retrieval.text import strip_invisible
+
+MAX_QUESTION_CHARS = 2000
+DEFAULT_LIMIT = 6
+MAX_LIMIT = 20
+# A chunk below this fused score is not an answer (bench/README.md: how it was measured).
+MIN_SCORE = 0.24
+SNIPPET_CHARS = 240
+_FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
+_log = get_logger("ask")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A validated ``ask`` request."""
+
+    text: str
+    mode: Literal["help", "tutor"]
+    filters: SearchFilter
+    limit: int
+    archive: bool
+
+
+def parse_question(body: Mapping[str, Any]) -> Question:
+    """The request's fields, checked against the contract (``InvalidInput`` at the field)."""
+    raw = body.get("question")
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidInput("question is required: a non-blank string", field="question")
+    text = strip_invisible(raw).strip()
+    if len(raw) > MAX_QUESTION_CHARS:
+        raise InvalidInput(
+            f"question is longer than {MAX_QUESTION_CHARS} characters", field="question"
+        )
+    if not text:
+        raise InvalidInput("question has no visible characters", field="question")
+    limit = body.get("limit", DEFAULT_LIMIT)
+    if limit is None:
+        limit = DEFAULT_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be an integer from 1 to {MAX_LIMIT}", field="limit")
+    values: dict[str, str | None] = {}
+    for name, attribute in _FILTERS:
+        value = body.get(name)
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"{name} must be a string or null", field=name)
+        values[attribute] = value.strip() if isinstance(value, str) and value.strip() else None
+    return Question(
+        text=text,
+        mode="tutor" if body.get("mode") == "tutor" else "help",
+        filters=SearchFilter(**values),
+        limit=limit,
+        archive=body.get("archive") is True,
+    )
+
+
+def ask(
+    body: Mapping[str, Any],
+    settings: Settings,
+    *,
+    authorized: bool,
+    store: Store | None = None,
+) -> dict[str, Any]:
+    """Answer one ``ask`` request; ``store`` is opened by the caller only in help mode."""
+    started = time.perf_counter()
+    question = parse_question(body)
+    answerer = answerer_for(settings)  # before any work: a missing key is a 503 at once
+    if question.mode == "tutor":
+        generated = time.perf_counter()
+        generation = answerer.answer(question.text, [], mode="tutor")
+        done = time.perf_counter()
+        return {
+            "answer": generation.text,
+            "sources": [],
+            "model": generation.model,
+            "chunks_used": 0,
+            "duration_ms": _ms(started, done),
+            "mode": "tutor",
+            "archive": {"attempted": False, "reason": "tutor-mode"},
+            "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
+        }
+    if store is None:
+        raise ValueError("help mode needs the store")
+
+    expected = embedder_name(settings)
+    held = hybrid.indexed_embedders(store.chunks)
+    if held and expected not in held:
+        raise ReindexRequired(
+            f"the wiki's index was built with {', '.join(sorted(held))} but the configured "
+            f"embedder is {expected}: run `biblioteca reindex`"
+        )
+    t0 = time.perf_counter()
+    vector = embedder_for(settings).embed_query(question.text)
+    t1 = time.perf_counter()
+    found = hybrid.retrieve(
+        store.chunks,
+        question.text,
+        vector,
+        embedder=expected,
+        filters=question.filters,
+        limit=question.limit,
+    )
+    passages = numbered([r for r in found.ranked if r.score >= MIN_SCORE])
+    t2 = time.perf_counter()
+    generation = answerer.answer(question.text, passages, mode="help")
+    t3 = time.perf_counter()
+
+    response: dict[str, Any] = {
+        "answer": generation.text,
+        "sources": [source(p) for p in passages],
+        "model": generation.model,
+        "chunks_used": len(passages),
+        "duration_ms": _ms(started, t3),
+        "mode": "help",
+        "archive": {"attempted": False, "reason": "not-requested"},
+        "timings": {"embed_ms": _ms(t0, t1), "search_ms": _ms(t1, t2), "generate_ms": _ms(t2, t3)},
+    }
+    grounding = grounding_of(generation.text, store)
+    if grounding is not None:
+        response["grounding"] = grounding
+    slugs = list(dict.fromkeys(p.slug for p in passages))
+    if question.archive:
+        if authorized or settings.archive_from_widget:
+            response["archive"] = archive_seam(
+                question.text,
+                generation.text,
+                slugs,
+                model=generation.model,
+                store=store,
+                settings=settings,
+            )
+        else:
+            response["archive"] = {"attempted": False, "reason": "unauthorized"}
+    record_hit(store, question, passages, generation.model, response["duration_ms"])
+    return response
+
+
+def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
+    """Retrieved chunks as the answerer's numbered sources, best first from [1]."""
+    return [
+        Passage(
+            number=i,
+            slug=r.slug,
+            title=r.title,
+            heading=r.heading,
+            text=strip_invisible(r.text),
+            score=r.score,
+        )
+        for i, r in enumerate(ranked, start=1)
+    ]
+
+
+def source(passage: Passage) -> dict[str, Any]:
+    """One entry of the response's ``sources``."""
+    return {
+        "slug": passage.slug,
+        "title": passage.title,
+        "heading": passage.heading,
+        "score": round(passage.score, 4),
+        "snippet": snippet(passage.text),
+    }
+
+
+def snippet(text: str) -> str:
+    """The start of a chunk's prose (code and markup left out), cut on a word."""
+    prose = " ".join(sentences(text)) or re.sub(r"\s+", " ", text).strip()
+    if len(prose) <= SNIPPET_CHARS:
+        return prose
+    cut = prose.rfind(" ", 0, SNIPPET_CHARS)
+    return prose[: cut if cut > SNIPPET_CHARS // 2 else SNIPPET_CHARS].rstrip(" ,;:") + "…"
+
+
+def record_hit(
+    store: Store, question: Question, passages: Sequence[Passage], model: str, duration_ms: float
+) -> None:
+    """The utility hit for gap analytics; a failure is logged, never the caller's problem."""
+    try:
+        store.events.record(
+            "utility_hit",
+            {
+                "question": question.text,
+                "mode": question.mode,
+                "slugs": [p.slug for p in passages],
+                "scores": [round(p.score, 4) for p in passages],
+                "duration_ms": duration_ms,
+                "model": model,
+            },
+        )
+    except Exception:  # analytics must never cost an answer
+        _log.exception("could not record the utility hit")
+
+
+# -- the archive helper's gates (shared.gates.grounding, shared.services.archive) ------
+
+
+def grounding_of(answer: str, store: Store) -> dict[str, Any] | None:
+    """The grounding check of an answer's cited code paths (None if it cannot run)."""
+    from shared.gates.grounding import check_grounding
+
+    try:
+        return check_grounding(answer, store.code).body()
+    except (AttributeError, BibliotecaError) as exc:
+        _log.warning("grounding not reported: %s", exc)
+        return None
+
+
+def archive_seam(
+    question: str,
+    answer: str,
+    slugs: list[str],
+    *,
+    model: str,
+    store: Store,
+    settings: Settings,
+) -> dict[str, Any]:
+    """Send the answer through the archive gates; their decision is the ``archive`` field."""
+    try:
+        from shared.services.archive import (  # type: ignore[import-not-found,unused-ignore]
+            archive_answer,
+        )
+    except ModuleNotFoundError:  # the archive service is not part of this build yet
+        _log.warning("archive requested but shared.services.archive is not available")
+        return {"attempted": False, "reason": "archive-unavailable"}
+    decision: dict[str, Any] = archive_answer(
+        question=question, answer=answer, sources=slugs, store=store, settings=settings, model=model
+    )
+    return decision
+
+
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000, 1)
