@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from shared.errors import (
 from shared.logs import configure_logging, get_logger, register_secret
 
 MAX_BODY_BYTES = 1024 * 1024
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
 _log = get_logger("http")
 
 
@@ -141,9 +143,24 @@ def read_json_body(request: flask.Request) -> dict[str, Any]:
         body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidJson(f"the body is not valid JSON: {_short(exc)}") from exc
+    if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(body):
+        raise InvalidJson("the body escapes a lone UTF-16 surrogate (\\ud800-\\udfff): not text")
     if not isinstance(body, dict):
         raise InvalidInput(f"the body must be a JSON object, got {_json_type(body)}")
     return body
+
+
+def _has_lone_surrogate(body: object) -> bool:
+    """Whether a string in ``body`` holds a surrogate no pair completes.
+
+    JSON lets ``\\ud800`` through although no UTF-8 text can hold it: every later
+    encode (the store, the response, the logs) would fail, so it is refused here.
+    """
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return True
+    return False
 
 
 def _refuse_constant(name: str) -> None:
