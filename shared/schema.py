@@ -152,8 +152,10 @@ def _as_invalid_input(exc: ValidationError, field: str) -> InvalidInput:
     path = _loc_path(loc)
     where = f"{field}.{path}" if field and path else (path or field)
     name = str(loc[0]) if loc else ""
+    name = name if len(name) <= 60 else f"{name[:60]}…"  # a caller's key, quoted not echoed
     if error["type"] == "extra_forbidden" and len(loc) > 1:
-        message = f"unknown key '{loc[-1]}' in {_loc_path(loc[:-1])}"
+        key = str(loc[-1])
+        message = f"unknown key '{key[:60]}' in {_loc_path(loc[:-1])}"
     elif error["type"] == "extra_forbidden":
         message = f"unknown front-matter key '{name}'; allowed: " + ", ".join(FRONT_MATTER_KEYS)
     elif error["type"] == "missing":

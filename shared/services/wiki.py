@@ -73,8 +73,9 @@ def to_page(record: PageRecord, field: str = "") -> Page:
 def _refuse_unknown(body: Mapping[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
     for key in body:
         if key not in allowed:
+            shown = key if len(key) <= 60 else f"{key[:60]}…"  # quoted, not echoed whole
             raise InvalidInput(
-                f"unknown field '{key}'; allowed: {', '.join(allowed)}", field=f"{prefix}{key}"
+                f"unknown field '{shown}'; allowed: {', '.join(allowed)}", field=f"{prefix}{key}"
             )
 
 
