@@ -43,12 +43,30 @@ def function_names() -> list[str]:
 def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
     """One WSGI app: functions-framework's own app per function, mounted at ``/<name>``."""
     mounts = {
-        f"/{name}": functions_framework.create_app(  # type: ignore[no-untyped-call]
-            name, str(functions_dir / name / "main.py")
+        f"/{name}": _at_root(
+            functions_framework.create_app(  # type: ignore[no-untyped-call]
+                name, str(functions_dir / name / "main.py")
+            )
         )
         for name in function_names()
     }
     return DispatcherMiddleware(site_app(), mounts)
+
+
+def _at_root(app: Any) -> Any:
+    """Let a function mounted at ``/<name>`` see ``/`` for the bare path.
+
+    DispatcherMiddleware leaves PATH_INFO empty for ``/wiki_create``, and Flask answers
+    an empty path with a 308 to ``/wiki_create/``: a POST to the contract's URL must
+    not be redirected.
+    """
+
+    def at_root(environ: dict[str, Any], start_response: Any) -> Any:
+        if not environ.get("PATH_INFO"):
+            environ["PATH_INFO"] = "/"
+        return app(environ, start_response)
+
+    return at_root
 
 
 def site_app() -> flask.Flask:
@@ -89,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         created = load_demo_if_empty()
         if created:
             print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
+        from shared.services.site_build import build_site
+
+        report = build_site(get_settings())
+        print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
     server = make_server(args.host, args.port, build_app(), threaded=True)
     print(f"Biblioteca serving on http://{args.host}:{server.port}/", file=sys.stderr, flush=True)
     try:
