@@ -13,7 +13,7 @@ import pytest
 from shared.config import get_settings
 from shared.store import forget_stores
 
-pytest_plugins = ["tests.fixtures.firestore", "tests.fixtures.server"]
+pytest_plugins = ["tests.fixtures.firestore", "tests.fixtures.server", "tests.fixtures.gemini"]
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"
