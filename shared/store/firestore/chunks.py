@@ -25,8 +25,9 @@ SCORE_FIELD = "_similarity"
 _DISTINCT_BATCH = 10  # values one ``not-in`` filter accepts
 
 
-def chunk_id(slug: str, ordinal: int) -> str:
-    return f"{slug}#{ordinal}"
+def chunk_id(slug: str, ordinal: int, key: str = "") -> str:
+    """``<slug>#<ordinal>``; chunks staged for a large page carry a key: ``<slug>#<key>#<n>``."""
+    return f"{slug}#{key}#{ordinal}" if key else f"{slug}#{ordinal}"
 
 
 def page_fields(page: PageRecord) -> dict[str, Any]:
