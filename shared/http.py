@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import json
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,7 +58,7 @@ def handle(
     cors: bool = False,
 ) -> flask.Response:
     """Serve one request of the function ``name`` (see the module docstring)."""
-    configure_logging()
+    configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     started = time.perf_counter()
     origin = request.headers.get("Origin")
     settings: Settings | None = None

@@ -18,7 +18,7 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message
 _SEVERITY = {"WARNING": "WARNING", "CRITICAL": "CRITICAL", "ERROR": "ERROR", "INFO": "INFO"}
 _secrets: set[str] = set()
 _lock = threading.Lock()
-_configured = False
+_handler: _StreamHandler | None = None
 
 
 def register_secret(value: str | None) -> None:
@@ -53,19 +53,42 @@ class JsonFormatter(logging.Formatter):
         return scrub(json.dumps(entry, ensure_ascii=False, default=str))
 
 
+class _StreamHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stdout``/``sys.stderr`` as they are at each write.
+
+    Binding the stream object at set-up would keep writing to a replaced one
+    (pytest's per-test capture, a reconfigured console) after it was closed.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.target: Any = "stdout"  # "stdout", "stderr" or a stream object
+
+    def emit(self, record: logging.LogRecord) -> None:
+        target = self.target
+        self.stream = getattr(sys, target) if isinstance(target, str) else target
+        super().emit(record)
+
+
 def configure_logging(level: int = logging.INFO, stream: Any = None) -> None:
-    """Route the ``biblioteca`` loggers to stdout (or ``stream``) as JSON (idempotent)."""
-    global _configured
+    """Route the ``biblioteca`` loggers to stdout as JSON; installed once.
+
+    A call naming ``stream`` moves the output there (``sys.stdout``/``sys.stderr`` are
+    remembered by name, not by object); a call without one keeps the current target.
+    """
+    global _handler
     with _lock:
-        if _configured:
-            return
-        handler = logging.StreamHandler(stream or sys.stdout)
-        handler.setFormatter(JsonFormatter())
-        logger = logging.getLogger("biblioteca")
-        logger.addHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = True
-        _configured = True
+        if _handler is None:
+            _handler = _StreamHandler()
+            _handler.setFormatter(JsonFormatter())
+            logger = logging.getLogger("biblioteca")
+            logger.addHandler(_handler)
+            logger.setLevel(level)
+            logger.propagate = True
+        if stream is not None:
+            _handler.target = (
+                "stdout" if stream is sys.stdout else "stderr" if stream is sys.stderr else stream
+            )
 
 
 def get_logger(name: str) -> logging.Logger:
