@@ -71,7 +71,8 @@ def _at_root(app: Any) -> Any:
 
 def site_app() -> flask.Flask:
     """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page."""
-    app = flask.Flask("biblioteca-site")
+    # No Flask static route: /static/ is the built site's own folder (the help widget).
+    app = flask.Flask("biblioteca-site", static_folder=None)
 
     @app.get("/")
     @app.get("/<path:path>")

@@ -6,7 +6,7 @@ Indexes it needs are declared in ``firestore.indexes.json`` at the repository ro
 
 from __future__ import annotations
 
-from shared.store.firestore import code, events, pages
+from shared.store.firestore import code, events, pages, site
 from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
 from shared.store.firestore.lexical import FirestoreSearchChunks
 
@@ -20,3 +20,4 @@ class FirestoreStore:
         self.chunks = FirestoreSearchChunks(self.db)
         self.events = events.FirestoreEvents(self.db)
         self.code = code.FirestoreCodeIndex(self.db)
+        self.site = site.FirestoreSiteState(self.db)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.store.sqlite import chunks, code, events, pages
+from shared.store.sqlite import chunks, code, events, pages, site
 from shared.store.sqlite.db import Database
 
 FILENAME = "biblioteca.sqlite3"
@@ -15,9 +15,11 @@ class SqliteStore:
 
     def __init__(self, data_dir: Path) -> None:
         self.db = Database(
-            data_dir / FILENAME, [pages.SCHEMA, chunks.SCHEMA, events.SCHEMA, code.SCHEMA]
+            data_dir / FILENAME,
+            [pages.SCHEMA, chunks.SCHEMA, events.SCHEMA, code.SCHEMA, site.SCHEMA],
         )
         self.pages = pages.SqlitePages(self.db)
         self.chunks = chunks.SqliteChunks(self.db)
         self.events = events.SqliteEvents(self.db)
         self.code = code.SqliteCodeIndex(self.db)
+        self.site = site.SqliteSiteState(self.db)

@@ -1,0 +1,390 @@
+"""The rebuild use case: validate every page, render what changed, publish, report.
+
+One run at a time (a lease in the store), incremental (the manifest of the last
+successful build), published atomically (``shared.site.publish``/``gcs``), and a
+private curator report beside it. The report's status decides the HTTP status.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shared.config import Settings
+from shared.errors import BibliotecaError, InvalidInput
+from shared.logs import get_logger
+from shared.schema import Page
+from shared.services.site_records import Sorted, sort_records
+from shared.site import paths, renderer
+from shared.site.entries import Entry, SiteView, entry_of
+from shared.site.gcs import GcsPublisher, public_url
+from shared.site.links import outgoing
+from shared.site.markdown import Body, render_body
+from shared.site.plan import Manifest, PageState, affected, content_hash, diff, page_hash
+from shared.site.publish import (
+    STAGE_INDEX,
+    STAGE_LISTINGS,
+    STAGE_PAGES,
+    LocalPublisher,
+    Output,
+    Publication,
+    Publisher,
+    StalePublication,
+    check_report_location,
+    write_report,
+)
+from shared.store import open_store
+
+LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
+STATIC = Path(__file__).resolve().parents[1] / "site" / "static"
+OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
+_log = get_logger("rebuild")
+
+
+@dataclass
+class BuildReport:
+    """The contract's report; ``error`` is set when the build could not run at all."""
+
+    status: str = OK
+    built: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+    broken_links: list[dict[str, str]] = field(default_factory=list)
+    duration_ms: int = 0
+    full: bool = False
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    error: BibliotecaError | None = None
+
+    @property
+    def http_status(self) -> int:
+        if self.status == IN_PROGRESS:
+            return 409
+        if self.error is not None:
+            return self.error.status
+        return 500 if self.status == FAILED else 200
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "status": self.status,
+            "built": self.built,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "failed": self.failed,
+            "broken_links": self.broken_links,
+            "duration_ms": self.duration_ms,
+            "full": self.full,
+            "timings_ms": self.timings_ms,
+        }
+        if self.error is not None:
+            out.update(self.error.body())  # error, code (and field) beside the report
+        return out
+
+
+def parse_request(body: Mapping[str, Any]) -> bool:
+    """``full`` from a ``POST /rebuild`` body (absent or null: false)."""
+    for key in body:
+        if key != "full":
+            raise InvalidInput(f"unknown field '{key}'; allowed: full", field=key)
+    full = body.get("full")
+    if full is None:
+        return False
+    if not isinstance(full, bool):
+        raise InvalidInput("full must be true or false", field="full")
+    return full
+
+
+def publisher_for(location: str) -> Publisher:
+    return GcsPublisher(location) if location.startswith("gs://") else LocalPublisher(location)
+
+
+def site_config(settings: Settings) -> renderer.SiteConfig:
+    location = settings.site_location
+    return renderer.SiteConfig(
+        ask_url=settings.ask_url,
+        code_url=settings.code_url,
+        base_url=public_url(location) if location.startswith("gs://") else None,
+    )
+
+
+def build_site(
+    settings: Settings,
+    full: bool = False,
+    *,
+    lease_seconds: float = LEASE_SECONDS,
+    publisher: Publisher | None = None,
+) -> BuildReport:
+    """Build the site once (see the module docstring); never raises a ``BibliotecaError``."""
+    started = time.perf_counter()
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    try:
+        check_report_location(settings.site_location, settings.report_location)
+        store = open_store(settings)
+        target = publisher or publisher_for(settings.site_location)
+        if not store.site.acquire_lease(owner, lease_seconds):
+            report = BuildReport(status=IN_PROGRESS)
+        else:
+            try:
+                report = _Build(settings, store, target, owner, lease_seconds).run(full)
+            finally:
+                store.site.release_lease(owner)
+    except BibliotecaError as exc:
+        _log.error("rebuild could not run: %s", exc.message, extra={"code": exc.code})
+        report = BuildReport(status=FAILED, error=exc)
+    report.duration_ms = round((time.perf_counter() - started) * 1000)
+    _log.info(
+        "rebuild %s: built %d, unchanged %d, removed %d, failed %d, broken links %d",
+        report.status,
+        report.built,
+        report.unchanged,
+        report.removed,
+        len(report.failed),
+        len(report.broken_links),
+        extra={"duration_ms": report.duration_ms, "full": report.full},
+    )
+    return report
+
+
+def static_files(folder: Path = STATIC) -> list[Output]:
+    """Every file of the static folder, as ``static/<path>`` (dotfiles and Python skipped)."""
+    if not folder.is_dir():
+        return []
+    files = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        skipped = any(part.startswith((".", "__")) for part in relative.split("/"))
+        if path.is_file() and not skipped and path.suffix != ".py":
+            files.append(Output(f"{paths.STATIC_DIR}/{relative}", path.read_bytes(), STAGE_PAGES))
+    return files
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+
+    def phase(self, name: str) -> _Phase:
+        return _Phase(self, name)
+
+
+class _Phase:
+    def __init__(self, timer: _Timer, name: str) -> None:
+        self.timer, self.name = timer, name
+
+    def __enter__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        elapsed = (time.perf_counter() - self.started) * 1000
+        self.timer.phases[self.name] = round(self.timer.phases.get(self.name, 0) + elapsed, 1)
+
+
+class _Build:
+    """One run, holding the lease."""
+
+    def __init__(
+        self, settings: Settings, store: Any, publisher: Publisher, owner: str, lease: float
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.publisher = publisher
+        self.owner = owner
+        self.lease = lease
+        self.config = site_config(settings)
+        self.timer = _Timer()
+
+    def run(self, full: bool) -> BuildReport:
+        with self.timer.phase("load"):
+            pages = sort_records(self.store.pages.list())
+            previous = Manifest.from_json(self.store.site.load_manifest())
+            render_key = self.config.key()
+            is_full = (
+                full
+                or previous is None
+                or previous.render_key != render_key
+                or previous.location != self.settings.site_location
+                or self.publisher.current_build() != previous.build_id
+            )
+        if is_full:
+            previous_pages: Mapping[str, PageState] = previous.pages if previous else {}
+            return self._build(pages, previous, render_key, previous_pages, full=True)
+        assert previous is not None
+        try:
+            return self._build(pages, previous, render_key, previous.pages, full=False)
+        except StalePublication as exc:
+            _log.warning("the published site is not what the manifest says (%s): full build", exc)
+            return self._build(pages, previous, render_key, previous.pages, full=True)
+
+    def _build(
+        self,
+        pages: Sorted,
+        previous: Manifest | None,
+        render_key: str,
+        before: Mapping[str, PageState],
+        *,
+        full: bool,
+    ) -> BuildReport:
+        published = pages.published
+        with self.timer.phase("render"):
+            hashes = {slug: page_hash(page) for slug, page in published.items()}
+            changed, gone = diff(hashes, before)
+            if full:
+                changed = set(published)
+            bodies = {slug: render_body(published[slug].content) for slug in changed}
+            links = {
+                slug: outgoing(bodies[slug].targets(), page.front_matter.related)
+                if slug in bodies
+                else before[slug].links
+                for slug, page in published.items()
+            }
+            titles = {slug: page.title for slug, page in published.items()}
+            to_render = set(changed)
+            if not full:
+                to_render |= affected(changed | gone, before, links, titles)
+            for slug in to_render - bodies.keys():
+                bodies[slug] = render_body(published[slug].content)
+            entries = {
+                slug: entry_of(
+                    page,
+                    None if slug in changed else (before[slug].lang, before[slug].summary),
+                )
+                for slug, page in published.items()
+            }
+            site = SiteView(entries, links)
+            page_outputs, states, keep = self._pages(published, bodies, site, before, hashes, full)
+            others = self._others(site)
+        if not self.store.site.acquire_lease(self.owner, self.lease):
+            # The lease expired and another run took it: publishing now could interleave.
+            return BuildReport(status=IN_PROGRESS)
+        files = {o.path: content_hash(o.data) for o in others}
+        old_files = previous.files if previous and not full else {}
+        writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
+        keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
+        deletes = [] if full else list(self._deletes(before, published, old_files, files))
+        if previous is not None and not (full or writes or deletes):
+            build_id = previous.build_id  # nothing to publish: the site stays as it is
+        else:
+            build_id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+            with self.timer.phase("publish"):
+                self.publisher.publish(Publication(build_id, full, writes, keep, deletes))
+        built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        manifest = Manifest(
+            build_id, built_at, render_key, self.settings.site_location, states, files
+        )
+        with self.timer.phase("manifest"):
+            self.store.site.save_manifest(manifest.to_json())
+        failed_slugs = {f["slug"] for f in pages.failed}
+        report = BuildReport(
+            status=FAILED if pages.failed else OK,
+            built=len(to_render),
+            unchanged=len(published) - len(to_render),
+            removed=len([slug for slug in gone if slug not in failed_slugs]),
+            failed=pages.failed,
+            broken_links=site.broken_links(),
+            full=full,
+            timings_ms=self.timer.phases,
+        )
+        self._write_report(report, pages, build_id, built_at, len(published))
+        return report
+
+    def _pages(
+        self,
+        published: Mapping[str, Page],
+        bodies: Mapping[str, Body],
+        site: SiteView,
+        before: Mapping[str, PageState],
+        hashes: Mapping[str, str],
+        full: bool,
+    ) -> tuple[list[Output], dict[str, PageState], list[str]]:
+        """Render the pages that need it; the rest are kept as published."""
+        outputs: list[Output] = []
+        keep: list[str] = []
+        states: dict[str, PageState] = {}
+        for slug, page in published.items():
+            path = paths.page_path(slug)
+            old = before.get(slug)
+            if slug in bodies:
+                html = renderer.render_page(page, bodies[slug], site, self.config).encode()
+                out = content_hash(html)
+                if full or old is None or old.out != out:
+                    outputs.append(Output(path, html, STAGE_PAGES))
+                else:
+                    keep.append(path)
+            else:
+                assert old is not None  # not rendered means unchanged since the last build
+                out = old.out
+                keep.append(path)
+            entry: Entry = site.entries[slug]
+            states[slug] = PageState(
+                version=page.version,
+                hash=hashes[slug],
+                title=page.title,
+                links=tuple(site.links[slug]),
+                out=out,
+                lang=entry.lang,
+                summary=entry.summary,
+            )
+        return outputs, states, keep
+
+    def _others(self, site: SiteView) -> list[Output]:
+        """Static files, listings, sitemap, search index and the index page."""
+        out = static_files()
+        for page_type in renderer.listing_types(site):
+            html = renderer.render_listing(page_type, site, self.config)
+            out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
+        sitemap = renderer.render_sitemap(site, self.config).encode()
+        out.append(Output(paths.SITEMAP, sitemap, STAGE_LISTINGS))
+        search = renderer.render_search_index(site).encode()
+        out.append(Output(paths.SEARCH_INDEX, search, STAGE_LISTINGS))
+        index = renderer.render_index(site, self.config).encode()
+        out.append(Output(paths.INDEX, index, STAGE_INDEX))
+        return out
+
+    @staticmethod
+    def _deletes(
+        before: Mapping[str, PageState],
+        published: Mapping[str, Page],
+        old_files: Mapping[str, str],
+        files: Mapping[str, str],
+    ) -> Iterator[str]:
+        for slug in before:
+            if slug not in published:
+                try:
+                    yield paths.page_path(slug)
+                except paths.UnsafePath:
+                    continue  # a tampered manifest: such a page was never published
+        for path in old_files:
+            if path not in files:
+                try:
+                    yield paths.safe_relative(path)
+                except paths.UnsafePath:
+                    continue
+
+    def _write_report(
+        self, report: BuildReport, pages: Sorted, build_id: str, built_at: str, published: int
+    ) -> None:
+        """The private curator report; failing to write it is logged, not fatal."""
+        data = {
+            "build_id": build_id,
+            "built_at": built_at,
+            "site": self.settings.site_location,
+            "status": report.status,
+            "built": report.built,
+            "unchanged": report.unchanged,
+            "removed": report.removed,
+            "published": published,
+            "failed": report.failed,
+            "broken_links": report.broken_links,
+            "drafts": pages.drafts,
+        }
+        html, text = renderer.render_report(data)
+        folder = self.settings.report_location
+        try:
+            write_report(folder, {"index.html": html.encode(), "report.json": text.encode()})
+        except OSError as exc:
+            _log.error("the curator report could not be written to %s: %s", folder, exc)

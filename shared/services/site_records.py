@@ -1,0 +1,113 @@
+"""Sorting stored pages for a build: published, drafts, and pages that fail the schema.
+
+Pages may have been written behind the API's back (older schema, manual edits), so
+each is validated again with the one schema; a failure names the field inside the
+front matter (``sources[0]``), never stops the others, and is logged at ERROR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from shared.errors import InvalidInput
+from shared.logs import get_logger
+from shared.ports import PageRecord
+from shared.schema import Page
+from shared.services.wiki import to_page
+from shared.slugs import slug_problem
+
+_log = get_logger("rebuild")
+_UNPUBLISHED = ("draft", "archived")
+
+
+@dataclass
+class Sorted:
+    """The pages of one build, by what the site does with them."""
+
+    published: dict[str, Page] = field(default_factory=dict)
+    failed: list[dict[str, str]] = field(default_factory=list)
+    drafts: list[dict[str, Any]] = field(default_factory=list)
+
+
+def validate(record: PageRecord) -> Page | dict[str, str]:
+    """The page, or ``{slug, field, error}`` naming what is wrong with it."""
+    slug = record.slug if isinstance(record.slug, str) else repr(record.slug)
+    problem = slug_problem(slug)
+    if problem is not None:
+        return {"slug": slug, "field": "slug", "error": problem}
+    if not isinstance(record.front_matter, Mapping):
+        return {"slug": slug, "field": "", "error": "the front matter is not an object"}
+    try:
+        return to_page(record, field="")
+    except InvalidInput as exc:
+        return {"slug": slug, "field": exc.field or "", "error": exc.message}
+    except ValidationError as exc:  # a stored field outside the front matter (content, version)
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        return {"slug": slug, "field": where, "error": f"{where}: {error['msg']}"}
+
+
+def _raw_status(record: PageRecord) -> str:
+    fm = record.front_matter
+    value = fm.get("status", "active") if isinstance(fm, Mapping) else "active"
+    return value.strip().lower() if isinstance(value, str) else ""
+
+
+def _raw_title(record: PageRecord) -> str:
+    fm = record.front_matter
+    value = fm.get("title", "") if isinstance(fm, Mapping) else ""
+    return str(value)[:200]
+
+
+def sort_records(records: Iterable[PageRecord]) -> Sorted:
+    """Validate every record: active pages are published, drafts listed, failures named.
+
+    A draft or archived page that fails the schema is not published anyway: it is shown
+    to the curator (drafts) but does not fail the build.
+    """
+    out = Sorted()
+    for record in records:
+        outcome = validate(record)
+        if isinstance(outcome, Page):
+            if outcome.status == "active":
+                out.published[outcome.slug] = outcome
+            elif outcome.status == "draft":
+                generated = outcome.front_matter.generated
+                out.drafts.append(
+                    {
+                        "slug": outcome.slug,
+                        "title": outcome.title,
+                        "updated_at": outcome.updated_at.isoformat(),
+                        "generated_by": generated.by if generated else None,
+                        "problem": None,
+                    }
+                )
+            continue
+        status = _raw_status(record)
+        if status in _UNPUBLISHED:
+            if status == "draft":
+                out.drafts.append(
+                    {
+                        "slug": outcome["slug"],
+                        "title": _raw_title(record),
+                        "updated_at": str(record.updated_at),
+                        "generated_by": None,
+                        "problem": f"{outcome['field']}: {outcome['error']}",
+                    }
+                )
+            continue
+        _log.error(
+            "page '%s' left out of the site: %s (%s)",
+            outcome["slug"],
+            outcome["error"],
+            outcome["field"],
+            extra={"slug": outcome["slug"], "field": outcome["field"]},
+        )
+        out.failed.append(outcome)
+    out.failed.sort(key=lambda f: f["slug"])
+    out.drafts.sort(key=lambda d: str(d["updated_at"]), reverse=True)
+    return out

@@ -1,0 +1,179 @@
+"""Publishing a build to ``gs://bucket/prefix`` with google-cloud-storage, in a safe order.
+
+A bucket has no atomic swap, so the order is the guarantee: pages and static files
+first, then the listings and indexes that link to them, ``index.html`` next, the
+build marker after that, and deletions last. A reader may see a new page before the
+index lists it, never a link to a page that is not there yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mimetypes
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from itertools import groupby
+from typing import Any
+
+from shared.errors import BibliotecaError, InvalidInput, NotConfigured, Unavailable
+from shared.site.paths import MARKER, safe_relative
+from shared.site.publish import Output, Publication, marker_bytes, read_marker
+
+WORKERS = 8  # uploads in flight: the API is latency-bound, not CPU-bound
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".json": "application/json; charset=utf-8",
+    ".xml": "application/xml; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+}
+# Pages change in place under the same name: caches must revalidate. Static files
+# are small and rarely change; a short cache is a fair trade.
+_CACHE_PAGES = "no-cache"
+_CACHE_STATIC = "public, max-age=300"
+
+
+def parse_location(location: str) -> tuple[str, str]:
+    """``gs://bucket/some/prefix`` -> ("bucket", "some/prefix/") (prefix may be "")."""
+    rest = location.removeprefix("gs://")
+    bucket, _, prefix = rest.partition("/")
+    prefix = prefix.strip("/")
+    if not bucket:
+        raise NotConfigured(f"BIBLIOTECA_SITE_DIR {location!r} names no bucket")
+    if prefix:
+        try:
+            prefix = safe_relative(prefix)
+        except ValueError as exc:
+            raise NotConfigured(f"BIBLIOTECA_SITE_DIR {location!r} has an unsafe prefix") from exc
+    return bucket, f"{prefix}/" if prefix else ""
+
+
+def public_url(location: str) -> str:
+    """Where a public bucket serves the prefix (used for absolute sitemap URLs)."""
+    bucket, prefix = parse_location(location)
+    return f"https://storage.googleapis.com/{bucket}/{prefix}"
+
+
+def content_type(path: str) -> str:
+    suffix = path[path.rfind(".") :] if "." in path else ""
+    return _TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+@contextmanager
+def _guard(action: str) -> Iterator[None]:
+    """Translate the storage client's exceptions into our error tree."""
+    from google.api_core import exceptions as gexc
+    from google.auth import exceptions as auth_exc
+
+    try:
+        yield
+    except BibliotecaError:
+        raise
+    except (gexc.Forbidden, gexc.Unauthorized, auth_exc.DefaultCredentialsError) as exc:
+        raise NotConfigured(
+            f"Cloud Storage refused access while {action}: give the function's service "
+            "account the Storage Object Admin role on the bucket"
+        ) from exc
+    except gexc.NotFound as exc:
+        raise NotConfigured(f"Cloud Storage: the bucket does not exist ({action})") from exc
+    except gexc.BadRequest as exc:
+        raise InvalidInput(f"Cloud Storage rejected a request while {action}: {exc}") from exc
+    except (gexc.GoogleAPIError, auth_exc.GoogleAuthError, OSError) as exc:
+        raise Unavailable(f"Cloud Storage did not answer while {action}: {exc}") from exc
+    except Exception as exc:  # requests' transport errors, which api_core does not wrap
+        if type(exc).__module__.startswith(("requests", "urllib3")):
+            raise Unavailable(f"Cloud Storage did not answer while {action}: {exc}") from exc
+        raise
+
+
+class GcsPublisher:
+    """A site under ``gs://bucket/prefix`` (see the module docstring)."""
+
+    def __init__(self, location: str, client_factory: Callable[[], Any] | None = None) -> None:
+        self.location = location
+        self.bucket_name, self.prefix = parse_location(location)
+        self._factory = client_factory
+        self._bucket: Any = None
+        self._lock = threading.Lock()
+
+    def bucket(self) -> Any:
+        """The bucket handle; the client is built on first use (honours STORAGE_EMULATOR_HOST)."""
+        with self._lock:
+            if self._bucket is None:
+                if self._factory is not None:
+                    client = self._factory()
+                else:
+                    from google.cloud import storage  # type: ignore[attr-defined]
+
+                    with _guard("creating the client"):
+                        client = storage.Client()
+                self._bucket = client.bucket(self.bucket_name)
+            return self._bucket
+
+    def name(self, relative: str) -> str:
+        return self.prefix + safe_relative(relative)
+
+    def current_build(self) -> str | None:
+        from google.api_core import exceptions as gexc
+
+        with _guard("reading the build marker"):
+            try:
+                data = self.bucket().blob(self.name(MARKER)).download_as_bytes()
+            except gexc.NotFound:
+                return None
+        return read_marker(data)
+
+    def publish(self, publication: Publication) -> None:
+        ordered = sorted(publication.writes, key=lambda o: o.stage)
+        for _stage, outputs in groupby(ordered, key=lambda o: o.stage):
+            self._upload_all(list(outputs))
+        built = marker_bytes(publication.build_id, "")
+        self._upload_all([Output(MARKER, built)])
+        if publication.full:
+            wanted = {self.name(o.path) for o in publication.writes}
+            wanted |= {self.name(p) for p in publication.keep} | {self.name(MARKER)}
+            stale = [n for n in self._existing() if n not in wanted]
+        else:
+            stale = [self.name(p) for p in publication.delete]
+        self._delete_all(stale)
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _upload(self, output: Output) -> None:
+        blob = self.bucket().blob(self.name(output.path))
+        static = output.path.startswith("static/")
+        blob.cache_control = _CACHE_STATIC if static else _CACHE_PAGES
+        with _guard(f"uploading {output.path}"):
+            blob.upload_from_string(output.data, content_type=content_type(output.path))
+
+    def _upload_all(self, outputs: list[Output]) -> None:
+        self._each(self._upload, outputs)
+
+    def _delete(self, name: str) -> None:
+        from google.api_core import exceptions as gexc
+
+        # Already gone is fine: a rerun after a crash converges.
+        with _guard(f"deleting {name}"), contextlib.suppress(gexc.NotFound):
+            self.bucket().blob(name).delete()
+
+    def _delete_all(self, names: list[str]) -> None:
+        self._each(self._delete, names)
+
+    def _existing(self) -> list[str]:
+        with _guard("listing the published site"):
+            client = self.bucket().client
+            return [b.name for b in client.list_blobs(self.bucket_name, prefix=self.prefix)]
+
+    @staticmethod
+    def _each(action: Callable[[Any], None], items: Iterable[Any]) -> None:
+        batch = list(items)
+        if not batch:
+            return
+        if len(batch) == 1:
+            action(batch[0])
+            return
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            for future in [pool.submit(action, item) for item in batch]:
+                future.result()

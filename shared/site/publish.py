@@ -1,0 +1,203 @@
+"""Publishing a build to a local folder atomically: a new generation, then one rename.
+
+``BIBLIOTECA_SITE_DIR`` is a symbolic link to the current generation folder in
+``.<name>.builds/`` beside it. A build fills a fresh generation (hard-linking the
+files it did not change from the current one), then replaces the link with
+``os.replace``: readers see the old site or the new one, never a half-built one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from shared.errors import NotConfigured, Unavailable
+from shared.site.paths import MARKER, inside, safe_relative
+
+_BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")
+
+# Publication stages: what a reader reaches first is written last (GCS has no swap).
+STAGE_PAGES = 0  # pages and static files
+STAGE_LISTINGS = 1  # type listings, sitemap, search index
+STAGE_INDEX = 2  # index.html
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One file of the site: its path under the root, its bytes, and its stage."""
+
+    path: str
+    data: bytes
+    stage: int = STAGE_PAGES
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What one build changes: files to write, unchanged files to keep, files to delete."""
+
+    build_id: str
+    full: bool
+    writes: Sequence[Output]
+    keep: Sequence[str] = field(default_factory=tuple)
+    delete: Sequence[str] = field(default_factory=tuple)
+
+
+class StalePublication(Exception):
+    """The published site is not the one the manifest describes: rebuild in full."""
+
+
+class Publisher(Protocol):
+    location: str
+
+    def current_build(self) -> str | None:
+        """The build id of what is published now (None when nothing, or unknown)."""
+        ...
+
+    def publish(self, publication: Publication) -> None: ...
+
+
+def marker_bytes(build_id: str, built_at: str) -> bytes:
+    return json.dumps({"build_id": build_id, "built_at": built_at}).encode()
+
+
+def read_marker(data: bytes) -> str | None:
+    try:
+        value = json.loads(data)["build_id"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return str(value) if isinstance(value, str) else None
+
+
+class LocalPublisher:
+    """A site folder replaced atomically (see the module docstring)."""
+
+    KEEP_GENERATIONS = 2  # the current one and the one before, for readers mid-request
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.site = Path(location).absolute()
+        self.builds = self.site.parent / f".{self.site.name}.builds"
+
+    def current_build(self) -> str | None:
+        try:
+            return read_marker((self.site / MARKER).read_bytes())
+        except OSError:
+            return None
+
+    def publish(self, publication: Publication) -> None:
+        if not _BUILD_ID.match(publication.build_id):
+            raise ValueError(f"bad build id {publication.build_id!r}")
+        self._adopt_site_folder()
+        generation = self.builds / publication.build_id
+        previous = self.site.resolve() if self.site.is_symlink() else None
+        try:
+            generation.mkdir(parents=True)
+            self._fill(generation, previous, publication)
+            self._swap(publication.build_id)
+        except BaseException:
+            shutil.rmtree(generation, ignore_errors=True)
+            raise
+        self._cleanup(publication.build_id, previous)
+
+    # -- steps ------------------------------------------------------------------------
+
+    def _adopt_site_folder(self) -> None:
+        """Make sure the site path is ours to replace: a link, nothing, or our own folder."""
+        path = self.site
+        if path.is_symlink() or not path.exists():
+            return
+        if not path.is_dir():
+            raise NotConfigured(f"BIBLIOTECA_SITE_DIR {path} is a file, not a folder")
+        if not any(path.iterdir()):
+            path.rmdir()
+            return
+        if not (path / MARKER).is_file():
+            raise NotConfigured(
+                f"BIBLIOTECA_SITE_DIR {path} is a folder that biblioteca did not build: "
+                "empty it or point BIBLIOTECA_SITE_DIR elsewhere"
+            )
+        # A site folder from before the link layout: moved aside once, then replaced.
+        self.builds.mkdir(parents=True, exist_ok=True)
+        path.rename(self.builds / f"adopted-{time.time_ns()}")
+
+    def _fill(self, generation: Path, previous: Path | None, publication: Publication) -> None:
+        made: set[Path] = {generation}
+        for relative in publication.keep:
+            if previous is None:
+                raise StalePublication("no published site to keep files from")
+            source = previous / safe_relative(relative)
+            target = inside(generation, relative)
+            _mkdirs(target.parent, made)
+            try:
+                os.link(source, target)
+            except FileNotFoundError as exc:
+                raise StalePublication(f"{relative} is missing from the published site") from exc
+            except OSError:
+                shutil.copyfile(source, target)  # another filesystem: copy instead
+        for output in publication.writes:
+            target = inside(generation, output.path)
+            _mkdirs(target.parent, made)
+            target.write_bytes(output.data)
+        built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        (generation / MARKER).write_bytes(marker_bytes(publication.build_id, built_at))
+
+    def _swap(self, build_id: str) -> None:
+        link = self.builds / f".link-{build_id}"
+        with contextlib.suppress(FileNotFoundError):
+            link.unlink()
+        os.symlink(Path(self.builds.name) / build_id, link, target_is_directory=True)
+        try:
+            os.replace(link, self.site)
+        except OSError as exc:
+            link.unlink(missing_ok=True)
+            raise Unavailable(f"could not publish the site at {self.site}: {exc}") from exc
+
+    def _cleanup(self, current: str, previous: Path | None) -> None:
+        """Remove older generations and leftovers of crashed builds (never the two newest)."""
+        keep = {current, previous.name if previous is not None else current}
+        for entry in self.builds.iterdir():
+            if entry.name in keep:
+                continue
+            if entry.is_symlink() or entry.is_file():
+                entry.unlink(missing_ok=True)
+            else:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _mkdirs(folder: Path, made: set[Path]) -> None:
+    if folder not in made:
+        folder.mkdir(parents=True, exist_ok=True)
+        made.add(folder)
+
+
+def check_report_location(site_location: str, report: Path) -> None:
+    """Refuse a report folder inside the public site (or its generations)."""
+    if site_location.startswith("gs://"):
+        return
+    publisher = LocalPublisher(site_location)
+    public = {publisher.site, publisher.builds, publisher.site.resolve()}
+    for candidate in {report.absolute(), report.resolve()}:
+        if any(candidate == base or candidate.is_relative_to(base) for base in public):
+            raise NotConfigured(
+                f"BIBLIOTECA_REPORT_DIR {report} is inside the public site "
+                f"(BIBLIOTECA_SITE_DIR {site_location}): the curator report is private, "
+                "choose a folder outside it"
+            )
+
+
+def write_report(folder: Path, files: dict[str, bytes]) -> None:
+    """Write the report's files, each replaced atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        target = inside(folder, name)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)

@@ -1,0 +1,129 @@
+"""The rebuild's lease and manifest in Firestore (``SiteState``).
+
+The lease is one document changed only inside a transaction, so two instances
+cannot both take it. The manifest can outgrow a document (1 MiB), so it is stored
+compressed in parts written under a fresh generation, then published by rewriting
+one small head document: a reader sees the old manifest or the new one, whole.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+from shared.errors import Unavailable
+from shared.store.firestore.db import Database
+
+COLLECTION = "site_state"
+PARTS = "site_manifest_parts"
+LEASE = "lease"
+HEAD = "manifest"
+PART_BYTES = 900_000  # under Firestore's 1 MiB document limit, with room for the fields
+
+
+class FirestoreSiteState:
+    """``SiteState`` on Firestore."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _ref(self, name: str) -> Any:
+        return self._db.collection(COLLECTION).document(name)
+
+    def _part(self, generation: str, index: int) -> Any:
+        return self._db.collection(PARTS).document(f"{generation}-{index}")
+
+    # -- lease ------------------------------------------------------------------------
+
+    def acquire_lease(self, owner: str, ttl_seconds: float) -> bool:
+        """Take (or extend, for the same owner) the lease unless another owner holds it."""
+        from google.cloud import firestore
+
+        ref = self._ref(LEASE)
+
+        @firestore.transactional
+        def take(transaction: Any) -> bool:
+            snapshot = ref.get(transaction=transaction)
+            now = time.time()
+            held = snapshot.to_dict() if snapshot.exists else None
+            if held and held.get("owner") != owner and float(held.get("expires_at", 0)) > now:
+                return False
+            transaction.set(ref, {"owner": owner, "expires_at": now + ttl_seconds})
+            return True
+
+        return self._run("taking the rebuild lease", take)
+
+    def release_lease(self, owner: str) -> None:
+        from google.cloud import firestore
+
+        ref = self._ref(LEASE)
+
+        @firestore.transactional
+        def give_back(transaction: Any) -> bool:
+            snapshot = ref.get(transaction=transaction)
+            if snapshot.exists and snapshot.get("owner") == owner:
+                transaction.delete(ref)
+            return True
+
+        self._run("releasing the rebuild lease", give_back)
+
+    def _run(self, action: str, function: Any) -> bool:
+        with self._db.guard(action):
+            try:
+                return bool(function(self._db.client().transaction()))
+            except ValueError as exc:  # the client's "too many attempts" under contention
+                raise Unavailable(f"{action} kept colliding with another instance; retry") from exc
+
+    # -- manifest ---------------------------------------------------------------------
+
+    def load_manifest(self) -> dict[str, Any] | None:
+        with self._db.guard("reading the site manifest"):
+            head = self._ref(HEAD).get(**self._db.options)
+            if not head.exists:
+                return None
+            generation, count = str(head.get("generation")), int(head.get("parts"))
+            refs = [self._part(generation, i) for i in range(count)]
+            snapshots = {s.id: s for s in self._db.client().get_all(refs, **self._db.options)}
+        pieces = []
+        for ref in refs:
+            snapshot = snapshots.get(ref.id)
+            if snapshot is None or not snapshot.exists:
+                return None  # a part is missing: the next build is a full one
+            pieces.append(bytes(snapshot.get("data")))
+        try:
+            data = json.loads(zlib.decompress(b"".join(pieces)))
+        except (zlib.error, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save_manifest(self, manifest: Mapping[str, Any]) -> None:
+        blob = zlib.compress(json.dumps(manifest, separators=(",", ":")).encode(), 6)
+        pieces = [blob[i : i + PART_BYTES] for i in range(0, len(blob), PART_BYTES)] or [b""]
+        generation = uuid.uuid4().hex
+        per_commit = max(1, self._db.max_commit_bytes // (PART_BYTES + 4096))
+        client = self._db.client()
+        with self._db.guard("saving the site manifest"):
+            for start in range(0, len(pieces), per_commit):
+                batch = client.batch()
+                for i in range(start, min(start + per_commit, len(pieces))):
+                    batch.set(self._part(generation, i), {"data": pieces[i]})
+                batch.commit(**self._db.options)
+            head_ref = self._ref(HEAD)
+            old = head_ref.get(**self._db.options)
+            head_ref.set(
+                {"generation": generation, "parts": len(pieces), "saved_at": time.time()},
+                **self._db.options,
+            )
+            if old.exists:
+                stale = [
+                    self._part(str(old.get("generation")), i) for i in range(int(old.get("parts")))
+                ]
+                for start in range(0, len(stale), 400):
+                    batch = client.batch()
+                    for ref in stale[start : start + 400]:
+                        batch.delete(ref)
+                    batch.commit(**self._db.options)

@@ -1,0 +1,75 @@
+"""The rebuild's lease and manifest in the embedded store (``SiteState`` on SQLite).
+
+The lease is one row (owner, expiry) taken in a ``BEGIN IMMEDIATE`` transaction, so
+two processes sharing the file cannot both hold it; the manifest is one JSON row.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from shared.store.sqlite.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS site_lease (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS site_manifest (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    data TEXT NOT NULL,
+    saved_at REAL NOT NULL
+);
+"""
+
+
+class SqliteSiteState:
+    """``SiteState`` on SQLite."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def acquire_lease(self, owner: str, ttl_seconds: float) -> bool:
+        """Take (or extend, for the same owner) the lease unless another owner holds it."""
+        now = time.time()
+        with self._db.write() as conn:
+            row = conn.execute("SELECT owner, expires_at FROM site_lease WHERE id = 1").fetchone()
+            if row is not None and row["owner"] != owner and row["expires_at"] > now:
+                return False
+            conn.execute(
+                "INSERT INTO site_lease (id, owner, expires_at) VALUES (1, ?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET owner = excluded.owner,"
+                " expires_at = excluded.expires_at",
+                (owner, now + ttl_seconds),
+            )
+            return True
+
+    def release_lease(self, owner: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM site_lease WHERE id = 1 AND owner = ?", (owner,))
+
+    def load_manifest(self) -> dict[str, Any] | None:
+        row = (
+            self._db.connection().execute("SELECT data FROM site_manifest WHERE id = 1").fetchone()
+        )
+        if row is None:
+            return None
+        try:
+            data = json.loads(row["data"])
+        except ValueError:
+            return None  # unreadable: the next build is a full one
+        return data if isinstance(data, dict) else None
+
+    def save_manifest(self, manifest: Mapping[str, Any]) -> None:
+        data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO site_manifest (id, data, saved_at) VALUES (1, ?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
+                " saved_at = excluded.saved_at",
+                (data, time.time()),
+            )

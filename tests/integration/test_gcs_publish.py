@@ -1,0 +1,238 @@
+"""Publishing the site to gs://bucket/prefix, against gcp-storage-emulator (a real HTTP server)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from shared.config import get_settings
+from shared.errors import Unavailable
+from shared.ports import PageRecord
+from shared.services.site_build import build_site
+from shared.site.gcs import GcsPublisher
+from shared.site.publish import Output
+from shared.store import forget_stores, open_store
+from tests.conftest import skip_or_fail
+
+BUCKET = "biblioteca-site"
+STARTUP_TIMEOUT_S = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/storage/v1/b", timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a gcp-storage-emulator with the bucket ``biblioteca-site``."""
+    url = f"http://127.0.0.1:{_free_port()}"
+    log_path = tmp_path_factory.mktemp("gcs-emulator") / "emulator.log"
+    command = [
+        sys.executable,
+        "-m",
+        "gcp_storage_emulator",
+        "start",
+        "--host=127.0.0.1",
+        f"--port={url.rsplit(':', 1)[1]}",
+        "--in-memory",
+        f"--default-bucket={BUCKET}",
+        "--quiet",
+    ]
+    with log_path.open("wb") as log:
+        try:
+            process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        except OSError as exc:
+            skip_or_fail(f"gcp-storage-emulator cannot start: {exc}")
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _answers(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                skip_or_fail(
+                    f"gcp-storage-emulator did not come up:\n{log_path.read_text()[-2000:]}"
+                )
+            time.sleep(0.1)
+        yield url
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def gcs_site(gcs_emulator: str, store_env: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh gs://biblioteca-site/<prefix> as the site, on the test's store backend."""
+    location = f"gs://{BUCKET}/site-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", gcs_emulator)
+    monkeypatch.setenv("BIBLIOTECA_SITE_DIR", location)
+    get_settings.cache_clear()
+    forget_stores()
+    return location
+
+
+def put(slug: str, content: str = "Texto.", **front_matter: Any) -> None:
+    fm = {"title": slug.title(), "type": "concept", **front_matter}
+    now = datetime.now(UTC)
+    open_store(get_settings()).pages.create(PageRecord(slug, fm, content, 1, now, now), [])
+
+
+def archive(slug: str) -> None:
+    pages = open_store(get_settings()).pages
+    record = pages.get(slug)
+    changed = PageRecord(
+        slug,
+        {**record.front_matter, "status": "archived"},
+        record.content,
+        record.version + 1,
+        record.created_at,
+        datetime.now(UTC),
+    )
+    pages.update(changed, None, expected_version=record.version)
+
+
+def objects(location: str) -> dict[str, Any]:
+    """Object name (under the prefix) -> blob, as the bucket lists them."""
+    publisher = GcsPublisher(location)
+    blobs = publisher.bucket().client.list_blobs(BUCKET, prefix=publisher.prefix)
+    return {b.name.removeprefix(publisher.prefix): b for b in blobs}
+
+
+class RecordingPublisher(GcsPublisher):
+    """The real GCS publisher, noting the order of its uploads and deletes."""
+
+    def __init__(self, location: str, fail_on: str | None = None) -> None:
+        super().__init__(location)
+        self.events: list[tuple[str, str]] = []
+        self.fail_on = fail_on
+
+    def _upload(self, output: Output) -> None:
+        if output.path == self.fail_on:
+            raise Unavailable("simulated crash while uploading")
+        super()._upload(output)
+        self.events.append(("upload", output.path))
+
+    def _delete(self, name: str) -> None:
+        super()._delete(name)
+        self.events.append(("delete", name.removeprefix(self.prefix)))
+
+
+def test_a_full_build_uploads_the_site(
+    client: Callable[[str], Any], auth: Any, gcs_site: str
+) -> None:
+    """POST /rebuild to gs://: every page, listing, static file and index as objects."""
+    put("concept—uno")
+    put("guide—dos", type="guide")
+    reply = client("rebuild").post("/", json={"full": True}, headers=auth)
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    names = set(objects(gcs_site))
+    assert {
+        "index.html",
+        "concept—uno/index.html",
+        "guide—dos/index.html",
+        "type/concept/index.html",
+        "sitemap.xml",
+        "search-index.json",
+        ".biblioteca-build.json",
+    } <= names
+    assert "static/widget.js" in names
+    blob = objects(gcs_site)["index.html"]
+    assert blob.content_type.startswith("text/html")
+    sitemap = blob.bucket.blob(f"{GcsPublisher(gcs_site).prefix}sitemap.xml").download_as_text()
+    assert (
+        f"https://storage.googleapis.com/{gcs_site.removeprefix('gs://')}/concept%E2%80%94uno/"
+        in sitemap
+    )
+
+
+def test_uploads_go_pages_first_index_last_deletes_after(gcs_site: str) -> None:
+    """Pages before listings, index.html after them, the marker next, deletions last."""
+    put("concept—a", content="[[concept—b]]")
+    put("concept—b")
+    put("concept—c")
+    settings = get_settings()
+    assert build_site(settings).status == "ok"
+    archive("concept—c")
+    put("concept—d")
+    recorder = RecordingPublisher(gcs_site)
+    report = build_site(settings, publisher=recorder)
+    assert (report.status, report.removed) == ("ok", 1)
+    order = [path for _, path in recorder.events]
+    assert order.index("concept—d/index.html") < order.index("type/concept/index.html")
+    assert order.index("type/concept/index.html") < order.index("index.html")
+    assert order.index("index.html") < order.index(".biblioteca-build.json")
+    assert recorder.events[-1] == ("delete", "concept—c/index.html")
+    assert "concept—a/index.html" not in order  # unchanged objects are not uploaded again
+
+
+def test_an_incremental_build_rewrites_only_changed_objects(gcs_site: str) -> None:
+    """An unchanged page's object keeps its generation; a removed page's object is deleted."""
+    put("concept—a")
+    put("concept—b")
+    settings = get_settings()
+    assert build_site(settings).status == "ok"
+    before = {name: blob.generation for name, blob in objects(gcs_site).items()}
+    archive("concept—b")
+    assert build_site(settings).removed == 1
+    after = {name: blob.generation for name, blob in objects(gcs_site).items()}
+    assert after["concept—a/index.html"] == before["concept—a/index.html"]
+    assert "concept—b/index.html" not in after
+    assert after["index.html"] != before["index.html"]
+
+
+def test_a_crash_mid_upload_converges_on_the_next_run(gcs_site: str) -> None:
+    """A run that dies before index.html leaves the old index; the next run completes it."""
+    put("concept—a")
+    settings = get_settings()
+    assert build_site(settings).status == "ok"
+    put("concept—nueva", title="Nueva")
+    crashed = build_site(settings, publisher=RecordingPublisher(gcs_site, fail_on="index.html"))
+    assert crashed.http_status == 503
+    index = objects(gcs_site)["index.html"].download_as_text()
+    assert "Nueva" not in index  # readers still see the old, consistent index
+    assert build_site(settings).status == "ok"
+    assert "Nueva" in objects(gcs_site)["index.html"].download_as_text()
+
+
+def test_a_full_build_removes_strays_under_its_prefix_only(gcs_site: str) -> None:
+    """Objects under the prefix that the site no longer has are deleted; others are not."""
+    put("concept—a")
+    publisher = GcsPublisher(gcs_site)
+    bucket = publisher.bucket()
+    bucket.blob(f"{publisher.prefix}viejo/index.html").upload_from_string(b"old")
+    bucket.blob("otra-cosa/keep.txt").upload_from_string(b"keep")
+    assert build_site(get_settings(), full=True).status == "ok"
+    assert "viejo/index.html" not in objects(gcs_site)
+    assert bucket.blob("otra-cosa/keep.txt").exists()
+
+
+def test_marker_names_the_published_build(gcs_site: str) -> None:
+    """The marker object holds the build id the store's manifest records."""
+    put("concept—a")
+    assert build_site(get_settings()).status == "ok"
+    marker = json.loads(objects(gcs_site)[".biblioteca-build.json"].download_as_text())
+    manifest = open_store(get_settings()).site.load_manifest()
+    assert marker["build_id"] == manifest["build_id"]

@@ -1,0 +1,68 @@
+"""SiteState on both stores: the rebuild lease and the build manifest."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+
+def test_the_lease_is_exclusive_until_released(store: Any) -> None:
+    """One owner at a time; the holder may extend it; release frees it for others."""
+    assert store.site.acquire_lease("a", 60)
+    assert not store.site.acquire_lease("b", 60)
+    assert store.site.acquire_lease("a", 60)  # the holder extends
+    store.site.release_lease("b")  # not the holder: no effect
+    assert not store.site.acquire_lease("b", 60)
+    store.site.release_lease("a")
+    assert store.site.acquire_lease("b", 60)
+
+
+def test_an_expired_lease_can_be_taken(store: Any) -> None:
+    """A lease left by a crashed run stops blocking once its TTL has passed."""
+    assert store.site.acquire_lease("crashed", 0.2)
+    assert not store.site.acquire_lease("next", 60)
+    time.sleep(0.3)
+    assert store.site.acquire_lease("next", 60)
+
+
+def test_concurrent_acquires_have_exactly_one_winner(store: Any) -> None:
+    """Eight runs racing for the lease: exactly one gets it."""
+    barrier = threading.Barrier(8)
+    wins: list[str] = []
+    lock = threading.Lock()
+
+    def race(owner: str) -> None:
+        barrier.wait()
+        if store.site.acquire_lease(owner, 60):
+            with lock:
+                wins.append(owner)
+
+    threads = [threading.Thread(target=race, args=(f"run-{i}",)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(wins) == 1
+
+
+def test_the_manifest_round_trips(store: Any) -> None:
+    """What is saved is what is loaded; nothing saved loads as None; a save replaces."""
+    assert store.site.load_manifest() is None
+    manifest = {"format": 1, "pages": {"concept—á": {"t": "Título ñ", "l": ["x"]}}, "n": 1.5}
+    store.site.save_manifest(manifest)
+    assert store.site.load_manifest() == manifest
+    store.site.save_manifest({"format": 1, "pages": {}})
+    assert store.site.load_manifest() == {"format": 1, "pages": {}}
+
+
+def test_a_manifest_larger_than_a_document_round_trips(store: Any) -> None:
+    """A 10,000-page manifest does not fit one Firestore document: it is stored in parts."""
+    noise = os.urandom(1_500_000).hex()  # incompressible, so it needs several parts
+    manifest = {"format": 1, "pages": {f"concept—p{i}": {"h": f"{i:020d}"} for i in range(10_000)}}
+    manifest["noise"] = noise
+    store.site.save_manifest(manifest)
+    assert store.site.load_manifest() == manifest
+    store.site.save_manifest({"format": 1})
+    assert store.site.load_manifest() == {"format": 1}
