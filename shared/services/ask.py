@@ -25,8 +25,10 @@ from shared.retrieval.text import strip_invisible
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
 MAX_LIMIT = 20
-# A chunk below this fused score is not an answer (bench/README.md: how it was measured).
+# A chunk is relevant when its fused score or its dense similarity alone reaches these
+# (bench/README.md: measured on answerable and off-topic questions).
 MIN_SCORE = 0.24
+MIN_DENSE = 0.30
 SNIPPET_CHARS = 240
 _FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
 _log = get_logger("ask")
@@ -121,7 +123,7 @@ def ask(
         filters=question.filters,
         limit=question.limit,
     )
-    passages = numbered([r for r in found.ranked if r.score >= MIN_SCORE])
+    passages = numbered([r for r in found.ranked if relevant(r)])
     t2 = time.perf_counter()
     generation = answerer.answer(question.text, passages, mode="help")
     t3 = time.perf_counter()
@@ -136,13 +138,11 @@ def ask(
         "archive": {"attempted": False, "reason": "not-requested"},
         "timings": {"embed_ms": _ms(t0, t1), "search_ms": _ms(t1, t2), "generate_ms": _ms(t2, t3)},
     }
-    grounding = grounding_of(generation.text, store)
-    if grounding is not None:
-        response["grounding"] = grounding
     slugs = list(dict.fromkeys(p.slug for p in passages))
+    grounding: dict[str, Any] | None = None
     if question.archive:
         if authorized or settings.archive_from_widget:
-            response["archive"] = archive_seam(
+            decision = archive_seam(
                 question.text,
                 generation.text,
                 slugs,
@@ -150,10 +150,21 @@ def ask(
                 store=store,
                 settings=settings,
             )
+            grounding = decision.pop("grounding", None)
+            response["archive"] = {"attempted": True, **decision}
         else:
             response["archive"] = {"attempted": False, "reason": "unauthorized"}
+    if grounding is None:  # the archive gates ran it already when they got that far
+        grounding = grounding_of(generation.text, store)
+    if grounding is not None:
+        response["grounding"] = grounding
     record_hit(store, question, passages, generation.model, response["duration_ms"])
     return response
+
+
+def relevant(ranked: Ranked) -> bool:
+    """Whether a retrieved chunk is worth citing at all."""
+    return ranked.score >= MIN_SCORE or ranked.dense >= MIN_DENSE
 
 
 def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
@@ -234,14 +245,15 @@ def archive_seam(
     store: Store,
     settings: Settings,
 ) -> dict[str, Any]:
-    """Send the answer through the archive gates; their decision is the ``archive`` field."""
+    """Send the answer through the archive gates: ``{"archived", "reason", "slug"?,
+    "grounding"?}`` as ``shared.services.archive`` decides it."""
     try:
         from shared.services.archive import (  # type: ignore[import-not-found,unused-ignore]
             archive_answer,
         )
     except ModuleNotFoundError:  # the archive service is not part of this build yet
         _log.warning("archive requested but shared.services.archive is not available")
-        return {"attempted": False, "reason": "archive-unavailable"}
+        return {"archived": False, "reason": "archive-unavailable"}
     decision: dict[str, Any] = archive_answer(
         question=question, answer=answer, sources=slugs, store=store, settings=settings, model=model
     )
