@@ -177,17 +177,17 @@
 
   // -- the Markdown subset ------------------------------------------------------------
   // Blocks: paragraphs, headings (shown as strong lines), lists, fenced code, quotes, rules.
-  // Inline: `code`, **bold**, __bold__, *em*, [text](http…), [[slug|text]], [n] citations.
+  // Inline: `code`, **bold**, *em*, [text](http…), [[slug|text]], [n] citations. Underscores
+  // are left alone: wiki text is full of __init__ and snake_case outside backticks.
 
   var INLINE = new RegExp(
     [
       "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code span
       "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*", // 3 bold
-      "__(?=\\S)([\\s\\S]*?\\S)__", // 4 bold
-      "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*", // 5 em
-      "\\[\\[([^\\]|\\n]+)(?:\\|([^\\]\\n]+))?\\]\\]", // 6,7 wiki link
-      "\\[([^\\]\\n]+)\\]\\(\\s*<?([^()\\s<>]+)>?(?:\\s+\"[^\"\\n]*\")?\\s*\\)", // 8,9 link
-      "\\[(\\d{1,3}(?:\\s*,\\s*\\d{1,3})*)\\]" // 10 citations
+      "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*", // 4 em
+      "\\[\\[([^\\]|\\n]+)(?:\\|([^\\]\\n]+))?\\]\\]", // 5,6 wiki link
+      "\\[([^\\]\\n]+)\\]\\(\\s*<?([^()\\s<>]+)>?(?:\\s+\"[^\"\\n]*\")?\\s*\\)", // 7,8 link
+      "\\[(\\d{1,3}(?:\\s*,\\s*\\d{1,3})*)\\]" // 9 citations
     ].join("|"),
     "g"
   );
@@ -203,27 +203,27 @@
       last = re.lastIndex;
       if (match[2] !== undefined) {
         parent.appendChild(el("code", PREFIX + "-code", match[2].replace(/^ (.*) $/, "$1")));
-      } else if (match[3] !== undefined || match[4] !== undefined) {
-        nested("strong", match[3] !== undefined ? match[3] : match[4]);
+      } else if (match[3] !== undefined) {
+        nested("strong", match[3]);
+      } else if (match[4] !== undefined) {
+        nested("em", match[4]);
       } else if (match[5] !== undefined) {
-        nested("em", match[5]);
-      } else if (match[6] !== undefined) {
-        var slug = match[6].trim();
-        var label = (match[7] || slug).trim();
+        var slug = match[5].trim();
+        var label = (match[6] || slug).trim();
         var target = pageUrl(ctx.root, slug);
         parent.appendChild(target ? link(target, label) : document.createTextNode(label));
-      } else if (match[8] !== undefined) {
-        var href = safeHref(match[9], ctx.root);
+      } else if (match[7] !== undefined) {
+        var href = safeHref(match[8], ctx.root);
         if (href && depth < 4) {
           var a = link(href, null);
-          renderInline(match[8], a, ctx, depth + 1);
+          renderInline(match[7], a, ctx, depth + 1);
           parent.appendChild(a);
         } else {
           // A refused target (javascript:, data:, …) keeps its words and loses the link.
-          renderInline(match[8], parent, ctx, depth + 1);
+          renderInline(match[7], parent, ctx, depth + 1);
         }
       } else {
-        citations(match[10]);
+        citations(match[9]);
       }
     }
     if (last < text.length) {

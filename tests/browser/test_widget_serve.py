@@ -1,0 +1,130 @@
+"""The widget end to end: a built site served by a real ``biblioteca serve``, asked in chromium.
+
+Pages are imported and the site built with the real CLI (``biblioteca import``,
+``biblioteca rebuild``); the answers come from the offline extractive synthesizer. One
+page's title carries live markup, which that synthesizer copies into its answer.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from tests.browser.helpers import ANSWER, LAUNCHER, SOURCE_LINKS, ask, open_with_keyboard
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+PAGES = {
+    "instalacion.md": """---
+title: Instalación del servidor
+type: guide
+tags: [setup]
+---
+# Instalación del servidor
+
+Para instalar el servidor ejecuta `pip install biblioteca` dentro de un entorno virtual.
+Después arranca el servicio con `biblioteca serve` y abre el navegador en el puerto 8080.
+
+## Requisitos
+
+Necesitas Python 3.11 o más reciente y acceso a internet para descargar los paquetes.
+""",
+    "copias.md": """---
+title: Copias de seguridad
+type: runbook
+---
+# Copias de seguridad
+
+Las copias de seguridad de la base de datos se hacen cada noche y se guardan treinta días.
+Para restaurar una copia, detén el servicio y sigue el procedimiento de restauración.
+""",
+    "marcador.md": """---
+title: 'Marcador <img src=x onerror="window.__pwned=1"> hostil <script>window.__pwned=2</script>'
+type: reference
+---
+# Marcador hostil
+
+El marcador hostil sirve para comprobar que el widget nunca ejecuta el marcado de una respuesta.
+Un enlace [marcador hostil](javascript:window.__pwned=3) aparece en la página del marcador hostil.
+""",
+}
+_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
+
+
+def _cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "shared", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"biblioteca {' '.join(args)} failed:\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> str:
+    """A data dir with three imported pages and a built site, served by ``biblioteca serve``."""
+    work = tmp_path_factory.mktemp("widget-site")
+    docs = work / "docs"
+    docs.mkdir()
+    for name, text in PAGES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    data = str(work / "data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
+    env["BIBLIOTECA_DATA_DIR"] = data
+    _cli(env, "import", str(docs))
+    _cli(env, "rebuild")
+    assert (Path(data) / "site" / "static" / "widget.js").is_file()
+    return str(serve_shared({"BIBLIOTECA_DATA_DIR": data}))
+
+
+def test_reader_asks_on_a_built_page_and_follows_a_source(page: Any, site: str) -> None:
+    """On a page of the built site: keyboard-open the widget, ask, read, follow a source."""
+    page.goto(f"{site}/instalacion/")
+    assert "Instalación del servidor" in page.title()
+    open_with_keyboard(page)
+    ask(page, "¿Cómo instalo el servidor?")
+    page.wait_for_selector(ANSWER, timeout=30_000)
+
+    assert "pip install biblioteca" in page.inner_text(ANSWER)
+    links = page.locator(SOURCE_LINKS)
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert f"{site}/instalacion/" in hrefs
+    assert page.locator(".bib-cite").count() >= 1
+    assert page.locator(".bib-meta").inner_text().startswith("local-extractive")
+
+    first = links.first
+    target = first.get_attribute("href")
+    first.click()
+    page.wait_for_url(target)
+    assert page.locator(LAUNCHER).count() == 1  # the next page carries the widget too
+
+
+def test_answer_with_markup_from_the_wiki_never_runs(page: Any, site: str) -> None:
+    """A real answer quoting <img onerror>, <script> and a javascript: link stays inert."""
+    page.goto(f"{site}/")
+    open_with_keyboard(page)
+    ask(page, "¿Para qué sirve el marcador hostil?")
+    page.wait_for_selector(ANSWER, timeout=30_000)
+    page.wait_for_timeout(300)  # an injected <img> would have fired onerror by now
+
+    answer = page.inner_text(ANSWER)
+    assert '<img src=x onerror="window.__pwned=1">' in answer  # shown, as text
+    assert "<script>window.__pwned=2</script>" in answer
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator(".bib-root img, .bib-root script").count() == 0
+    hrefs = page.eval_on_selector_all(".bib-answer a", "links => links.map(a => a.href)")
+    assert hrefs
+    assert all(h.startswith(f"{site}/") for h in hrefs), hrefs
+    assert f"{site}/{quote('marcador')}/" in hrefs
