@@ -7,11 +7,13 @@ private curator report beside it. The report's status decides the HTTP status.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import socket
 import time
 import uuid
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,8 @@ from shared.site.publish import (
 from shared.store import open_store
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
+PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
+MAX_WORKERS = 8
 STATIC = Path(__file__).resolve().parents[1] / "site" / "static"
 OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
 _log = get_logger("rebuild")
@@ -151,6 +155,22 @@ def build_site(
     return report
 
 
+def render_bodies(contents: Mapping[str, str]) -> dict[str, Body]:
+    """Markdown of many pages to HTML, on every core when there is enough to share.
+
+    Parsing is most of a full build's CPU time and each body depends on its own text
+    only, so big batches go to a pool of fresh processes (spawned, never forked: the
+    caller may be a threaded server holding locks and store connections).
+    """
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(contents) < PARALLEL_FROM or workers < 2:
+        return {slug: render_body(text) for slug, text in contents.items()}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        bodies = pool.map(render_body, contents.values(), chunksize=64)
+        return dict(zip(contents, bodies, strict=True))
+
+
 def static_files(folder: Path = STATIC) -> list[Output]:
     """Every file of the static folder, as ``static/<path>`` (dotfiles and Python skipped)."""
     if not folder.is_dir():
@@ -235,7 +255,7 @@ class _Build:
             changed, gone = diff(hashes, before)
             if full:
                 changed = set(published)
-            bodies = {slug: render_body(published[slug].content) for slug in changed}
+            bodies = render_bodies({slug: published[slug].content for slug in changed})
             links = {
                 slug: outgoing(bodies[slug].targets(), page.front_matter.related)
                 if slug in bodies
@@ -246,8 +266,9 @@ class _Build:
             to_render = set(changed)
             if not full:
                 to_render |= affected(changed | gone, before, links, titles)
-            for slug in to_render - bodies.keys():
-                bodies[slug] = render_body(published[slug].content)
+            bodies.update(
+                render_bodies({s: published[s].content for s in to_render - bodies.keys()})
+            )
             entries = {
                 slug: entry_of(
                     page,
@@ -272,6 +293,8 @@ class _Build:
             build_id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
             with self.timer.phase("publish"):
                 self.publisher.publish(Publication(build_id, full, writes, keep, deletes))
+            with self.timer.phase("cleanup"):
+                self.publisher.cleanup()
         built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         manifest = Manifest(
             build_id, built_at, render_key, self.settings.site_location, states, files

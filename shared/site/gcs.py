@@ -139,6 +139,9 @@ class GcsPublisher:
             stale = [self.name(p) for p in publication.delete]
         self._delete_all(stale)
 
+    def cleanup(self) -> None:
+        """Nothing to do: deletions are part of ``publish``, after everything else."""
+
     # -- helpers ----------------------------------------------------------------------
 
     def _upload(self, output: Output) -> None:

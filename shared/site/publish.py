@@ -63,6 +63,10 @@ class Publisher(Protocol):
 
     def publish(self, publication: Publication) -> None: ...
 
+    def cleanup(self) -> None:
+        """Housekeeping after a publication (old generations); readers never wait for it."""
+        ...
+
 
 def marker_bytes(build_id: str, built_at: str) -> bytes:
     return json.dumps({"build_id": build_id, "built_at": built_at}).encode()
@@ -85,6 +89,8 @@ class LocalPublisher:
         self.location = location
         self.site = Path(location).absolute()
         self.builds = self.site.parent / f".{self.site.name}.builds"
+        self._current: str | None = None
+        self._previous: Path | None = None
 
     def current_build(self) -> str | None:
         try:
@@ -105,7 +111,12 @@ class LocalPublisher:
         except BaseException:
             shutil.rmtree(generation, ignore_errors=True)
             raise
-        self._cleanup(publication.build_id, previous)
+        self._current, self._previous = publication.build_id, previous
+
+    def cleanup(self) -> None:
+        """Remove older generations once the new one is live (readers never need them)."""
+        if self._current is not None:
+            self._cleanup(self._current, self._previous)
 
     # -- steps ------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ def _jinja() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
+        auto_reload=False,  # templates ship with the code: no stat() per page rendered
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -31,6 +31,7 @@ def publish(
     publisher = LocalPublisher(str(site))
     writes = [Output(path, data) for path, data in files.items()]
     publisher.publish(Publication(build_id, full, writes, keep, delete))
+    publisher.cleanup()
     return publisher
 
 
@@ -78,7 +79,7 @@ def test_a_kept_file_missing_from_the_site_means_a_stale_publication(tmp_path: P
 
 
 def test_old_generations_and_crash_leftovers_are_cleaned(tmp_path: Path) -> None:
-    """Only the current and the previous generations remain after a build."""
+    """Only the current and the previous generations remain after a build's cleanup."""
     site = tmp_path / "site"
     builds = tmp_path / ".site.builds"
     for n in range(1, 4):

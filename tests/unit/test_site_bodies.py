@@ -1,0 +1,28 @@
+"""Parsing many bodies at once: the process pool gives exactly the serial result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shared.services import site_build
+from shared.site.markdown import render_body
+
+
+def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies parsed by spawned worker processes equal those parsed in-process."""
+    contents = {f"concept—p{i}": f"# P{i}\n\nVer [[concept—p{i + 1}]] y `x`.\n" for i in range(40)}
+    pools: list[dict[str, Any]] = []
+
+    class RecordingPool(site_build.ProcessPoolExecutor):
+        def __init__(self, **kwargs: Any) -> None:
+            pools.append(kwargs)
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(site_build, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(site_build, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(site_build.os, "cpu_count", lambda: 2)
+    bodies = site_build.render_bodies(contents)
+    assert bodies == {slug: render_body(text) for slug, text in contents.items()}
+    assert [p["mp_context"].get_start_method() for p in pools] == ["spawn"]
