@@ -93,7 +93,8 @@ def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:
     pieces: list[str] = []
     current = ""
     for block in blocks:
-        for part in _cut_prose(block, max_chars):
+        # Cut long prose short enough that the overlap carried over still fits.
+        for part in _cut_prose(block, max(max_chars - overlap - 2, max_chars // 2)):
             if current and len(current) + 2 + len(part) > max_chars:
                 pieces.append(current)
                 tail = (
