@@ -1,6 +1,6 @@
 """Browser-tier fixtures: Debian's chromium driven by Playwright, and the servers it visits.
 
-One browser per session (cheap pages per test); never ``playwright install``: the tests
+One browser for the tier (a cheap context per test); never ``playwright install``: the tests
 use /usr/bin/chromium and skip (fail under CI=true) when it or Playwright is missing.
 """
 
@@ -29,9 +29,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Debian's chromium, headless, for the whole session."""
+    """Debian's chromium, headless, shared by the browser tests (closed after them)."""
     if not (os.path.isfile(CHROMIUM) or shutil.which(CHROMIUM)):
         skip_or_fail(f"chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     try:
@@ -61,7 +61,7 @@ def page(browser: Any) -> Iterator[Any]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def stub_server() -> Iterator[StubAsk]:
     server = StubAsk().start()
     try:

@@ -10,13 +10,22 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 
-from tests.browser.helpers import ANSWER, LAUNCHER, SOURCE_LINKS, ask, open_with_keyboard
+from tests.browser.helpers import (
+    ANSWER,
+    LAUNCHER,
+    SOURCE_LINKS,
+    ask,
+    open_with_keyboard,
+    wait_for_status,
+)
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -72,8 +81,14 @@ def _cli(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+@dataclass(frozen=True)
+class Site:
+    url: str
+    data: str
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> str:
+def built(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> Site:
     """A data dir with three imported pages and a built site, served by ``biblioteca serve``."""
     work = tmp_path_factory.mktemp("widget-site")
     docs = work / "docs"
@@ -86,7 +101,12 @@ def site(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> str:
     _cli(env, "import", str(docs))
     _cli(env, "rebuild")
     assert (Path(data) / "site" / "static" / "widget.js").is_file()
-    return str(serve_shared({"BIBLIOTECA_DATA_DIR": data}))
+    return Site(str(serve_shared({"BIBLIOTECA_DATA_DIR": data})), data)
+
+
+@pytest.fixture
+def site(built: Site) -> str:
+    return built.url
 
 
 def test_reader_asks_on_a_built_page_and_follows_a_source(page: Any, site: str) -> None:
@@ -128,3 +148,18 @@ def test_answer_with_markup_from_the_wiki_never_runs(page: Any, site: str) -> No
     assert hrefs
     assert all(h.startswith(f"{site}/") for h in hrefs), hrefs
     assert f"{site}/{quote('marcador')}/" in hrefs
+
+
+def test_real_rate_limit_shows_the_wait(page: Any, built: Site, serve_shared: Any) -> None:
+    """With a limit of one question a minute, the widget's question gets ask's real 429."""
+    url = serve_shared({"BIBLIOTECA_DATA_DIR": built.data, "BIBLIOTECA_RATE_LIMIT": "1/minute"})
+    first = httpx.post(f"{url}/ask", json={"question": "¿Qué es esto?", "mode": "tutor"})
+    assert first.status_code == 200
+    page.goto(f"{url}/copias/")
+    open_with_keyboard(page)
+    ask(page, "¿Cuánto duran las copias?")
+    text = wait_for_status(page, "dentro de")  # the built site is Spanish: data-lang="es"
+    assert text.startswith("Demasiadas preguntas seguidas. Vuelve a intentarlo dentro de ")
+    seconds = int(text.split("dentro de ")[1].split()[0])
+    assert 0 < seconds <= 60
+    assert page.locator(ANSWER).count() == 0
