@@ -21,8 +21,9 @@ from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, update_val
 from shared.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?#*[ \t]*$", re.M)
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?#*[ \t]*$")
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 
 
 @dataclass
@@ -69,7 +70,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if not match:
         return {}, text
     try:
-        data = yaml.safe_load(match.group(1))
+        data = yaml.safe_load(match.group(1) or "")
     except yaml.YAMLError as exc:
         raise InvalidInput(f"the front matter is not valid YAML: {exc}".splitlines()[0]) from exc
     if data is None:
@@ -80,9 +81,24 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def title_of(body: str) -> str | None:
-    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }``."""
-    match = _TITLE.search(body)
-    return match.group(1).strip() if match else None
+    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }``.
+
+    Lines inside fenced code are skipped: a shell comment is not a title.
+    """
+    fence = ""
+    for line in body.splitlines():
+        opening = _FENCE.match(line)
+        if fence:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        match = _TITLE.match(line)
+        if match:
+            return match.group(1).strip()
+    return None
 
 
 def parse_file(

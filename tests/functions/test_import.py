@@ -1,0 +1,272 @@
+"""`biblioteca import DIR`: Markdown folders to pages, one bad file never stops the rest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared.cli import main
+from shared.config import get_settings
+from shared.store import open_store
+
+
+def write(root: Path, name: str, text: str | bytes) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def wiki(tmp_path: Path) -> Path:
+    """A small folder: front matter or not, slug from the file or the path, one unknown key."""
+    root = tmp_path / "wiki"
+    write(
+        root,
+        "guias/Instalar.md",
+        "---\ntitle: Instalar Biblioteca\ntype: guide\ntags: [Setup]\nsources: [Makefile]\n---\n"
+        "# Otro título\n\nEjecuta `make run`.\n",
+    )
+    write(root, "notas/Primeros-Pasos.md", "# Primeros pasos { #first-steps }\n\nTexto.\n")
+    write(
+        root,
+        "propio.md",
+        "---\nslug: decision—propio\ntitle: Propio\ntype: decision\n---\nCuerpo.\n",
+    )
+    write(root, "extra.md", "---\ntitle: Extra\nauthor: ana\nhide: [toc]\n---\nCuerpo.\n")
+    write(root, ".oculto/nada.md", "# No se importa\n")
+    write(root, "leeme.txt", "no es markdown")
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    """Run `biblioteca import … --json` in this process: (exit status, parsed report)."""
+    status = main(["import", *args, "--json"])
+    out = capsys.readouterr().out
+    return status, json.loads(out) if out.strip() else None
+
+
+def pages() -> Any:
+    return open_store(get_settings()).pages
+
+
+def test_import_creates_one_page_per_markdown_file(
+    store_env: str, wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Slugs from front matter or path, titles from front matter or heading; dotfiles skipped."""
+    status, report = run(capsys, str(wiki), "--type", "reference")
+    assert status == 0
+    assert (report["created"], report["updated"], report["unchanged"], report["failed"]) == (
+        4,
+        0,
+        0,
+        [],
+    )
+    instalar = pages().get("guias—instalar")
+    assert instalar.front_matter["title"] == "Instalar Biblioteca"
+    assert instalar.front_matter["type"] == "guide"  # the front matter wins over --type
+    assert instalar.front_matter["tags"] == ["setup"]
+    assert instalar.front_matter["sources"][0]["ref"] == "Makefile"
+    assert instalar.content == "# Otro título\n\nEjecuta `make run`.\n"
+    primeros = pages().get("notas—primeros-pasos")
+    assert (primeros.front_matter["title"], primeros.front_matter["type"]) == (
+        "Primeros pasos",
+        "reference",
+    )
+    assert pages().get("decision—propio").front_matter["title"] == "Propio"
+    assert pages().get("extra") is not None
+    assert {p.slug for p in pages().list()} == {
+        "guias—instalar",
+        "notas—primeros-pasos",
+        "decision—propio",
+        "extra",
+    }
+
+
+def test_unknown_keys_are_dropped_and_counted_as_warnings(
+    env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """author/hide are not stored and each gives one warning naming the file and key."""
+    _, report = run(capsys, str(wiki), "--type", "guide")
+    assert sorted((w["file"], w["warning"]) for w in report["warnings"]) == [
+        ("extra.md", "dropped unknown key 'author'"),
+        ("extra.md", "dropped unknown key 'hide'"),
+    ]
+    assert set(pages().get("extra").front_matter) <= {
+        "title", "type", "status", "sources", "related", "tags", "category", "generated"
+    }  # fmt: skip
+
+
+def test_type_and_status_are_defaults_for_silent_files(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--type/--status apply where the front matter is silent; given values win."""
+    write(tmp_path, "a.md", "# A")
+    write(tmp_path, "b.md", "---\ntype: runbook\nstatus: active\n---\n# B")
+    status, _ = run(capsys, str(tmp_path), "--type", "entity", "--status", "draft")
+    assert status == 0
+    a, b = pages().get("a").front_matter, pages().get("b").front_matter
+    assert (a["type"], a["status"]) == ("entity", "draft")
+    assert (b["type"], b["status"]) == ("runbook", "active")
+
+
+def test_without_type_a_silent_file_fails_alone(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --type and no type in the file: that file fails, naming type; exit status 1."""
+    write(tmp_path, "a.md", "# A")
+    write(tmp_path, "b.md", "---\ntype: concept\n---\n# B")
+    status, report = run(capsys, str(tmp_path))
+    assert status == 1
+    assert report["created"] == 1
+    assert [(f["file"], f["field"]) for f in report["failed"]] == [("a.md", "type")]
+
+
+def test_bad_files_fail_alone_and_the_others_import(
+    store_env: str, wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad YAML, an invalid field, non-UTF-8, a bad slug: each fails, the rest import, exit 1."""
+    write(wiki, "mal/yaml.md", "---\ntitle: [sin cerrar\n---\nx")
+    write(wiki, "mal/tipo.md", "---\ntitle: T\ntype: blog\n---\nx")
+    write(wiki, "mal/fuentes.md", "---\ntitle: T\ntype: guide\nsources: [a.py, true]\n---\nx")
+    write(wiki, "mal/latin1.md", "# Canción\n".encode("latin-1"))
+    write(wiki, "mal/slug.md", "---\nslug: Con Espacios\ntype: guide\n---\nx")
+    status, report = run(capsys, str(wiki), "--type", "reference")
+    assert status == 1
+    assert report["created"] == 4
+    failed = {f["file"]: f["field"] for f in report["failed"]}
+    assert failed == {
+        "mal/fuentes.md": "sources[1]",
+        "mal/latin1.md": "",
+        "mal/slug.md": "slug",
+        "mal/tipo.md": "type",
+        "mal/yaml.md": "",
+    }
+    assert all(f["error"] for f in report["failed"])
+    assert pages().get("mal—tipo") is None
+
+
+def test_reimporting_unchanged_files_writes_nothing(
+    store_env: str, wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second import reports every page unchanged and no version or timestamp moves."""
+    run(capsys, str(wiki), "--type", "reference")
+    before = {p.slug: (p.version, p.updated_at) for p in pages().list()}
+    status, report = run(capsys, str(wiki), "--type", "reference")
+    assert status == 0
+    assert (report["created"], report["updated"], report["unchanged"]) == (0, 0, 4)
+    assert {p.slug: (p.version, p.updated_at) for p in pages().list()} == before
+
+
+def test_a_changed_file_updates_its_page_only(
+    env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Editing one file and importing again updates that page to version 2, nothing else."""
+    run(capsys, str(wiki), "--type", "reference")
+    write(wiki, "notas/Primeros-Pasos.md", "# Primeros pasos\n\nTexto nuevo.\n")
+    _, report = run(capsys, str(wiki), "--type", "reference")
+    assert (report["created"], report["updated"], report["unchanged"]) == (0, 1, 3)
+    changed = pages().get("notas—primeros-pasos")
+    assert (changed.version, changed.content) == (2, "# Primeros pasos\n\nTexto nuevo.\n")
+    assert open_store(get_settings()).chunks.vectors_for("notas—primeros-pasos")
+
+
+def test_human_output_summarizes_counts_and_problems(
+    env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --json: one summary line, then one line per failure and warning."""
+    write(wiki, "mal.md", "---\ntype: blog\n---\nx")
+    assert main(["import", str(wiki), "--type", "guide"]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "created 4, updated 0, unchanged 0, failed 1, warnings 2"
+    assert any(line.strip().startswith("failed  mal.md:") and "(type)" in line for line in lines)
+    assert sum("warning extra.md" in line for line in lines) == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["import"],
+        ["import", "/no/such/dir"],
+        ["import", ".", "--type", "blog"],
+        ["import", ".", "--status", "x"],
+    ],
+)
+def test_usage_errors_exit_2(
+    env: dict[str, str], args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing or non-directory DIR, or a type/status outside the schema, is exit status 2."""
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse exits on its own usage errors
+        status = int(exc.code or 0)
+    assert status == 2
+    assert capsys.readouterr().err
+
+
+# -- the real corpus ------------------------------------------------------------------
+
+
+def test_every_corpus_file_parses_to_a_distinct_valid_slug_and_a_title(corpus: Path) -> None:
+    """All 122 FastAPI pages parse: slugs from their paths, titles from headings without anchors."""
+    from shared.services.importer import markdown_files, parse_file
+    from shared.slugs import is_valid_slug
+
+    docs = corpus / "docs"
+    parsed = [parse_file(path, docs, "reference", None) for path in markdown_files(docs)]
+    assert len(parsed) == 122
+    slugs = [p.slug for p in parsed]
+    assert len(set(slugs)) == 122
+    assert all(is_valid_slug(slug) for slug in slugs)
+    by_slug = {p.slug: p for p in parsed}
+    assert by_slug["tutorial—first-steps"].metadata["title"] == "Primeros Pasos"
+    assert "advanced—security—oauth2-scopes" in by_slug
+    assert not [p.slug for p in parsed if "{" in p.metadata["title"] or not p.metadata["title"]]
+    assert [(p.slug, p.dropped_keys) for p in parsed if p.dropped_keys] == [
+        ("index", ("include_yaml",))
+    ]
+
+
+@pytest.fixture(scope="module")
+def imported_how_to(
+    corpus: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Any, Any, Path]:
+    """The corpus's how-to/ folder (12 real pages) imported once into a module store.
+
+    One folder rather than all 122 pages: embedding the whole corpus costs tens of
+    seconds, and the parsing of all of it is checked above without a store.
+    """
+    import shutil
+
+    from shared.providers.local_embedder import shared_local_embedder
+    from shared.services.importer import import_directory
+    from shared.store.sqlite import SqliteStore
+
+    root = tmp_path_factory.mktemp("corpus-how-to") / "docs"
+    shutil.copytree(corpus / "docs" / "how-to", root / "how-to")
+    store = SqliteStore(root.parent / "store")
+    report = import_directory(root, store, shared_local_embedder(), default_type="reference")
+    assert (report.created, report.failed, report.warnings) == (12, [], [])
+    return store, shared_local_embedder(), root
+
+
+def test_real_pages_import_searchable_and_reimport_writes_nothing(
+    imported_how_to: tuple[Any, Any, Path],
+) -> None:
+    """Imported corpus pages have their folder in the slug and chunks; a re-import is a no-op."""
+    from shared.services.importer import import_directory
+
+    store, embedder, root = imported_how_to
+    records = store.pages.list()
+    assert len(records) == 12
+    assert all(r.slug.startswith("how-to—") for r in records)
+    assert all(store.chunks.vectors_for(r.slug) for r in records)
+    report = import_directory(root, store, embedder, default_type="reference")
+    assert (report.created, report.updated, report.unchanged, report.failed) == (0, 0, 12, [])
+    assert {r.version for r in store.pages.list()} == {1}

@@ -1,0 +1,146 @@
+"""The pure parts of import: front matter split, title from the first heading, file parsing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.errors import InvalidInput
+from shared.services.importer import parse_file, split_front_matter, title_of
+
+
+@pytest.mark.parametrize(
+    ("text", "front_matter", "body"),
+    [
+        (
+            "---\ntitle: Hola\ntype: guide\n---\n# Cuerpo\n",
+            {"title": "Hola", "type": "guide"},
+            "# Cuerpo\n",
+        ),
+        ("---\r\ntitle: Hola\r\n---\r\nCuerpo", {"title": "Hola"}, "Cuerpo"),
+        ("---\ntitle: Hola\n...\nCuerpo", {"title": "Hola"}, "Cuerpo"),
+        ("---\n---\nCuerpo", {}, "Cuerpo"),
+        ("---\ntitle: Solo\n---", {"title": "Solo"}, ""),
+        ("# Sin front matter\n\n---\n\ntexto", {}, "# Sin front matter\n\n---\n\ntexto"),
+        ("Texto\n---\ntitle: no\n---\n", {}, "Texto\n---\ntitle: no\n---\n"),
+    ],
+)
+def test_split_front_matter(text: str, front_matter: dict[str, object], body: str) -> None:
+    """A leading '---' YAML block is the front matter; anything else is all body."""
+    assert split_front_matter(text) == (front_matter, body)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["---\ntitle: [sin cerrar\n---\nx", "---\n- una\n- lista\n---\nx", "---\n'solo texto'\n---\nx"],
+)
+def test_front_matter_that_is_not_a_yaml_mapping_is_invalid(text: str) -> None:
+    """Bad YAML, or YAML that is not a mapping, is invalid input."""
+    with pytest.raises(InvalidInput):
+        split_front_matter(text)
+
+
+def test_front_matter_is_loaded_safely() -> None:
+    """YAML tags that would build Python objects are refused (safe_load)."""
+    with pytest.raises(InvalidInput):
+        split_front_matter("---\ntitle: !!python/object/apply:os.system ['true']\n---\nx")
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("# Primeros pasos { #first-steps }\n\ntexto", "Primeros pasos"),
+        ("# Título {#anchor}\n", "Título"),
+        ("# Título cerrado ##\n", "Título cerrado"),
+        ("Intro\n\n## Sección\n\n# El título\n", "El título"),
+        ("```bash\n# instala primero\npip install x\n```\n\n# Título real\n", "Título real"),
+        ("~~~\n# no\n~~~\n# Sí\n", "Sí"),
+        ("#SinEspacio\n", None),
+        ("## Solo nivel dos\n", None),
+        ("", None),
+    ],
+)
+def test_title_is_the_first_h1_outside_code_without_its_anchor(
+    body: str, title: str | None
+) -> None:
+    """The first '# ' heading (not inside fenced code), with a trailing { #anchor } removed."""
+    assert title_of(body) == title
+
+
+def write(root: Path, name: str, text: str | bytes) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_parse_file_takes_slug_and_title_from_the_front_matter(tmp_path: Path) -> None:
+    """slug and title in the front matter win over the path and the heading."""
+    path = write(
+        tmp_path, "a/b.md", "---\nslug: concept—propio\ntitle: Propio\ntype: concept\n---\n# Otro\n"
+    )
+    parsed = parse_file(path, tmp_path, None, None)
+    assert parsed.slug == "concept—propio"
+    assert parsed.metadata["title"] == "Propio"
+    assert parsed.content == "# Otro\n"
+
+
+def test_parse_file_derives_slug_from_the_path_and_title_from_the_heading(tmp_path: Path) -> None:
+    """Without front matter: folders joined with '—', extension dropped; the first # heading."""
+    path = write(
+        tmp_path, "Tutorial/Primeros-Pasos.md", "# Primeros pasos { #first-steps }\n\nTexto."
+    )
+    parsed = parse_file(path, tmp_path, "reference", None)
+    assert parsed.slug == "tutorial—primeros-pasos"
+    assert parsed.metadata == {"title": "Primeros pasos", "type": "reference"}
+
+
+def test_parse_file_falls_back_to_the_file_name_for_a_title(tmp_path: Path) -> None:
+    """No title and no heading: the file's stem, with '-' and '_' as spaces."""
+    parsed = parse_file(write(tmp_path, "notas_de-campo.md", "texto"), tmp_path, "guide", None)
+    assert parsed.metadata["title"] == "notas de campo"
+
+
+def test_defaults_apply_only_where_the_front_matter_is_silent(tmp_path: Path) -> None:
+    """--type/--status fill in missing keys and never override given ones."""
+    given = write(tmp_path, "a.md", "---\ntitle: A\ntype: runbook\nstatus: draft\n---\nx")
+    silent = write(tmp_path, "b.md", "# B")
+    assert parse_file(given, tmp_path, "reference", "active").metadata["type"] == "runbook"
+    assert parse_file(given, tmp_path, "reference", "active").metadata["status"] == "draft"
+    assert parse_file(silent, tmp_path, "reference", "archived").metadata["status"] == "archived"
+
+
+def test_unknown_keys_are_dropped_and_reported(tmp_path: Path) -> None:
+    """Keys outside the schema are dropped from the metadata and listed, sorted."""
+    path = write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\nauthor: ana\nhide: [toc]\n---\nx")
+    parsed = parse_file(path, tmp_path, None, None)
+    assert parsed.dropped_keys == ("author", "hide")
+    assert set(parsed.metadata) == {"title", "type"}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "field"),
+    [
+        ("no-type.md", "# Sin tipo", "type"),
+        ("bad-slug.md", "---\nslug: Con Espacios\ntype: guide\n---\nx", "slug"),
+        ("latin1.md", "# Canción".encode("latin-1"), None),
+        ("bad-yaml.md", "---\ntitle: [x\n---\nx", None),
+    ],
+)
+def test_unusable_files_are_invalid_input(
+    tmp_path: Path, name: str, text: str | bytes, field: str | None
+) -> None:
+    """No type, a bad slug, non-UTF-8 bytes or bad YAML: InvalidInput (naming the field if one)."""
+    with pytest.raises(InvalidInput) as caught:
+        parse_file(write(tmp_path, name, text), tmp_path, None, None)
+    assert caught.value.field == field
+
+
+def test_a_utf8_bom_is_not_part_of_the_text(tmp_path: Path) -> None:
+    """A file saved with a UTF-8 BOM still has its front matter recognised."""
+    path = write(tmp_path, "bom.md", "\ufeff---\ntitle: Con BOM\ntype: guide\n---\nx")
+    assert parse_file(path, tmp_path, None, None).metadata["title"] == "Con BOM"
