@@ -1,0 +1,345 @@
+"""Archiving answers as draft pages: the gates cheapest first, then one idempotent write.
+
+Entry points (the ``ask`` service calls the first when a request has ``archive: true``):
+
+- ``archive_answer(*, question, answer, sources, store, settings, model=None,
+  origin="ask", generator=None, embedder=None) -> dict`` — the decision
+  ``{"archived": bool, "reason": str, "slug"?: str, "grounding"?: {...}}``;
+  ``sources`` are slugs, ``model`` the name of the model that wrote the answer.
+- ``archive_request(body, store, settings) -> dict`` — ``POST /archive``: validates
+  the body (``InvalidInput``/``PayloadTooLarge`` at the field), then the above.
+
+Order: meta-question, grounding, local triage, then the store (``rejected-before``,
+``duplicate``), then the model triage (a model call costs more than a read), then
+the draft. A draft's slug is derived from its question (plus a hash), so the same
+question and answer always land on one slug and concurrent duplicates meet at
+``create``'s conflict: one page. Every attempt is an ``archive_outcome`` event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.config import Settings
+from shared.errors import Conflict, InvalidInput, PayloadTooLarge
+from shared.gates.grounding import Grounding, check_grounding
+from shared.gates.meta import check_meta
+from shared.gates.triage import Verdict, local_triage, model_triage
+from shared.logs import get_logger
+from shared.normalize import normalize_related
+from shared.ports import Embedder, Generator, Store
+from shared.schema import parse_front_matter
+from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, now
+from shared.slugs import MAX_SLUG, cut, derive_slug
+
+MAX_QUESTION_CHARS = 2000
+MAX_TITLE = 200
+_KEYS = ("question", "answer", "sources", "model")
+_ATTEMPTS = 3  # a create that loses a race re-reads and decides again
+_log = get_logger("archive")
+
+
+def same_text(text: str) -> str:
+    """The contract's comparison form: trimmed, whitespace collapsed, case-folded."""
+    return " ".join(text.split()).casefold()
+
+
+def draft_title(question: str) -> str:
+    """'¿Cómo devuelvo un 201?' -> 'Cómo devuelvo un 201' (at most 200 chars, on a word)."""
+    collapsed = " ".join(question.split())
+    text = collapsed.lstrip("¿¡ ").rstrip("?!.:;, ") or collapsed
+    text = text[:1].upper() + text[1:]
+    if len(text) > MAX_TITLE:
+        head = text[: MAX_TITLE - 1]
+        space = head.rfind(" ")
+        text = (head[:space] if space > MAX_TITLE // 2 else head).rstrip() + "…"
+    return text
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def draft_slugs(question: str, answer: str) -> tuple[str, str]:
+    """(the question's slug, this answer's variant slug): both deterministic.
+
+    The first answer to a question takes the question's slug; another answer to the
+    same question takes its own variant, so a curator who archives the question's draft
+    is remembered (``rejected-before``) and no two answers ever share a page.
+    """
+    q = _digest(same_text(question))[:8]
+    a = _digest(same_text(question), same_text(answer))[:6]
+    base = derive_slug("concept", draft_title(question))
+    return f"{cut(base, MAX_SLUG - 9)}-{q}", f"{cut(base, MAX_SLUG - 16)}-{q}-{a}"
+
+
+@dataclass
+class _Attempt:
+    """What one attempt decided, for the response and the outcome record."""
+
+    archived: bool = False
+    reason: str = ""
+    slug: str | None = None
+    grounding: Grounding | None = None
+    detail: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"archived": self.archived, "reason": self.reason}
+        if self.slug is not None:
+            out["slug"] = self.slug
+        if self.grounding is not None:
+            out["grounding"] = self.grounding.body()
+        return out
+
+
+class _Clock:
+    """Milliseconds per step, summed when a step runs twice (the store's reads and write)."""
+
+    def __init__(self, timings: dict[str, float]) -> None:
+        self._timings = timings
+        self._last = self._start = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        moment = time.perf_counter()
+        self._timings[name] = round(self._timings.get(name, 0.0) + (moment - self._last) * 1000, 2)
+        self._last = moment
+
+    def total(self) -> None:
+        self._timings["total_ms"] = round((time.perf_counter() - self._start) * 1000, 2)
+
+
+def archive_answer(
+    *,
+    question: str,
+    answer: str,
+    sources: Sequence[str],
+    store: Store,
+    settings: Settings,
+    model: str | None = None,
+    origin: str = "ask",
+    generator: Generator | None = None,
+    embedder: Embedder | None = None,
+) -> dict[str, Any]:
+    """Send one answer through the gates; a pass creates a draft (see the module docstring)."""
+    run = _Run(
+        question=question,
+        answer=answer,
+        slugs=list(dict.fromkeys(s.strip() for s in sources if s.strip())),
+        store=store,
+        settings=settings,
+        model=model,
+        generator=generator,
+        embedder=embedder,
+    )
+    try:
+        run.decide()
+    finally:
+        run.clock.total()
+        _record(store, run.attempt, question, run.slugs, origin)
+    return run.attempt.body()
+
+
+@dataclass
+class _Run:
+    """One archive attempt: its inputs, what it decided, how long each step took."""
+
+    question: str
+    answer: str
+    slugs: list[str]
+    store: Store
+    settings: Settings
+    model: str | None
+    generator: Generator | None
+    embedder: Embedder | None
+    attempt: _Attempt = field(default_factory=_Attempt)
+
+    def __post_init__(self) -> None:
+        self.clock = _Clock(self.attempt.timings)
+        self.primary, self.variant = draft_slugs(self.question, self.answer)
+
+    def decide(self) -> None:
+        reason = check_meta(self.question)
+        self.clock.lap("meta_ms")
+        if reason is not None:
+            self.attempt.reason = reason
+            return
+        grounding = check_grounding(self.answer, self.store.code)
+        self.attempt.grounding = grounding
+        self.clock.lap("grounding_ms")
+        if grounding.refused:
+            self.attempt.reason = grounding.reason or ""
+            return
+        refused = self._refused(local_triage(self.question, self.answer, self.slugs))
+        self.clock.lap("triage_ms")
+        if refused:
+            return
+        target = self._target()
+        self.clock.lap("store_ms")
+        if target is None:
+            return
+        judge = self._judge()
+        if judge is not None:
+            refused = self._refused(model_triage(self.question, self.answer, self.slugs, judge))
+            self.clock.lap("model_ms")
+            if refused:
+                return
+        self._create(target)
+        self.clock.lap("store_ms")
+
+    def _judge(self) -> Generator | None:
+        """The triage model when ``BIBLIOTECA_LLM=gemini``; None runs the local rules only."""
+        if self.settings.llm != "gemini":
+            return None
+        from shared.providers.factory import generator_for
+
+        return self.generator or generator_for(self.settings)
+
+    def _refused(self, verdict: Verdict) -> bool:
+        self.attempt.detail = verdict.detail
+        if verdict.reason is None:
+            return False
+        self.attempt.reason = verdict.reason
+        return True
+
+    def _target(self) -> str | None:
+        """The free slug this answer's draft goes to; None when the store already decided.
+
+        Decided: the question's draft was archived by a curator (``rejected-before``), or
+        this very answer already has a page (``duplicate``).
+        """
+        first = self.store.pages.get(self.primary)
+        if first is None:
+            return self.primary
+        if first.front_matter.get("status") == "archived":
+            self.attempt.reason, self.attempt.slug = "rejected-before", self.primary
+            return None
+        if same_text(first.content) == same_text(self.answer):
+            self.attempt.reason, self.attempt.slug = "duplicate", self.primary
+            return None
+        other = self.store.pages.get(self.variant)
+        if other is None:
+            return self.variant
+        rejected = other.front_matter.get("status") == "archived"
+        self.attempt.reason = "rejected-before" if rejected else "duplicate"
+        self.attempt.slug = self.variant
+        return None
+
+    def _create(self, target: str) -> None:
+        from shared.providers.factory import embedder_for
+
+        writer = self.embedder or embedder_for(self.settings)
+        front_matter = parse_front_matter(
+            {
+                "title": draft_title(self.question),
+                "type": "concept",
+                "status": "draft",
+                "sources": [{"type": "wiki", "ref": s} for s in self.slugs]
+                + [{"type": "query", "ref": " ".join(self.question.split())}],
+                "generated": {
+                    "by": self.model or _default_model(self.settings),
+                    "at": now().isoformat(),
+                },
+            },
+            "",
+        )
+        for _ in range(_ATTEMPTS):
+            try:
+                create_validated(target, front_matter, self.answer.strip(), self.store, writer)
+            except Conflict:
+                # Another request created a page there first: decide again against it.
+                again = self._target()
+                if again is None:
+                    return
+                target = again
+                continue
+            self.attempt.archived, self.attempt.reason = True, "archived"
+            self.attempt.slug = target
+            return
+        raise Conflict("the draft's slug kept changing under this request; retry")
+
+
+def _default_model(settings: Settings) -> str:
+    """Who wrote an answer posted without ``model``: this deployment's answerer."""
+    if settings.llm == "gemini":
+        return f"gemini:{settings.gemini_model.removeprefix('models/')}"
+    from shared.providers.answerers import LOCAL_MODEL
+
+    return LOCAL_MODEL
+
+
+def _record(store: Store, attempt: _Attempt, question: str, slugs: list[str], origin: str) -> None:
+    """The outcome record that lets the gates' effect be counted; never the caller's problem."""
+    data: dict[str, Any] = {
+        "origin": origin,
+        "archived": attempt.archived,
+        "reason": attempt.reason or "error",
+        "slug": attempt.slug,
+        "question": question[:300],
+        "sources": len(slugs),
+        "detail": attempt.detail[:300],
+        "grounding": attempt.grounding.body() if attempt.grounding else None,
+        "timings": attempt.timings,
+    }
+    try:
+        store.events.record("archive_outcome", data)
+    except Exception:  # analytics must never cost a decision
+        _log.exception("could not record the archive outcome")
+    _log.info(
+        "archive %s: %s", "created" if attempt.archived else "refused", data["reason"], extra=data
+    )
+
+
+# -- POST /archive ----------------------------------------------------------------------
+
+
+def _text(body: Mapping[str, Any], key: str) -> str:
+    value = body.get(key)
+    if value is None:
+        raise InvalidInput(f"{key} is required: a non-blank string", field=key)
+    if not isinstance(value, str):
+        raise InvalidInput(f"{key} must be a string", field=key)
+    if not value.strip():
+        raise InvalidInput(f"{key} must not be blank", field=key)
+    return value
+
+
+def parse_archive_body(body: Mapping[str, Any]) -> tuple[str, str, list[str], str | None]:
+    """(question, answer, source slugs, model) of a ``POST /archive`` body, checked."""
+    for key in body:
+        if key not in _KEYS:
+            raise InvalidInput(f"unknown field '{key}'; allowed: {', '.join(_KEYS)}", field=key)
+    question = _text(body, "question")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(
+            f"question is longer than {MAX_QUESTION_CHARS} characters", field="question"
+        )
+    answer = _text(body, "answer")
+    if len(answer.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise PayloadTooLarge(
+            f"answer is larger than a page's content may be ({MAX_CONTENT_BYTES // 1024} KiB)",
+            field="answer",
+        )
+    slugs = normalize_related(body.get("sources"), "sources")
+    model = body.get("model")
+    if model is not None and (not isinstance(model, str) or not 0 < len(model.strip()) <= 200):
+        raise InvalidInput("model must be a non-blank string of at most 200 chars", field="model")
+    return question.strip(), answer, slugs, model.strip() if model else None
+
+
+def archive_request(body: Mapping[str, Any], store: Store, settings: Settings) -> dict[str, Any]:
+    """``POST /archive``: every decision is a 200 body; malformed input raises at its field."""
+    question, answer, slugs, model = parse_archive_body(body)
+    return archive_answer(
+        question=question,
+        answer=answer,
+        sources=slugs,
+        store=store,
+        settings=settings,
+        model=model,
+        origin="archive",
+    )

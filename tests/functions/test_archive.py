@@ -1,0 +1,247 @@
+"""POST /archive per the contract, through the test client and a real server, on both stores."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import pytest
+
+from shared.services.archive import same_text
+from tests.fixtures.server import Api
+
+BODY = (
+    "Para devolver un 201 declara `status_code=201` en el decorador de la operación, por "
+    "ejemplo `@app.post('/items/', status_code=201)`. FastAPI usa ese código en la respuesta "
+    "y lo documenta en el esquema OpenAPI, de modo que la documentación interactiva lo "
+    "muestra. Si el código depende de la petición, declara un parámetro `response: Response` "
+    "y asigna `response.status_code`. Las constantes de `fastapi.status`, como "
+    "`status.HTTP_201_CREATED`, evitan números mágicos y ayudan al autocompletado. "
+)
+
+
+def unique() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+def question() -> str:
+    return f"¿Cómo devuelvo un 201 en el caso {unique()}?"
+
+
+def answer(extra: str = "") -> str:
+    return BODY + extra + f" Referencia interna {unique()}."
+
+
+def sources() -> list[Any]:
+    return [f"tutorial—status-{unique()}", {"slug": f"advanced—response-{unique()}"}]
+
+
+def archive(api: Api, q: str, a: str, srcs: list[Any] | None = None, **extra: Any) -> Any:
+    reply = api.post("archive", {"question": q, "answer": a, "sources": srcs or sources(), **extra})
+    assert reply.status == 200, reply.text
+    return reply.json
+
+
+def test_a_good_answer_becomes_a_draft(api: Api) -> None:
+    """Passing every gate creates a draft concept with wiki + query sources and provenance."""
+    q, a, srcs = question(), answer(), sources()
+    decision = archive(api, f"  {q} ", a, srcs, model="gemini:gemini-2.5-flash")
+
+    assert decision["archived"] is True
+    assert decision["reason"] == "archived"
+    assert decision["slug"].startswith("concept—como-devuelvo-un-201")
+    assert decision["grounding"] == {"checked": True, "cited": 0, "resolved": 0, "unresolved": []}
+    page = api.store.pages.get(decision["slug"])
+    fm = page.front_matter
+    assert (fm["type"], fm["status"]) == ("concept", "draft")
+    assert fm["title"] == q.strip().lstrip("¿").rstrip("?")
+    assert fm["sources"] == [
+        {"type": "wiki", "ref": srcs[0]},
+        {"type": "wiki", "ref": srcs[1]["slug"]},
+        {"type": "query", "ref": q},
+    ]
+    assert fm["generated"]["by"] == "gemini:gemini-2.5-flash"
+    assert fm["generated"]["at"]
+    assert page.content == a.strip()
+
+
+def test_the_same_question_and_answer_again_is_a_duplicate(api: Api) -> None:
+    """Same question and answer (trimmed, spaces collapsed, case-folded): duplicate, one page."""
+    q, a = question(), answer()
+    first = archive(api, q, a)
+    again = archive(api, "  " + q.upper().replace(" ", "   "), "\n" + a.lower() + "  ")
+    assert first["archived"] is True
+    assert again == {
+        "archived": False,
+        "reason": "duplicate",
+        "slug": first["slug"],
+        "grounding": again["grounding"],
+    }
+    drafts = [
+        p for p in api.store.pages.list(status="draft") if same_text(p.content) == same_text(a)
+    ]
+    assert len(drafts) == 1
+
+
+def test_another_answer_to_the_same_question_is_its_own_draft(api: Api) -> None:
+    """Duplicate means same question AND answer: a different answer gets its own draft."""
+    q = question()
+    first = archive(api, q, answer())
+    second = archive(api, q, answer(" Otra variante."))
+    assert second["archived"] is True
+    assert second["slug"] != first["slug"]
+    assert second["slug"].startswith(first["slug"])
+
+
+def test_concurrent_duplicates_make_one_page(api: Api) -> None:
+    """Four identical requests at once: one archives, the others are duplicates of it."""
+    q, a, srcs = question(), answer(), sources()
+    archive(api, "¿Existe una página sobre esto?", a)  # builds the route's client first
+    results: list[Any] = []
+
+    def post() -> None:
+        results.append(api.post("archive", {"question": q, "answer": a, "sources": srcs}))
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    decisions = [r.json for r in results]
+    assert all(r.status == 200 for r in results), [r.text for r in results]
+    assert sorted(d["reason"] for d in decisions) == ["archived"] + ["duplicate"] * 3
+    assert len({d["slug"] for d in decisions}) == 1
+
+
+def test_a_question_rejected_by_a_curator_is_not_proposed_again(api: Api) -> None:
+    """After the curator archives the draft, the question gives rejected-before."""
+    q = question()
+    first = archive(api, q, answer())
+    rejected = api.post(
+        "wiki_update", {"slug": first["slug"], "update_metadata": {"status": "archived"}}
+    )
+    assert rejected.status == 200, rejected.text
+    again = archive(api, q, answer(" Con otras palabras."))
+    assert (again["archived"], again["reason"], again["slug"]) == (
+        False,
+        "rejected-before",
+        first["slug"],
+    )
+
+
+def test_promotion_is_wiki_update_with_status_active(api: Api) -> None:
+    """The curator promotes a draft with wiki_update status active; it is then active."""
+    first = archive(api, question(), answer())
+    promoted = api.post(
+        "wiki_update", {"slug": first["slug"], "update_metadata": {"status": "active"}}
+    )
+    assert promoted.status == 200, promoted.text
+    assert promoted.json["page"]["status"] == "active"
+    assert promoted.json["version"] == 2
+
+
+def test_meta_questions_are_refused_before_any_other_gate(api: Api) -> None:
+    """A question about whether pages exist: pre-filter:meta-question, no grounding ran."""
+    decision = archive(api, "¿Existe una página sobre autenticación?", answer())
+    assert decision == {"archived": False, "reason": "pre-filter:meta-question"}
+
+
+def test_invented_code_paths_are_refused(api: Api) -> None:
+    """Fewer than half of the cited paths in the index: grounding:unresolved_code_refs."""
+    tag = unique()
+    real = [f"svc{tag}/api/handlers/wiki.py", f"svc{tag}/api/models.py"]
+    assert api.post("index_code", {"repo": f"r{tag}", "paths": real}).status == 200
+
+    invented = archive(
+        api,
+        question(),
+        answer(f"Ver `handlers/wiki.py`, `signage{tag}/services/deployment.py` y `x{tag}/y.py`."),
+    )
+    assert invented["archived"] is False
+    assert invented["reason"] == "grounding:unresolved_code_refs"
+    assert invented["grounding"] == {
+        "checked": True,
+        "cited": 3,
+        "resolved": 1,
+        "unresolved": [f"signage{tag}/services/deployment.py", f"x{tag}/y.py"],
+    }
+    grounded = archive(
+        api,
+        question(),
+        answer(f"Ver handlers/wiki.py:40, ./api/models.py y andlers{tag}/wiki.py."),
+    )
+    assert grounded["archived"] is True
+    assert (grounded["grounding"]["cited"], grounded["grounding"]["resolved"]) == (3, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "srcs", "reason"),
+    [
+        (BODY + " No encontré información sobre el caso asíncrono.", None, "triage:gap"),
+        (BODY + " Solo puedo responder parcialmente.", None, "triage:partial"),
+        (BODY, ["solo-una"], "triage:sources"),
+        ("Usa `status_code=201`.", None, "triage:short"),
+    ],
+)
+def test_triage_refusals(api: Api, text: str, srcs: list[Any] | None, reason: str) -> None:
+    """The local triage refuses gaps, partial answers, one source and short answers."""
+    decision = archive(api, question(), text + f" {unique()}", srcs)
+    assert decision["archived"] is False
+    assert decision["reason"] == reason
+
+
+def test_every_attempt_is_an_outcome_record(api: Api) -> None:
+    """Each decision leaves an archive_outcome event with its reason and timings."""
+    q = question()
+    archive(api, q, answer())
+    archive(api, q, "corto")
+    mine = [e for e in api.store.events.recent("archive_outcome", 500) if e["question"] == q]
+    assert sorted(e["reason"] for e in mine) == ["archived", "triage:short"]
+    assert all(e["origin"] == "archive" for e in mine)
+    assert all(e["timings"]["total_ms"] >= 0 for e in mine)
+    assert "grounding_ms" in mine[0]["timings"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"answer": "a"}, 400, "question"),
+        ({"question": "   ", "answer": "a"}, 400, "question"),
+        ({"question": 3, "answer": "a"}, 400, "question"),
+        ({"question": "q" * 2001, "answer": "a"}, 400, "question"),
+        ({"question": "q"}, 400, "answer"),
+        ({"question": "q", "answer": " \n "}, 400, "answer"),
+        ({"question": "q", "answer": ["a"]}, 400, "answer"),
+        ({"question": "q", "answer": "a" * (512 * 1024 + 1)}, 413, "answer"),
+        ({"question": "q", "answer": "a", "sources": "slug"}, 400, "sources"),
+        ({"question": "q", "answer": "a", "sources": ["ok", "Not A Slug"]}, 400, "sources[1]"),
+        ({"question": "q", "answer": "a", "sources": ["ok", {"title": "x"}]}, 400, "sources[1]"),
+        ({"question": "q", "answer": "a", "sources": [True]}, 400, "sources[0]"),
+        ({"question": "q", "answer": "a", "model": ""}, 400, "model"),
+        ({"question": "q", "answer": "a", "mode": "help"}, 400, "mode"),
+    ],
+)
+def test_malformed_input_is_an_error_at_the_field(
+    api: Api, body: dict[str, Any], status: int, field: str
+) -> None:
+    """Malformed input is a 400 (413 for a too large answer) naming the field."""
+    reply = api.post("archive", body)
+    assert reply.status == status, reply.text
+    assert reply.json["field"] == field
+
+
+def test_a_question_of_2000_chars_is_accepted(api: Api) -> None:
+    """The limit is inclusive: exactly 2,000 characters is a question."""
+    reply = api.post(
+        "archive", {"question": "¿" + "a" * 1998 + "?", "answer": "corto", "sources": sources()}
+    )
+    assert reply.status == 200, reply.text
+    assert reply.json["reason"] == "triage:short"
+
+
+def test_archive_needs_credentials(api: Api) -> None:
+    """A write endpoint: 401 without the token, 405 for GET, 415 for non-JSON."""
+    assert api.post("archive", {"question": "q", "answer": "a"}, token=None).status == 401
+    assert api.post("archive", method="GET").status == 405
+    assert api.post("archive", data="{}", content_type="text/plain").status == 415

@@ -1,0 +1,88 @@
+"""POST /index_code per the contract, through the test client and a real server, on both stores."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.server import Api
+
+
+def repo_name() -> str:
+    return f"repo-{uuid.uuid4().hex[:10]}"
+
+
+def test_index_answers_the_repos_distinct_path_count(api: Api) -> None:
+    """200 {repo, indexed}: distinct paths after normalization ('./a' is 'a')."""
+    repo = repo_name()
+    reply = api.post(
+        "index_code",
+        {"repo": repo, "paths": ["src/app/main.py", "./src/app/main.py", "src\\app\\db.py"]},
+    )
+    assert reply.status == 200, reply.text
+    assert reply.json == {"repo": repo, "indexed": 2}
+
+
+def test_replace_removes_paths_that_left(api: Api) -> None:
+    """Without replace paths accumulate; with replace the list is the repository."""
+    repo = repo_name()
+    api.post("index_code", {"repo": repo, "paths": ["a/x.py", "a/y.py"], "replace": True})
+    added = api.post("index_code", {"repo": repo, "paths": ["a/z.py"]})
+    assert added.json["indexed"] == 3
+    replaced = api.post("index_code", {"repo": repo, "paths": ["a/z.py"], "replace": True})
+    assert replaced.json == {"repo": repo, "indexed": 1}
+    emptied = api.post("index_code", {"repo": repo, "paths": [], "replace": True})
+    assert emptied.json == {"repo": repo, "indexed": 0}
+
+
+def test_the_real_corpus_paths(api: Api, corpus: Path) -> None:
+    """The corpus's 1,220 real paths go through HTTP in one request."""
+    paths = (corpus / "code-paths.txt").read_text(encoding="utf-8").split()
+    reply = api.post("index_code", {"repo": repo_name(), "paths": paths, "replace": True})
+    assert reply.status == 200, reply.text
+    assert reply.json["indexed"] == 1220
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"repo": "r", "paths": ["a/b.py", "c.py", "d/e.go", 7]}, "paths[3]"),
+        ({"repo": "r", "paths": ["a/b.py", None]}, "paths[1]"),
+        ({"repo": "r", "paths": ["a/b.py", "  "]}, "paths[1]"),
+        ({"repo": "r", "paths": ["a/../../etc/passwd"]}, "paths[0]"),
+        ({"repo": "r", "paths": ["a/\x00b.py"]}, "paths[0]"),
+        ({"repo": "r", "paths": ["/".join(["d"] * 65) + ".py"]}, "paths[0]"),
+        ({"repo": "", "paths": []}, "repo"),
+        ({"repo": "   ", "paths": []}, "repo"),
+        ({"repo": 5, "paths": []}, "repo"),
+        ({"paths": ["a/b.py"]}, "repo"),
+        ({"repo": "r"}, "paths"),
+        ({"repo": "r", "paths": "a/b.py"}, "paths"),
+        ({"repo": "r", "paths": [], "replace": "yes"}, "replace"),
+        ({"repo": "r", "paths": [], "branch": "main"}, "branch"),
+    ],
+)
+def test_invalid_input_is_a_400_naming_the_field(
+    api: Api, body: dict[str, object], field: str
+) -> None:
+    """A caller's mistake is a 400 validation_error whose field is the path in the body."""
+    reply = api.post("index_code", body)
+    assert reply.status == 400, reply.text
+    assert reply.json["code"] == "validation_error"
+    assert reply.json["field"] == field
+
+
+def test_index_code_needs_credentials(api: Api) -> None:
+    """A write endpoint: no or wrong token is a 401, before the body is read."""
+    assert api.post("index_code", {"repo": "r", "paths": []}, token=None).status == 401
+    assert api.post("index_code", data="not json", token="wrong").status == 401
+
+
+def test_method_and_media_type(api: Api) -> None:
+    """GET is a 405; a body that is not JSON is a 415, malformed JSON a 400."""
+    assert api.post("index_code", method="GET").status == 405
+    assert api.post("index_code", data="{}", content_type="text/plain").status == 415
+    reply = api.post("index_code", data="{nope")
+    assert (reply.status, reply.json["code"]) == (400, "invalid_json")
