@@ -1,0 +1,88 @@
+"""The gcloud commands of cloudbuild.yaml, parsed by the real gcloud (nothing is deployed).
+
+gcloud checks flag names, values and flag groups (``--cpu`` needs ``--memory``, ``--headers``
+is ``create`` only…) before it looks for credentials. Run with an empty configuration, no
+metadata-server credentials and the APIs pointed at a dead port, a command that got past
+parsing stops at "no account" (exit 1); a malformed one stops at parsing (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, skip_or_fail
+from tests.unit.test_cloudbuild import deploy_steps, scheduler_command, substitute
+
+FAKE = {
+    "PROJECT_ID": "biblioteca-argcheck-0000",
+    "PROJECT_NUMBER": "1",
+    "BUILD_ID": "b",
+    "LOCATION": "europe-west1",
+    "_SITE_BUCKET": "biblioteca-argcheck-site",
+    "_SITE_ORIGIN": "https://docs.example.com",
+}
+DEAD = "http://127.0.0.1:9/"
+
+
+def commands() -> dict[str, list[str]]:
+    """Every gcloud command of the build that changes something, substituted."""
+    build: dict[str, Any] = yaml.safe_load((ROOT / "cloudbuild.yaml").read_text(encoding="utf-8"))
+    values = {str(k): str(v) for k, v in build["substitutions"].items()} | FAKE
+    found = {
+        step["id"]: ["gcloud", *(substitute(a, values) for a in step["args"])]
+        for step in deploy_steps(build)
+    }
+    _, script, argv = scheduler_command(build)
+    header = {"create": "--headers", "update": "--update-headers"}
+    for verb in ("create", "update"):
+        line = [
+            substitute(a, values)
+            .replace("$verb", verb)
+            .replace("$uri", "https://rebuild-x-ew.a.run.app")
+            .replace("$headers", f"{header[verb]}=Content-Type=application/json")
+            for a in argv
+        ]
+        found[f"scheduler-{verb}"] = line
+    invoker = next(x for x in script.splitlines() if "add-invoker-policy-binding" in x)
+    found["invoker"] = shlex.split(substitute(invoker, values))
+    return found
+
+
+@pytest.mark.slow
+def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
+    """Each deploy, scheduler and IAM command parses; only the missing account stops it."""
+    if shutil.which("gcloud") is None:
+        skip_or_fail("gcloud is not installed (google-cloud-cli)")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "CLOUDSDK_CONFIG": str(tmp_path / "gcloud"),
+        "CLOUDSDK_CORE_DISABLE_PROMPTS": "1",
+        "CLOUDSDK_CORE_CHECK_GCE_METADATA": "false",
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDFUNCTIONS": DEAD,
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDSCHEDULER": DEAD,
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_RUN": DEAD,
+    }
+    running = {
+        name: subprocess.Popen(
+            [*argv, f"--project={FAKE['PROJECT_ID']}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, argv in commands().items()
+    }
+    assert len(running) == 6 + 3
+    for name, process in running.items():
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"
+        assert "account" in err, f"{name} failed for another reason:\n{err[-1500:]}"

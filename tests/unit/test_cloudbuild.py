@@ -1,0 +1,344 @@
+"""cloudbuild.yaml checked against the code: each function folder deployed once, as it must be."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from deploy.firestore_indexes import composite_commands, index_key, override_commands
+from shared.config import ENV
+
+ROOT = Path(__file__).resolve().parents[2]
+CLOUDBUILD = ROOT / "cloudbuild.yaml"
+FUNCTIONS = ROOT / "functions"
+SECRET_ENV = {"GOOGLE_AI_API_KEY", "BIBLIOTECA_API_TOKEN"}
+BUILTINS = {"PROJECT_ID", "PROJECT_NUMBER", "BUILD_ID", "LOCATION"}
+_SUBSTITUTION = re.compile(r"\$\$|\$\{(\w+)\}|\$(\w+)")
+
+
+@pytest.fixture(scope="module")
+def build() -> dict[str, Any]:
+    return dict(yaml.safe_load(CLOUDBUILD.read_text(encoding="utf-8")))
+
+
+def function_folders() -> list[str]:
+    return sorted(p.parent.name for p in FUNCTIONS.glob("*/main.py"))
+
+
+def deploy_steps(build: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in build["steps"] if s.get("args", [])[:2] == ["functions", "deploy"]]
+
+
+def flags(args: list[str]) -> dict[str, list[str]]:
+    """``["--a=1", "--b", "x"]`` -> ``{"--a": ["1"], "--b": [""]}`` (positionals dropped)."""
+    found: dict[str, list[str]] = {}
+    for arg in args:
+        if arg.startswith("--"):
+            name, _, value = arg.partition("=")
+            found.setdefault(name, []).append(value)
+    return found
+
+
+def one(found: dict[str, list[str]], name: str) -> str:
+    assert len(found.get(name, [])) == 1, f"{name} given {len(found.get(name, []))} times"
+    return found[name][0]
+
+
+def key_values(value: str) -> dict[str, str]:
+    """gcloud's ``KEY=V,KEY=V`` lists, with its ``^D^`` alternate-delimiter escape."""
+    delimiter = ","
+    if value.startswith("^"):
+        delimiter, value = value[1:].split("^", 1)
+    pairs = [item.partition("=") for item in value.split(delimiter) if item]
+    return {key: val for key, _, val in pairs}
+
+
+def substitutions_used(text: str) -> set[str]:
+    return {m.group(1) or m.group(2) for m in _SUBSTITUTION.finditer(text) if m.group(0) != "$$"}
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    """Cloud Build's substitution: ``$$`` is a literal ``$``; ``$X``/``${X}`` a value."""
+    return _SUBSTITUTION.sub(
+        lambda m: "$" if m.group(0) == "$$" else values[m.group(1) or m.group(2)], text
+    )
+
+
+def http_functions(main_py: Path) -> set[str]:
+    """Names of the module-level functions decorated with ``@functions_framework.http``."""
+    tree = ast.parse(main_py.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(
+            isinstance(d, ast.Attribute)
+            and d.attr == "http"
+            and isinstance(d.value, ast.Name)
+            and d.value.id == "functions_framework"
+            for d in node.decorator_list
+        )
+    }
+
+
+def deployment_gaps(folders: list[str], deployed: list[str]) -> tuple[set[str], set[str]]:
+    """(folders never deployed, deployed names with no folder)."""
+    return set(folders) - set(deployed), set(deployed) - set(folders)
+
+
+def scheduler_command(build: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
+    """The scheduler step, its script, and the ``gcloud scheduler jobs … http`` argv."""
+    step = next(s for s in build["steps"] if "gcloud scheduler jobs" in " ".join(s["args"]))
+    script = step["args"][-1].replace("\\\n", " ")
+    line = next(x for x in script.splitlines() if x.strip().startswith("gcloud scheduler jobs"))
+    return step, script, shlex.split(line)
+
+
+# -- every function, once, as written in functions/ ---------------------------------------
+
+
+def test_every_function_folder_is_deployed_exactly_once(build: dict[str, Any]) -> None:
+    """Each functions/<name>/ has one deploy step, and no step deploys a missing folder."""
+    deployed = [s["args"][2] for s in deploy_steps(build)]
+    assert [n for n, c in Counter(deployed).items() if c > 1] == []
+    assert deployment_gaps(function_folders(), deployed) == (set(), set())
+
+
+def test_a_new_function_folder_without_a_deploy_step_is_reported() -> None:
+    """The gap check names an added folder that cloudbuild.yaml does not deploy."""
+    deployed = ["ask", "rebuild"]
+    assert deployment_gaps(["ask", "rebuild", "search"], deployed) == ({"search"}, set())
+    assert deployment_gaps(["ask"], deployed) == (set(), {"rebuild"})
+
+
+def test_entry_point_is_the_folder_name_and_an_http_function(build: dict[str, Any]) -> None:
+    """--entry-point names a @functions_framework.http function of that folder's main.py."""
+    for step in deploy_steps(build):
+        name = step["args"][2]
+        found = flags(step["args"])
+        assert one(found, "--entry-point") == name
+        main = FUNCTIONS / name / "main.py"
+        assert main.is_file(), (
+            f"cloudbuild.yaml deploys {name}; functions/{name}/main.py is missing"
+        )
+        assert name in http_functions(main), f"functions/{name}/main.py has no http {name}()"
+        assert one(found, "--source") == f"build/functions/{name}"
+        assert one(found, "--runtime") == "python312"
+        assert one(found, "--region") == "${_REGION}"
+        assert "--gen2" in found
+        assert "--trigger-http" in found
+        assert step["waitFor"] == ["stage"]
+
+
+def test_http_functions_finds_only_decorated_functions(tmp_path: Path) -> None:
+    """The entry-point check ignores undecorated and otherwise-decorated functions."""
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import functions_framework\nimport functools\n"
+        "@functions_framework.http\ndef ask(request):\n    return ''\n"
+        "def helper():\n    pass\n"
+        "@functools.cache\ndef cached():\n    pass\n"
+    )
+    assert http_functions(main) == {"ask"}
+
+
+def test_only_ask_is_public_and_the_rest_trust_iam(build: dict[str, Any]) -> None:
+    """ask allows unauthenticated calls; every other function is private with AUTH=iam."""
+    for step in deploy_steps(build):
+        name = step["args"][2]
+        found = flags(step["args"])
+        env = key_values(one(found, "--set-env-vars"))
+        assert env["BIBLIOTECA_STORE"] == "firestore"
+        assert env["GOOGLE_CLOUD_PROJECT"] == "${PROJECT_ID}"
+        if name == "ask":
+            assert "--allow-unauthenticated" in found
+            assert "--no-allow-unauthenticated" not in found
+            assert env.get("BIBLIOTECA_AUTH", "token") == "token"
+        else:
+            assert "--no-allow-unauthenticated" in found, name
+            assert "--allow-unauthenticated" not in found, name
+            assert env["BIBLIOTECA_AUTH"] == "iam", name
+
+
+def test_resources_are_explicit_and_concurrency_has_a_whole_cpu(build: dict[str, Any]) -> None:
+    """memory, cpu, timeout, max-instances, concurrency set; concurrency > 1 needs cpu >= 1."""
+    for step in deploy_steps(build):
+        found = flags(step["args"])
+        assert re.fullmatch(r"\d+(Mi|Gi)", one(found, "--memory"))
+        assert re.fullmatch(r"\d+s", one(found, "--timeout"))
+        assert int(one(found, "--max-instances")) >= 1
+        concurrency = int(one(found, "--concurrency"))
+        if concurrency > 1:
+            assert float(one(found, "--cpu")) >= 1, step["args"][2]
+
+
+def test_environment_names_are_settings_the_code_reads(build: dict[str, Any]) -> None:
+    """Every variable set on a function is one shared/config.py reads (no typos)."""
+    for step in deploy_steps(build):
+        env = key_values(one(flags(step["args"]), "--set-env-vars"))
+        assert set(env) <= set(ENV), set(env) - set(ENV)
+
+
+# -- secrets ------------------------------------------------------------------------------
+
+
+def test_no_secret_value_is_inline(build: dict[str, Any]) -> None:
+    """Secrets come only as Secret Manager references; no *_TOKEN=/*_KEY= env values."""
+    for step in deploy_steps(build):
+        found = flags(step["args"])
+        assert "--update-env-vars" not in found
+        assert "--env-vars-file" not in found
+        env = key_values(one(found, "--set-env-vars"))
+        leaked = [k for k in env if re.search(r"(TOKEN|KEY|SECRET|PASSWORD)$", k)]
+        assert leaked == [], f"{step['args'][2]} sets {leaked} as plain environment"
+        for ref in found.get("--set-secrets", []):
+            for variable, source in key_values(ref).items():
+                assert variable in SECRET_ENV
+                assert re.fullmatch(r"\$\{_[A-Z_]+\}:(latest|\d+)", source), source
+    text = CLOUDBUILD.read_text(encoding="utf-8")
+    assert not re.search(r"AIza[0-9A-Za-z_-]{20,}", text)  # the shape of a Google API key
+    assert re.findall(r"[A-Z_]*(?:TOKEN|KEY)=(?!\$\{_)", text) == []
+
+
+def test_ask_gets_the_api_token_to_let_trusted_callers_archive(build: dict[str, Any]) -> None:
+    """The token reaches only ask (bearer callers may archive); the IAM functions need none."""
+    for step in deploy_steps(build):
+        refs: dict[str, str] = {}
+        for ref in flags(step["args"]).get("--set-secrets", []):
+            refs |= key_values(ref)
+        assert ("BIBLIOTECA_API_TOKEN" in refs) == (step["args"][2] == "ask")
+
+
+# -- the scheduler --------------------------------------------------------------------------
+
+
+def test_scheduler_calls_rebuild_with_oidc_and_retries(build: dict[str, Any]) -> None:
+    """The job posts JSON to rebuild's URL with an OIDC token, and retries with backoff."""
+    step, script, argv = scheduler_command(build)
+    assert step["waitFor"] == ["deploy-rebuild"]
+    assert "gcloud functions describe rebuild" in script
+    assert "uri=$$(gcloud functions describe rebuild" in script
+    found = flags(argv)
+    assert one(found, "--uri") == "$$uri"
+    assert one(found, "--oidc-token-audience") == "$$uri"
+    email = one(found, "--oidc-service-account-email")
+    assert email.endswith(".iam.gserviceaccount.com")
+    assert (
+        f"add-invoker-policy-binding rebuild --region=${{_REGION}} --member=serviceAccount:{email}"
+        in script
+    )
+    assert one(found, "--http-method") == "post"
+    assert json.loads(one(found, "--message-body")) == {"full": False}
+    assert "Content-Type=application/json" in script
+    assert int(one(found, "--max-retry-attempts")) >= 1
+    assert one(found, "--min-backoff").endswith("s")
+    assert one(found, "--max-backoff").endswith("s")
+    rebuild = next(s for s in deploy_steps(build) if s["args"][2] == "rebuild")
+    timeout = int(one(flags(rebuild["args"]), "--timeout").removesuffix("s"))
+    assert int(one(found, "--attempt-deadline").removesuffix("s")) >= timeout
+
+
+def test_scheduler_job_is_created_or_updated(build: dict[str, Any]) -> None:
+    """A rerun updates the existing job (with update's own header flag) instead of failing."""
+    _, script, argv = scheduler_command(build)
+    assert argv[:4] == ["gcloud", "scheduler", "jobs", "$$verb"]
+    assert "verb=update" in script
+    assert "--update-headers=Content-Type=application/json" in script
+    assert "verb=create" in script
+    assert "--headers=Content-Type=application/json" in script
+
+
+# -- Firestore indexes --------------------------------------------------------------------
+
+
+def test_firestore_indexes_are_deployed(build: dict[str, Any]) -> None:
+    """A step deploys firestore.indexes.json, after the tests, with the gcloud-only helper."""
+    step = next(s for s in build["steps"] if "deploy/firestore_indexes.py" in s.get("args", []))
+    assert "firestore.indexes.json" in step["args"]
+    assert "--project=${PROJECT_ID}" in step["args"]
+    assert (ROOT / "firestore.indexes.json").is_file()
+
+
+def test_index_helper_creates_every_index_and_override_once() -> None:
+    """One create per composite index, one update per override, none for existing ones."""
+    spec = json.loads((ROOT / "firestore.indexes.json").read_text(encoding="utf-8"))
+    creates = composite_commands(spec, "(default)")
+    assert len(creates) == len({index_key(i) for i in spec["indexes"]})
+    groups = [c for c in creates if "--async" in c]
+    assert len(groups) == len(creates)
+    assert len(override_commands(spec, "(default)")) >= len(spec.get("fieldOverrides", []))
+    existing = [index_key(i) for i in spec["indexes"]]
+    assert composite_commands(spec, "(default)", existing) == []
+
+
+def test_index_helper_matches_listed_indexes_and_builds_gcloud_flags() -> None:
+    """A listed index (name path, trailing __name__) equals its spec; flags use gcloud's keys."""
+    spec = {
+        "indexes": [
+            {
+                "collectionGroup": "chunks",
+                "queryScope": "COLLECTION",
+                "fields": [
+                    {"fieldPath": "status", "order": "ASCENDING"},
+                    {"fieldPath": "tags", "arrayConfig": "CONTAINS"},
+                    {"fieldPath": "vector", "vectorConfig": {"dimension": 512, "flat": {}}},
+                ],
+            }
+        ],
+        "fieldOverrides": [{"collectionGroup": "pages", "fieldPath": "content", "indexes": []}],
+    }
+    listed = {
+        "name": "projects/p/databases/(default)/collectionGroups/chunks/indexes/CICAgJim",
+        "queryScope": "COLLECTION",
+        "fields": [*spec["indexes"][0]["fields"], {"fieldPath": "__name__", "order": "ASCENDING"}],
+    }
+    assert index_key(listed) == index_key(spec["indexes"][0])
+    [create] = composite_commands(spec, "(default)")
+    config = json.loads(create[-2].removeprefix("--field-config="))
+    assert config == [
+        {"field-path": "status", "order": "ascending"},
+        {"field-path": "tags", "array-config": "contains"},
+        {"field-path": "vector", "vector-config": {"dimension": 512, "flat": {}}},
+    ]
+    assert override_commands(spec, "(default)") == [
+        [
+            *["gcloud", "firestore", "indexes", "fields", "update", "content"],
+            "--database=(default)",
+            "--collection-group=pages",
+            "--disable-indexes",
+            "--async",
+        ]
+    ]
+
+
+# -- the pipeline -------------------------------------------------------------------------
+
+
+def test_tests_run_before_anything_is_staged_or_deployed(build: dict[str, Any]) -> None:
+    """test runs make test; stage waits for it; the indexes wait for it too."""
+    steps = {s["id"]: s for s in build["steps"]}
+    assert "make test" in steps["test"]["args"][-1]
+    assert steps["test"]["name"] == "python:3.12"  # the runtime's Python
+    assert steps["stage"]["waitFor"] == ["test"]
+    assert steps["stage"]["args"][0] == "deploy/stage.py"
+    assert steps["firestore-indexes"]["waitFor"] == ["test"]
+    assert list(steps)[:2] == ["config", "test"]  # no waitFor: each waits for all before it
+
+
+def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
+    """Every ${_X} used has a default, every default is used; only bash's own $ remain."""
+    text = yaml.safe_dump(build["steps"])
+    used = substitutions_used(text)
+    defined = {str(k): str(v) for k, v in build["substitutions"].items()}
+    assert used - set(defined) - BUILTINS == set()
+    assert set(defined) - used == set()
+    substituted = substitute(text, dict.fromkeys(BUILTINS, "x") | defined)
+    assert set(re.findall(r"\$(\(|\w+)", substituted)) <= {"(", "verb", "uri", "headers"}
