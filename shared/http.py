@@ -42,7 +42,7 @@ class RequestContext:
 
     settings: Settings
     authorized: bool  # the caller presented valid write credentials
-    client_id: str  # for rate limiting: the first X-Forwarded-For hop, else the peer address
+    client_id: str  # for rate limiting: the last X-Forwarded-For hop, else the peer address
     origin: str | None
 
 
@@ -179,9 +179,15 @@ def _json_type(value: object) -> str:
 
 
 def _client_id(request: flask.Request) -> str:
+    """The caller's address as the nearest proxy saw it.
+
+    Google's front end *appends* the peer address to ``X-Forwarded-For``; anything
+    before it was written by the client and can be forged, so the last hop is the one
+    to trust (and to rate-limit on).
+    """
     forwarded = request.headers.get("X-Forwarded-For", "")
-    first = forwarded.split(",")[0].strip()
-    return first or request.remote_addr or "unknown"
+    last = forwarded.split(",")[-1].strip()
+    return last or request.remote_addr or "unknown"
 
 
 def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
