@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from shared.errors import BibliotecaError
 
 # Module names under shared.cli, in the order ``--help`` lists them.
-COMMANDS = ("serve", "importer", "rebuild", "reindex", "ask")
+COMMANDS = ("serve", "importer", "index_code", "rebuild", "reindex", "drafts", "ask")
 
 
 class _Parser(argparse.ArgumentParser):

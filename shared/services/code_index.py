@@ -36,6 +36,14 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def clean_path(raw: str) -> tuple[str, str | None]:
+    """(the normalized path, why it cannot be indexed or None); '../x' leaves the repository."""
+    if ".." in raw.replace("\\", "/").split("/"):
+        return raw, "a path inside a repository has no '..' segments"
+    path = normalize_path(raw)
+    return path, path_problem(path)
+
+
 def check_repo(repo: object) -> str:
     if not isinstance(repo, str) or not repo.strip():
         raise InvalidInput("repo is required: the repository's name", field="repo")
@@ -57,8 +65,7 @@ def check_paths(paths: object, field: str = "paths") -> list[str]:
             raise InvalidInput(
                 f"a path is a string, got {type(raw).__name__}", field=f"{field}[{i}]"
             )
-        path = normalize_path(raw)
-        problem = path_problem(path)
+        path, problem = clean_path(raw)
         if problem is not None:
             raise InvalidInput(f"{problem}: {raw[:120]!r}", field=f"{field}[{i}]")
         out[path] = None

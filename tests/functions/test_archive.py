@@ -245,3 +245,26 @@ def test_archive_needs_credentials(api: Api) -> None:
     assert api.post("archive", {"question": "q", "answer": "a"}, token=None).status == 401
     assert api.post("archive", method="GET").status == 405
     assert api.post("archive", data="{}", content_type="text/plain").status == 415
+
+
+def test_an_empty_index_passes_unchecked_and_warns(
+    store_env: str, client: Any, auth: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """With nothing indexed, cited paths are not checked: checked false, a WARNING says why."""
+    del store_env  # a fresh store of each backend: its code index is empty
+    text = answer(" Ver `signage/services/deployment.py` y `x/y.py`.")
+    with caplog.at_level("WARNING", logger="biblioteca"):
+        reply = client("archive").post(
+            "/", json={"question": question(), "answer": text, "sources": sources()}, headers=auth
+        )
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    assert reply.json["archived"] is True
+    assert reply.json["grounding"] == {
+        "checked": False,
+        "cited": 2,
+        "resolved": 0,
+        "unresolved": [],
+    }
+    assert any(
+        "code index is empty" in r.getMessage() for r in caplog.records if r.levelname == "WARNING"
+    )

@@ -149,3 +149,17 @@ def test_concurrent_puts_keep_the_counts_exact(store: Any, corpus: Path) -> None
     lookup = store.code.lookup([p.casefold() for p in paths if "/" in p])
     assert lookup.found == frozenset()
     assert lookup.indexed_paths == 0
+
+
+def test_an_unreadable_index_passes_unchecked_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A store that cannot be opened: the check passes, unchecked, and the log says why."""
+    from shared.store.sqlite import SqliteStore
+
+    (tmp_path / "not-a-dir").write_text("a file where the data folder should be")
+    broken = SqliteStore(tmp_path / "not-a-dir")
+    with caplog.at_level("WARNING", logger="biblioteca"):
+        grounding = check_grounding("Ver `app/main.py`.", broken.code)
+    assert (grounding.checked, grounding.cited, grounding.refused) == (False, 1, False)
+    assert any("cannot be read" in r.getMessage() for r in caplog.records)
