@@ -120,9 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if report.failed:
             print(f"import failed for {report.failed}", file=sys.stderr)
             return 1
-        pages = {
-            p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()
-        }
+        pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
         baseline = PageBm25(pages)
         index = hybrid.lexical_index(store.chunks)
         chunk_count = len(index)

@@ -15,8 +15,9 @@ from shared.store import open_store
 
 def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     limiter(ctx.settings.rate_limit_window).check(ctx.client_id)
-    store = None if body.get("mode") == "tutor" else open_store(ctx.settings)
-    return 200, answer_question(body, ctx.settings, authorized=ctx.authorized, store=store)
+    return 200, answer_question(
+        body, ctx.settings, authorized=ctx.authorized, open_store=lambda: open_store(ctx.settings)
+    )
 
 
 @functions_framework.http

@@ -39,9 +39,8 @@ def run(args: argparse.Namespace) -> int:
         "tag": args.tag,
         "limit": args.limit,
     }
-    store = None if args.mode == "tutor" else open_store(settings)
     # The command line runs with the operator's own rights: no archive from here.
-    response = ask(body, settings, authorized=False, store=store)
+    response = ask(body, settings, authorized=False, open_store=lambda: open_store(settings))
     lines = [response["answer"], ""]
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"

@@ -10,7 +10,7 @@ from shared.config import Settings
 from shared.ports import Answerer, Embedder, Generator
 from shared.providers.answerers import LocalAnswerer, ModelAnswerer
 from shared.providers.gemini_client import DEFAULT_DEADLINE_S, GeminiClient
-from shared.providers.gemini_embedder import GeminiEmbedder
+from shared.providers.gemini_embedder import DIMENSIONS, GeminiEmbedder
 from shared.providers.gemini_generator import GeminiGenerator
 from shared.providers.local_embedder import shared_local_embedder
 
@@ -47,7 +47,7 @@ def embedder_name(settings: Settings) -> str:
     """The name the configured embedder records with its vectors, without building it."""
     if settings.embedder == "gemini":
         model = settings.gemini_embed_model.removeprefix("models/")
-        return f"gemini:{model}@768"
+        return f"gemini:{model}@{DIMENSIONS}"
     return shared_local_embedder().name
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -82,9 +82,9 @@ def ask(
     settings: Settings,
     *,
     authorized: bool,
-    store: Store | None = None,
+    open_store: Callable[[], Store],
 ) -> dict[str, Any]:
-    """Answer one ``ask`` request; ``store`` is opened by the caller only in help mode."""
+    """Answer one ``ask`` request; the store is opened only in help mode, after validation."""
     started = time.perf_counter()
     question = parse_question(body)
     answerer = answerer_for(settings)  # before any work: a missing key is a 503 at once
@@ -102,9 +102,7 @@ def ask(
             "archive": {"attempted": False, "reason": "tutor-mode"},
             "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
         }
-    if store is None:
-        raise ValueError("help mode needs the store")
-
+    store = open_store()
     expected = embedder_name(settings)
     held = hybrid.indexed_embedders(store.chunks)
     if held and expected not in held:
