@@ -291,3 +291,28 @@ def test_rate_limit_is_429_with_retry_after(
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
     other = ask(client, body, **{"X-Forwarded-For": "203.0.113.9"})
     assert other.status_code == 200
+
+
+def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Client) -> None:
+    """A second store object on the same backend (another process) writes; ask sees it."""
+    from shared.providers.local_embedder import shared_local_embedder
+    from shared.services.wiki import create_page
+
+    settings = get_settings()
+    ask(wiki, {"question": "calienta las cachés"})  # the caches now hold three pages
+    if settings.store == "sqlite":
+        from shared.store.sqlite import SqliteStore
+
+        other: Any = SqliteStore(settings.data_dir)
+    else:
+        from shared.store.firestore import FirestoreStore
+
+        other = FirestoreStore(settings.require_project())
+    page = {
+        "slug": "runbook—kraken",
+        "content": "# Kraken\n\nEl servicio `KRAKEN_TIMEOUT` corta las llamadas lentas al kraken.",
+        "front_matter": {"title": "Kraken", "type": "runbook"},
+    }
+    create_page(page, other, shared_local_embedder())
+    body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).get_json()
+    assert body["sources"][0]["slug"] == "runbook—kraken"
