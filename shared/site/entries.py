@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
-from shared.schema import Page
+from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
 
@@ -94,15 +95,32 @@ class SiteView:
 
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
-    backlinks: dict[str, list[str]] = field(init=False)
+    inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "backlinks", graph.backlinks(self.links))
+        object.__setattr__(self, "inbound", graph.inbound(self.links))
         object.__setattr__(self, "titles", {s: e.title for s, e in self.entries.items()})
+
+    def backlinks(self, slug: str) -> list[Entry]:
+        """Published pages linking to ``slug``, by title (sorted only for pages rendered)."""
+        found = [self.entries[s] for s in self.inbound.get(slug, ()) if s in self.entries]
+        return sorted(found, key=by_title)
+
+    @cached_property
+    def groups(self) -> dict[str, list[Entry]]:
+        """Type -> its pages by title; types in the schema's order, empty ones left out."""
+        out: dict[str, list[Entry]] = {t: [] for t in PAGE_TYPES}
+        for entry in self.entries.values():
+            out[entry.type].append(entry)
+        return {t: sorted(entries, key=by_title) for t, entries in out.items() if entries}
 
     def broken_links(self) -> list[dict[str, str]]:
         return graph.broken(self.links, self.entries)
 
     def language(self) -> str:
         return lang.majority([e.lang for e in self.entries.values()])
+
+
+def by_title(entry: Entry) -> tuple[str, str, str]:
+    return (entry.title.casefold(), entry.title, entry.slug)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from shared.site.markdown import MARKER_RE, Body
 from shared.site.paths import page_href
@@ -21,14 +21,14 @@ def outgoing(body_targets: Iterable[str], related: Iterable[str]) -> tuple[str, 
     return tuple(dict.fromkeys([*body_targets, *related]))
 
 
-def backlinks(links: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-    """Target -> the pages linking to it (each source once, sorted; self-links ignored)."""
+def inbound(links: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """Target -> the pages linking to it (self-links ignored)."""
     out: dict[str, set[str]] = {}
     for source, targets in links.items():
         for target in targets:
             if target != source:
                 out.setdefault(target, set()).add(source)
-    return {target: sorted(sources) for target, sources in out.items()}
+    return out
 
 
 def broken(
@@ -50,14 +50,10 @@ def resolve(body: Body, titles: Mapping[str, str], root: str) -> Markup:
         link = body.links[int(match.group(1))]
         title = titles.get(link.target)
         if title is None:
-            text = link.text or link.target
-            return str(Markup('<span class="wikilink broken">{}</span>').format(text))
-        return str(
-            Markup('<a class="wikilink" href="{}">{}</a>').format(
-                page_href(root, link.target), link.text or title
-            )
-        )
+            return f'<span class="wikilink broken">{escape(link.text or link.target)}</span>'
+        href = escape(page_href(root, link.target))
+        return f'<a class="wikilink" href="{href}">{escape(link.text or title)}</a>'
 
-    # The body is markdown-it's output with raw HTML off, and each replacement is built
-    # with Markup.format (which escapes), so the result is safe markup.
+    # The body is markdown-it's output with raw HTML off, and every value put into a
+    # replacement is escaped, so the result is safe markup.
     return Markup(MARKER_RE.sub(replace, body.html))  # noqa: S704

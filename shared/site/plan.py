@@ -9,7 +9,6 @@ or when a change touches what it shows of other pages (link text, backlinks).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,15 +20,17 @@ FORMAT = 1
 
 def page_hash(page: Page) -> str:
     """Hash of everything of a page the site shows: a changed hash means render it again."""
-    data = [
+    digest = hashlib.sha256()
+    for part in (
         page.slug,
-        page.front_matter.dump(),
+        page.front_matter.model_dump_json(),
         page.content,
-        page.version,
+        str(page.version),
         page.updated_at.isoformat(),
-    ]
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    ):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:20]
 
 
 def content_hash(data: bytes) -> str:
@@ -121,28 +122,20 @@ def diff(hashes: Mapping[str, str], previous: Mapping[str, PageState]) -> tuple[
     return changed, gone
 
 
-def _inbound(links: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for source, targets in links.items():
-        for target in targets:
-            out.setdefault(target, set()).add(source)
-    return out
-
-
 def affected(
     touched: Iterable[str],
     previous: Mapping[str, PageState],
     links: Mapping[str, Sequence[str]],
     titles: Mapping[str, str],
+    inbound: Mapping[str, set[str]],
 ) -> set[str]:
     """Unchanged pages that show something of the ``touched`` pages (changed or gone).
 
-    ``links``/``titles`` describe the site now. When a page appears, disappears or is
+    ``links``/``titles``/``inbound`` describe the site now. When a page appears, disappears or is
     renamed, the pages linking to it (link text, broken or not) and the pages it links
     to (their backlinks) change; when only its links change, the targets it gained or
     lost change (their backlinks).
     """
-    inbound = _inbound(links)
     out: set[str] = set()
     for slug in touched:
         old = previous.get(slug)

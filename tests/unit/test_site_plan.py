@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from shared.schema import Page, parse_front_matter
+from shared.site.links import inbound
 from shared.site.plan import Manifest, PageState, affected, diff, page_hash
 
 
@@ -45,7 +46,7 @@ def test_an_edit_that_keeps_title_and_links_touches_nobody() -> None:
     """Changing only the body text of a page re-renders that page alone."""
     previous = {"a": state("A", "b"), "b": state("B", "a")}
     links = {"a": ("b",), "b": ("a",)}
-    assert affected({"a"}, previous, links, {"a": "A", "b": "B"}) == set()
+    assert affected({"a"}, previous, links, {"a": "A", "b": "B"}, inbound(links)) == set()
 
 
 def test_a_renamed_page_touches_pages_linking_to_it_and_its_targets() -> None:
@@ -53,7 +54,7 @@ def test_a_renamed_page_touches_pages_linking_to_it_and_its_targets() -> None:
     previous = {"a": state("A", "c"), "b": state("B", "a"), "c": state("C"), "d": state("D")}
     links = {"a": ("c",), "b": ("a",), "c": (), "d": ()}
     titles = {"a": "A2", "b": "B", "c": "C", "d": "D"}
-    assert affected({"a"}, previous, links, titles) == {"b", "c"}
+    assert affected({"a"}, previous, links, titles, inbound(links)) == {"b", "c"}
 
 
 def test_changed_links_touch_the_targets_gained_and_lost() -> None:
@@ -61,7 +62,7 @@ def test_changed_links_touch_the_targets_gained_and_lost() -> None:
     previous = {"a": state("A", "b", "c"), "b": state("B"), "c": state("C"), "d": state("D")}
     links = {"a": ("c", "d"), "b": (), "c": (), "d": ()}
     titles = {"a": "A", "b": "B", "c": "C", "d": "D"}
-    assert affected({"a"}, previous, links, titles) == {"b", "d"}
+    assert affected({"a"}, previous, links, titles, inbound(links)) == {"b", "d"}
 
 
 def test_a_removed_page_touches_pages_that_still_link_to_it() -> None:
@@ -69,7 +70,7 @@ def test_a_removed_page_touches_pages_that_still_link_to_it() -> None:
     previous = {"a": state("A", "b"), "b": state("B", "c"), "c": state("C")}
     links = {"a": ("b",), "c": ()}
     titles = {"a": "A", "c": "C"}
-    assert affected({"b"}, previous, links, titles) == {"a", "c"}
+    assert affected({"b"}, previous, links, titles, inbound(links)) == {"a", "c"}
 
 
 def test_a_new_page_fixes_the_links_that_were_broken() -> None:
@@ -77,7 +78,7 @@ def test_a_new_page_fixes_the_links_that_were_broken() -> None:
     previous = {"a": state("A", "new"), "b": state("B")}
     links = {"a": ("new",), "b": (), "new": ("b",)}
     titles = {"a": "A", "b": "B", "new": "N"}
-    assert affected({"new"}, previous, links, titles) == {"a", "b"}
+    assert affected({"new"}, previous, links, titles, inbound(links)) == {"a", "b"}
 
 
 def test_manifest_round_trips_and_rejects_other_shapes() -> None:

@@ -1,7 +1,8 @@
-"""Parsing many bodies at once: the process pool gives exactly the serial result."""
+"""Helpers of the build service: parallel parsing and the paused garbage collector."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -26,3 +27,14 @@ def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> Non
     bodies = site_build.render_bodies(contents)
     assert bodies == {slug: render_body(text) for slug, text in contents.items()}
     assert [p["mp_context"].get_start_method() for p in pools] == ["spawn"]
+
+
+def test_the_collector_is_paused_during_builds_and_restored_once() -> None:
+    """Nested pauses keep the collector off until the outermost one ends."""
+    assert gc.isenabled()
+    with site_build._collector_paused():
+        assert not gc.isenabled()
+        with site_build._collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
