@@ -51,7 +51,7 @@ def _state(chunks: ChunkIndex) -> _Cached:
     with cached.lock:
         if cached.fingerprint != fingerprint:
             # Read the fingerprint before the rows: a write in between only costs a rebuild.
-            cached.index = LexicalIndex(chunks.active_chunks())
+            cached.index = LexicalIndex(chunks.active_chunks(), previous=cached.index)
             cached.embedders = frozenset(chunks.embedders())
             cached.fingerprint = fingerprint
     return cached

@@ -34,14 +34,22 @@ class LexicalHit:
 class LexicalIndex:
     """An inverted index over chunks with their filterable page fields."""
 
-    def __init__(self, rows: Sequence[IndexedChunk]) -> None:
+    def __init__(self, rows: Sequence[IndexedChunk], previous: LexicalIndex | None = None) -> None:
+        """Index ``rows``; the tokens of chunks unchanged since ``previous`` are reused
+        (tokenizing is most of the cost of a rebuild after one page was written)."""
         self.rows = list(rows)
         self.keys = [(r.slug, r.ordinal) for r in self.rows]
         self.by_key = dict(zip(self.keys, self.rows, strict=True))
         postings: dict[str, dict[int, int]] = defaultdict(dict)
         lengths = np.zeros(len(self.rows), dtype=np.float32)
+        known = previous.documents if previous is not None else {}
+        self.documents: dict[tuple[str, str, str], list[str]] = {}
         for i, row in enumerate(self.rows):
-            doc = tokens(row.text) + tokens(f"{row.title} {row.heading}") * FIELD_REPEAT
+            key = (row.text, row.title, row.heading)
+            doc = known.get(key) or self.documents.get(key)
+            if doc is None:
+                doc = tokens(row.text) + tokens(f"{row.title} {row.heading}") * FIELD_REPEAT
+            self.documents[key] = doc
             lengths[i] = len(doc)
             for token in doc:
                 postings[token][i] = postings[token].get(i, 0) + 1

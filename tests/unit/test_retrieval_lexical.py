@@ -81,3 +81,14 @@ def test_empty_index_and_empty_question() -> None:
     """Nothing to search or nothing asked: no hits."""
     assert LexicalIndex([]).search("hola", ANY, 5) == []
     assert INDEX.search("¿qué?", ANY, 5) == []
+
+
+def test_rebuild_from_previous_reuses_tokens_and_ranks_the_same() -> None:
+    """A rebuild after a write reuses unchanged chunks' tokens; results are identical."""
+    added = chunk("new", "El servicio KRAKEN_TIMEOUT corta llamadas lentas.")
+    rebuilt = LexicalIndex([*INDEX.rows, added], previous=INDEX)
+    fresh = LexicalIndex([*INDEX.rows, added])
+    for question in ("DB_POOL_SIZE", "KRAKEN_TIMEOUT", "subir archivos"):
+        assert rebuilt.search(question, ANY, 5) == fresh.search(question, ANY, 5)
+    key = (INDEX.rows[0].text, INDEX.rows[0].title, INDEX.rows[0].heading)
+    assert rebuilt.documents[key] is INDEX.documents[key]
