@@ -111,8 +111,11 @@ class Settings(BaseModel):
     @field_validator("rate_limit")
     @classmethod
     def _rate(cls, value: str) -> str:
-        if not _RATE.match(value):
+        match = _RATE.match(value)
+        if not match:
             raise ValueError("expected N/second, N/minute, N/hour or N/day, e.g. 30/minute")
+        if int(match.group(1)) < 1:  # 0/minute would refuse every question
+            raise ValueError("the limit must allow at least 1 request, e.g. 30/minute")
         return value.strip()
 
     @field_validator("gemini_base_url")
@@ -175,7 +178,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     A value that cannot be used is a ``NotConfigured`` naming its variable.
     """
     env = os.environ if environ is None else environ
-    raw = {field: env[var] for var, field in ENV.items() if var in env}
+    # A blank variable (VAR= in an .env file or a compose file) means "use the default":
+    # BIBLIOTECA_DATA_DIR= must not put the store in the working directory.
+    raw = {field: env[var] for var, field in ENV.items() if env.get(var, "").strip()}
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
