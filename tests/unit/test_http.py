@@ -1,0 +1,188 @@
+"""The HTTP edge in isolation: the error tree mapped to the contract's body, bugs as bare 500s."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import flask
+import pytest
+
+from shared import errors
+from shared.config import get_settings
+from shared.http import MAX_BODY_BYTES, RequestContext, error_response, handle
+
+TOKEN = "unit-token-0123456789"
+APP = flask.Flask("test-http")
+
+
+@pytest.fixture(autouse=True)
+def _settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name in ("BIBLIOTECA_AUTH", "BIBLIOTECA_ALLOWED_ORIGINS", "BIBLIOTECA_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BIBLIOTECA_API_TOKEN", TOKEN)
+    monkeypatch.setenv("BIBLIOTECA_ALLOWED_ORIGINS", "https://docs.example")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def serve(
+    handler: Any, *, write: bool = False, cors: bool = False, **request: Any
+) -> flask.Response:
+    """Run ``handle`` on one real Flask request built from ``request`` (test_request_context)."""
+    request.setdefault("method", "POST")
+    with APP.test_request_context("/", **request):
+        return handle(flask.request, "probe", handler, write=write, cors=cors)
+
+
+def echo(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+    return 200, {"body": body, "authorized": ctx.authorized, "client": ctx.client_id}
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (errors.InvalidInput("x", field="a.b[0]"), 400, "validation_error"),
+        (errors.InvalidJson("x"), 400, "invalid_json"),
+        (errors.Unauthorized("x"), 401, "unauthorized"),
+        (errors.NotFound("x"), 404, "not_found"),
+        (errors.MethodNotAllowed("x"), 405, "method_not_allowed"),
+        (errors.Conflict("x"), 409, "conflict"),
+        (errors.VersionConflict("x"), 409, "version_conflict"),
+        (errors.RebuildInProgress("x"), 409, "rebuild_in_progress"),
+        (errors.PayloadTooLarge("x"), 413, "payload_too_large"),
+        (errors.UnsupportedMediaType("x"), 415, "unsupported_media_type"),
+        (errors.RateLimited("x", retry_after=0), 429, "rate_limited"),
+        (errors.UpstreamError("x"), 502, "upstream_error"),
+        (errors.Unavailable("x"), 503, "upstream_unavailable"),
+        (errors.NotConfigured("x"), 503, "not_configured"),
+        (errors.ReindexRequired("x"), 503, "reindex_required"),
+        (errors.BibliotecaError("x"), 500, "internal_error"),
+    ],
+)
+def test_every_error_maps_to_its_status_and_code(
+    error: errors.BibliotecaError, status: int, code: str
+) -> None:
+    """The one error tree gives the contract's status, code and field."""
+    with APP.app_context():
+        response = error_response(error)
+    assert response.status_code == status
+    body = json.loads(response.get_data())
+    assert body["code"] == code
+    assert body["error"] == "x"
+    assert body.get("field") == error.field
+    assert ("field" in body) is (error.field is not None)
+
+
+def test_error_headers() -> None:
+    """429 has Retry-After (at least 1), 405 has Allow, 401 has WWW-Authenticate."""
+    with APP.app_context():
+        assert error_response(errors.RateLimited("x", retry_after=0)).headers["Retry-After"] == "1"
+        assert (
+            error_response(errors.RateLimited("x", retry_after=42)).headers["Retry-After"] == "42"
+        )
+        assert error_response(errors.MethodNotAllowed("x")).headers["Allow"] == "POST"
+        assert (
+            error_response(errors.Unauthorized("x"))
+            .headers["WWW-Authenticate"]
+            .startswith("Bearer")
+        )
+
+
+def test_a_bug_is_a_500_without_a_trace_in_the_body_and_with_one_in_the_log(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """An unexpected exception: 500 internal_error, generic body; the log line has the trace."""
+
+    def broken(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        raise RuntimeError("secret detail of the failure")
+
+    response = serve(broken, json={})
+    assert response.status_code == 500
+    body = json.loads(response.get_data())
+    assert body == {"error": "internal error: the failure was logged", "code": "internal_error"}
+    out, _ = capfd.readouterr()
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    crash = next(line for line in lines if "stack_trace" in line)
+    assert crash["severity"] == "ERROR"
+    assert "secret detail of the failure" in crash["stack_trace"]
+    request = next(line for line in lines if "httpRequest" in line)
+    assert (request["severity"], request["httpRequest"]["status"]) == ("ERROR", 500)
+
+
+def test_a_registered_secret_is_scrubbed_from_every_log_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """If the token ever reached a log message, the line carries [redacted] instead."""
+
+    def leaky(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        raise RuntimeError(f"token was {TOKEN}")
+
+    serve(leaky, json={})
+    out, err = capfd.readouterr()
+    assert TOKEN not in out + err
+    assert "[redacted]" in out
+
+
+def test_a_chunked_body_over_1_mib_is_a_413_even_without_content_length() -> None:
+    """The body is read with a bound, so a chunked upload cannot bypass the size limit."""
+    big = io.BytesIO(b"[" + b"1," * (MAX_BODY_BYTES // 2) + b"1]")
+    response = serve(
+        echo,
+        content_type="application/json",
+        headers={"Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input": big, "wsgi.input_terminated": True},
+    )
+    assert response.status_code == 413
+
+
+def test_read_credentials_do_not_block_public_functions() -> None:
+    """A public function (write=False) runs without a token and knows whether one was valid."""
+    anonymous = json.loads(serve(echo, json={"a": 1}).get_data())
+    assert (anonymous["body"], anonymous["authorized"]) == ({"a": 1}, False)
+    trusted = json.loads(
+        serve(echo, json={}, headers={"Authorization": f"Bearer {TOKEN}"}).get_data()
+    )
+    assert trusted["authorized"] is True
+    wrong = json.loads(
+        serve(echo, json={}, headers={"Authorization": "Bearer nope-nope-nope"}).get_data()
+    )
+    assert wrong["authorized"] is False
+
+
+def test_iam_mode_trusts_the_platform_for_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BIBLIOTECA_AUTH=iam: a write function runs without a bearer token (IAM checked it)."""
+    monkeypatch.setenv("BIBLIOTECA_AUTH", "iam")
+    monkeypatch.delenv("BIBLIOTECA_API_TOKEN")
+    get_settings.cache_clear()
+    response = serve(echo, write=True, json={})
+    assert response.status_code == 200
+    assert json.loads(response.get_data())["authorized"] is True
+
+
+def test_the_client_id_is_the_hop_the_nearest_proxy_added() -> None:
+    """X-Forwarded-For's last address (the one not forgeable by the client), else the peer."""
+    forwarded = serve(echo, json={}, headers={"X-Forwarded-For": "203.0.113.9, 10.0.0.1"})
+    assert json.loads(forwarded.get_data())["client"] == "10.0.0.1"
+    direct = serve(echo, json={}, environ_base={"REMOTE_ADDR": "192.0.2.4"})
+    assert json.loads(direct.get_data())["client"] == "192.0.2.4"
+
+
+def test_cors_preflight_answers_allowed_origins_only() -> None:
+    """OPTIONS on a CORS function: 204; Access-Control-Allow-Origin only for allowed origins."""
+    allowed = serve(echo, cors=True, method="OPTIONS", headers={"Origin": "https://docs.example"})
+    assert allowed.status_code == 204
+    assert allowed.headers["Access-Control-Allow-Origin"] == "https://docs.example"
+    other = serve(echo, cors=True, method="OPTIONS", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+    assert "Origin" in other.headers["Vary"]
+
+
+def test_non_post_methods_on_write_functions_are_405_before_anything_else() -> None:
+    """OPTIONS on a non-CORS function is a 405 like any other method but POST."""
+    response = serve(echo, write=True, method="OPTIONS")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "POST"
