@@ -245,13 +245,8 @@ def archive_seam(
 ) -> dict[str, Any]:
     """Send the answer through the archive gates: ``{"archived", "reason", "slug"?,
     "grounding"?}`` as ``shared.services.archive`` decides it."""
-    try:
-        from shared.services.archive import (  # type: ignore[import-not-found,unused-ignore]
-            archive_answer,
-        )
-    except ModuleNotFoundError:  # the archive service is not part of this build yet
-        _log.warning("archive requested but shared.services.archive is not available")
-        return {"archived": False, "reason": "archive-unavailable"}
+    from shared.services.archive import archive_answer
+
     decision: dict[str, Any] = archive_answer(
         question=question, answer=answer, sources=slugs, store=store, settings=settings, model=model
     )
