@@ -26,16 +26,6 @@ def demo_pages() -> dict[str, tuple[dict[str, object], str]]:
     return pages
 
 
-def test_the_demo_imports_with_no_failure_and_no_warning(env: dict[str, str]) -> None:
-    """Every demo file becomes a page: zero failures, zero warnings (no unknown keys)."""
-    settings = get_settings()
-    store = open_store(settings)
-    report = import_directory(DEMO_DIR, store, embedder_for(settings))
-    assert (report.failed, report.warnings) == ([], [])
-    assert 12 <= report.created <= 16
-    assert all(store.chunks.vectors_for(record.slug) for record in store.pages.list())
-
-
 def test_demo_pages_are_active_sourced_and_short() -> None:
     """Each page is active, has tags and sources, and 150 to 500 words of body."""
     for slug, (front_matter, body) in demo_pages().items():
@@ -86,11 +76,17 @@ def test_code_sources_of_the_demo_exist_in_this_repository() -> None:
                 assert (root / source["ref"]).is_file(), (slug, source["ref"])
 
 
-def test_load_demo_if_empty_loads_once(env: dict[str, str]) -> None:
-    """An empty store gets every demo page, searchable; a store with pages gets nothing more."""
+def test_the_demo_loads_once_with_no_failure_and_no_warning(env: dict[str, str]) -> None:
+    """`make run`'s loader fills an empty store, searchable; then adds nothing; a re-import of
+    the folder reports every page unchanged, zero failures and zero warnings (no unknown key)."""
     created = load_demo_if_empty()
+    assert 12 <= created <= 16
     assert created == len(demo_pages())
     assert load_demo_if_empty() == 0
-    store = open_store(get_settings())
+    settings = get_settings()
+    store = open_store(settings)
     assert len(store.pages.list(status="active")) == created
-    assert store.chunks.vectors_for("runbook—promover-un-borrador")
+    assert all(store.chunks.vectors_for(record.slug) for record in store.pages.list())
+    report = import_directory(DEMO_DIR, store, embedder_for(settings))
+    assert (report.created, report.updated, report.unchanged) == (0, 0, created)
+    assert (report.failed, report.warnings) == ([], [])
