@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -255,3 +255,16 @@ def test_an_invalid_update_leaves_page_and_chunks_byte_identical(api: Api) -> No
     for sent in refused:
         assert update(api, slug, **sent).status in (400, 409, 413)
     assert snapshot(api, slug) == before
+
+
+def test_updated_since_finds_a_write_whatever_the_offset_of_the_moment(api: Api) -> None:
+    """list(updated_since=…) compares moments, not their text: +02:00 and -05:00 agree with UTC."""
+    slug = create(api)["slug"]
+    written = datetime.fromisoformat(update(api, slug, content="v2").json["page"]["updated_at"])
+    before, after = written - timedelta(minutes=30), written + timedelta(minutes=30)
+    for offset in (timedelta(hours=2), timedelta(hours=-5), timedelta(0)):
+        zone = timezone(offset)
+        since_before = {p.slug for p in api.store.pages.list(updated_since=before.astimezone(zone))}
+        since_after = {p.slug for p in api.store.pages.list(updated_since=after.astimezone(zone))}
+        assert slug in since_before, offset
+        assert slug not in since_after, offset

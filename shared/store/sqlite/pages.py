@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.ports import Chunk, PageRecord
@@ -31,14 +31,20 @@ def _status(page: PageRecord) -> str:
     return str(page.front_matter.get("status", ""))
 
 
+def _utc_text(moment: datetime) -> str:
+    """ISO text in UTC: the columns are compared as text, so every value needs one offset."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat()
+
+
 def _row_values(page: PageRecord) -> tuple[str, str, int, str, str, str]:
     return (
         json.dumps(page.front_matter, ensure_ascii=False),
         page.content,
         page.version,
         _status(page),
-        page.created_at.isoformat(),
-        page.updated_at.isoformat(),
+        _utc_text(page.created_at),
+        _utc_text(page.updated_at),
     )
 
 
@@ -112,7 +118,7 @@ class SqlitePages:
             params.append(status)
         if updated_since is not None:
             clauses.append("updated_at >= ?")
-            params.append(updated_since.isoformat())
+            params.append(_utc_text(updated_since))
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._db.connection().execute(f"SELECT * FROM pages{where} ORDER BY slug", params)  # noqa: S608
         return [_record(row) for row in rows]
