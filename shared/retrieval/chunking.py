@@ -89,20 +89,19 @@ def split_markdown(
 
 
 def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:
-    """Greedy packing of blocks into pieces; a lone oversized prose block is cut on spaces."""
+    """Greedy packing of blocks into pieces; a lone oversized prose block is cut on spaces.
+
+    The overlap carried into the next piece comes only from the last part packed, and
+    only when that part is prose: a tail taken from code would open half a fence."""
     pieces: list[str] = []
     current = ""
+    last = ""
     for block in blocks:
         # Cut long prose short enough that the overlap carried over still fits.
         for part in _cut_prose(block, max(max_chars - overlap - 2, max_chars // 2)):
             if current and len(current) + 2 + len(part) > max_chars:
                 pieces.append(current)
-                tail = (
-                    current[-overlap:]
-                    if overlap and not current.lstrip().startswith(("```", "~~~"))
-                    else ""
-                )
-                tail = tail[tail.find(" ") + 1 :] if " " in tail else ""
+                tail = _tail(last, overlap)
                 current = (
                     f"{tail}\n\n{part}".strip()
                     if tail and len(tail) + len(part) < max_chars
@@ -110,9 +109,20 @@ def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:
                 )
             else:
                 current = f"{current}\n\n{part}" if current else part
+            last = part
     if current:
         pieces.append(current)
     return pieces
+
+
+def _tail(part: str, overlap: int) -> str:
+    """The end of a prose part, from a word boundary; nothing from code."""
+    if not overlap or FENCE.match(part) or "```" in part or "~~~" in part:
+        return ""
+    tail = part[-overlap:]
+    if len(part) > overlap:
+        tail = tail[tail.find(" ") + 1 :] if " " in tail else ""
+    return tail.strip()
 
 
 def _cut_prose(block: str, max_chars: int) -> list[str]:

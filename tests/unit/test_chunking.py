@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,11 +55,6 @@ def test_chunking_is_deterministic(markdown: str) -> None:
     assert split_markdown("T", markdown) == split_markdown("T", markdown)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the overlap carried into the next chunk can start inside a code block, leaving "
-    "a dangling fence (shared/retrieval/chunking.py _pack); reported, owned by retrieval",
-)
 def test_a_chunk_never_holds_half_a_fence() -> None:
     """The overlap after prose + code + prose never starts in the middle of the code block."""
     code = "```python\n" + "\n".join(f"valor_{i} = {i}" for i in range(12)) + "\n```"
