@@ -29,6 +29,7 @@ class Ranked:
     score: float
     dense: float
     lexical: float
+    dense_found: bool = True  # False: the dense search did not return it (dense is a bound)
 
 
 Key = tuple[str, int]
@@ -48,7 +49,9 @@ def _candidates(
     return found, dense_scores, lexical_scores, floor
 
 
-def _ranked(item: ChunkHit | IndexedChunk, score: float, dense: float, lexical: float) -> Ranked:
+def _ranked(
+    item: ChunkHit | IndexedChunk, score: float, dense: float, lexical: float, found: bool
+) -> Ranked:
     return Ranked(
         slug=item.slug,
         title=item.title,
@@ -58,6 +61,7 @@ def _ranked(item: ChunkHit | IndexedChunk, score: float, dense: float, lexical: 
         score=score,
         dense=dense,
         lexical=lexical,
+        dense_found=found,
     )
 
 
@@ -74,7 +78,8 @@ def mix(
     for key, item in found.items():
         d = max(0.0, min(1.0, dense_scores.get(key, floor)))
         lex = lexical_scores.get(key, 0.0)
-        out.append(_ranked(item, dense_weight * d + (1 - dense_weight) * lex, d, lex))
+        score = dense_weight * d + (1 - dense_weight) * lex
+        out.append(_ranked(item, score, d, lex, key in dense_scores))
     out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
     return out
 
@@ -100,6 +105,7 @@ def rrf(
             fused.get(key, 0.0),
             max(0.0, dense_scores.get(key, floor)),
             lexical_scores.get(key, 0.0),
+            key in dense_scores,
         )
         for key, item in found.items()
     ]

@@ -162,7 +162,7 @@ def ask(
 
 def relevant(ranked: Ranked) -> bool:
     """Whether a retrieved chunk is worth citing at all."""
-    return ranked.score >= MIN_SCORE or ranked.dense >= MIN_DENSE
+    return ranked.score >= MIN_SCORE or (ranked.dense_found and ranked.dense >= MIN_DENSE)
 
 
 def numbered(ranked: Sequence[Ranked]) -> list[Passage]:

@@ -43,3 +43,10 @@ def test_negative_cosines_are_clamped() -> None:
     """Scores stay within 0..1."""
     ranked = mix([hit("x", -0.4)], [], {})
     assert ranked[0].score == 0.0
+
+
+def test_lexical_only_chunks_say_their_dense_score_is_a_bound() -> None:
+    """A chunk the dense search did not return is marked, so no gate trusts its bound."""
+    ranked = {r.slug: r for r in mix(DENSE, LEXICAL, ROWS)}
+    assert ranked["c"].dense_found
+    assert not ranked["d"].dense_found
