@@ -32,10 +32,11 @@ def _content_words(markdown: str) -> set[str]:
 
 @settings(max_examples=100, deadline=None)
 @given(MARKDOWN)
-def test_prose_chunks_are_bounded(markdown: str) -> None:
-    """A chunk without code is at most the limit; no chunk is blank."""
+def test_prose_chunks_are_bounded_and_fences_whole(markdown: str) -> None:
+    """A chunk without code is at most the limit, none is blank, every fence in one is whole."""
     for piece in split_markdown("Título", markdown):
         assert piece.text.strip()
+        assert _fences(piece.text) % 2 == 0, piece.text
         if "```" not in piece.text:
             assert len(piece.text) <= MAX, len(piece.text)
 
