@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from shared.ports import ChunkHit, ChunkIndex, SearchFilter, Vector
@@ -67,9 +66,6 @@ def indexed_embedders(chunks: ChunkIndex) -> frozenset[str]:
     return _state(chunks).embedders
 
 
-Fuse = Callable[..., list[Ranked]]
-
-
 def retrieve(
     chunks: ChunkIndex,
     question: str,
@@ -78,11 +74,10 @@ def retrieve(
     embedder: str,
     filters: SearchFilter,
     limit: int,
-    fuse: Fuse = mix,
 ) -> Retrieval:
     """The ``limit`` best active chunks for ``question`` (embedded as ``vector``)."""
     dense = chunks.nearest(vector, embedder=embedder, filters=filters, limit=max(CANDIDATES, limit))
     index = lexical_index(chunks)
     lexical = index.search(question, filters, max(CANDIDATES, limit))
-    ranked = fuse(dense, lexical, index.by_key)[:limit]
+    ranked = mix(dense, lexical, index.by_key)[:limit]
     return Retrieval(ranked=ranked, dense=dense, lexical=lexical)
