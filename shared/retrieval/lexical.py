@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.ports import IndexedChunk, SearchFilter
+from shared.retrieval.filters import FilterColumns
 from shared.retrieval.text import query_groups, tokens
 
 K1 = 1.2
@@ -64,22 +65,14 @@ class LexicalIndex:
             t: math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5)) for t, d in postings.items()
         }
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
-        self._types = np.array([r.page_type or "" for r in self.rows], dtype=object)
-        self._categories = np.array([r.category or "" for r in self.rows], dtype=object)
+        self._columns = FilterColumns(self.rows)
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def mask(self, filters: SearchFilter) -> npt.NDArray[np.bool_]:
         """Which chunks pass the filters (only active chunks are ever in the index)."""
-        keep = np.ones(len(self.rows), dtype=bool)
-        if filters.page_type is not None:
-            keep &= self._types == filters.page_type
-        if filters.category is not None:
-            keep &= self._categories == filters.category
-        if filters.tag is not None:
-            keep &= np.array([filters.tag in r.tags for r in self.rows], dtype=bool)
-        return keep
+        return self._columns.mask(filters)
 
     def search(self, question: str, filters: SearchFilter, limit: int) -> list[LexicalHit]:
         """The ``limit`` best chunks for ``question`` among those passing ``filters``."""

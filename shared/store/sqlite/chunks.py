@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.ports import Chunk, ChunkHit, IndexedChunk, PageRecord, SearchFilter, Vector
+from shared.retrieval.filters import FilterColumns
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -106,8 +107,7 @@ class _Matrix:
     embedder: str
     vectors: npt.NDArray[np.float32]
     rows: list[IndexedChunk]
-    types: npt.NDArray[np.object_]
-    categories: npt.NDArray[np.object_]
+    columns: FilterColumns
 
 
 class SqliteChunks:
@@ -147,13 +147,7 @@ class SqliteChunks:
         matrix = self._current(embedder)
         if not matrix.rows:
             return []
-        keep = np.ones(len(matrix.rows), dtype=bool)
-        if filters.page_type is not None:
-            keep &= matrix.types == filters.page_type
-        if filters.category is not None:
-            keep &= matrix.categories == filters.category
-        if filters.tag is not None:
-            keep &= np.array([filters.tag in r.tags for r in matrix.rows], dtype=bool)
+        keep = matrix.columns.mask(filters)
         scores = matrix.vectors @ np.asarray(vector, dtype=np.float32)
         scores[~keep] = -np.inf
         count = min(limit, int(keep.sum()))
@@ -200,8 +194,7 @@ class SqliteChunks:
             embedder=embedder,
             vectors=vectors,
             rows=indexed,
-            types=np.array([r.page_type or "" for r in indexed], dtype=object),
-            categories=np.array([r.category or "" for r in indexed], dtype=object),
+            columns=FilterColumns(indexed),
         )
 
 
