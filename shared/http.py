@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import flask
+from pydantic import ValidationError
 
 from shared.config import Settings, get_settings
 from shared.errors import (
@@ -30,6 +31,7 @@ from shared.errors import (
     UnsupportedMediaType,
 )
 from shared.logs import configure_logging, get_logger, register_secret
+from shared.schema import invalid_input
 
 MAX_BODY_BYTES = 1024 * 1024
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
@@ -63,6 +65,10 @@ def handle(
     origin = request.headers.get("Origin")
     settings: Settings | None = None
     try:
+        # The method is checked before anything else, even the settings: a GET is a 405
+        # whatever the state of the environment.
+        if request.method != "POST" and not (cors and request.method == "OPTIONS"):
+            raise MethodNotAllowed(f"{request.method} is not allowed here; use POST")
         settings = get_settings()
         register_secret(settings.api_token.get_secret_value() if settings.api_token else None)
         register_secret(
@@ -75,6 +81,8 @@ def handle(
             response = json_response(status, payload)
     except BibliotecaError as exc:
         response = error_response(exc)
+    except ValidationError as exc:
+        response = error_response(invalid_input(exc))
     except Exception:
         _log.exception("unhandled error in %s", name, extra={"function": name})
         response = json_response(
@@ -94,8 +102,6 @@ def _serve(
     write: bool,
     origin: str | None,
 ) -> tuple[int, dict[str, Any]]:
-    if request.method != "POST":
-        raise MethodNotAllowed(f"{request.method} is not allowed here; use POST")
     authorized = _check_credentials(request, settings, required=write)
     body = read_json_body(request)
     context = RequestContext(

@@ -136,6 +136,11 @@ def _loc_path(loc: tuple[int | str, ...]) -> str:
     return path
 
 
+def invalid_input(exc: ValidationError, field: str = "") -> InvalidInput:
+    """Any pydantic ``ValidationError`` as our ``InvalidInput``, its field path prefixed."""
+    return _as_invalid_input(exc, field)
+
+
 def parse_front_matter(data: object, field: str = "front_matter") -> FrontMatter:
     """Validate ``data`` as front matter; errors name ``<field>.<path>`` (no prefix if '')."""
     if not isinstance(data, dict):

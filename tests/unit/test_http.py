@@ -186,3 +186,33 @@ def test_non_post_methods_on_write_functions_are_405_before_anything_else() -> N
     response = serve(echo, write=True, method="OPTIONS")
     assert response.status_code == 405
     assert response.headers["Allow"] == "POST"
+
+
+def test_a_wrong_method_is_a_405_even_when_the_environment_is_broken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Method comes first: a GET is a 405 even when a setting is unusable (else a 503)."""
+    monkeypatch.setenv("BIBLIOTECA_STORE", "mongodb")
+    get_settings.cache_clear()
+    assert serve(echo, write=True, method="GET").status_code == 405
+    post = serve(echo, write=True, json={})
+    assert post.status_code == 503
+    assert "BIBLIOTECA_STORE" in json.loads(post.get_data())["error"]
+
+
+def test_a_pydantic_validation_error_becomes_the_contract_body() -> None:
+    """A service that lets a ValidationError escape still answers 400 naming the field."""
+    from pydantic import BaseModel
+
+    class Probe(BaseModel):
+        limit: int
+
+    def strict(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        Probe.model_validate(body)
+        return 200, {}
+
+    response = serve(strict, json={"limit": "many"})
+    assert response.status_code == 400
+    body = json.loads(response.get_data())
+    assert body["code"] == "validation_error"
+    assert body["field"] == "limit"
