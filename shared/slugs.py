@@ -32,9 +32,15 @@ def is_valid_slug(slug: str) -> bool:
     return slug_problem(slug) is None
 
 
+# Letters that NFKD does not decompose into a base letter plus an accent.
+_UNDECOMPOSABLE = str.maketrans(
+    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+
+
 def fold(text: str) -> str:
-    """Lower-case and strip accents: 'Canción Ñandú' -> 'cancion nandu'."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    """Lower-case and strip accents: 'Canción Ñandú' -> 'cancion nandu', 'Straße' -> 'strasse'."""
+    decomposed = unicodedata.normalize("NFKD", text.lower().translate(_UNDECOMPOSABLE))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 

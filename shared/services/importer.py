@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from shared.errors import BibliotecaError, InvalidInput
+from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
 from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, update_validated
@@ -101,17 +101,20 @@ def title_of(body: str) -> str | None:
     return None
 
 
-def parse_file(
-    path: Path, root: Path, default_type: str | None, default_status: str | None
-) -> ParsedFile:
+def parse_file(path: Path, root: Path) -> ParsedFile:
+    """Read one file: its slug, the front matter it states, its body."""
     raw = path.read_bytes()
-    if len(raw) > MAX_CONTENT_BYTES:
-        raise InvalidInput(f"the file is larger than {MAX_CONTENT_BYTES // 1024} KiB")
+    if len(raw) > 2 * MAX_CONTENT_BYTES:  # a bound on what is read; the body is checked below
+        raise PayloadTooLarge(f"the file is larger than {2 * MAX_CONTENT_BYTES // 1024} KiB")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInput("the file is not UTF-8 text") from exc
     front_matter, body = split_front_matter(text)
+    if len(body.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise PayloadTooLarge(
+            f"the page body is larger than {MAX_CONTENT_BYTES // 1024} KiB", field="content"
+        )
     slug_value = front_matter.pop("slug", None)
     slug = str(slug_value).strip() if slug_value is not None else ""
     if not slug:
@@ -123,12 +126,6 @@ def parse_file(
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
     if not metadata.get("title"):
         metadata["title"] = title_of(body) or path.stem.replace("-", " ").replace("_", " ")
-    if "type" not in metadata and default_type:
-        metadata["type"] = default_type
-    if "status" not in metadata and default_status:
-        metadata["status"] = default_status
-    if "type" not in metadata:
-        raise InvalidInput("no type in the front matter: add one or pass --type", field="type")
     return ParsedFile(slug=slug, metadata=metadata, content=body, dropped_keys=dropped)
 
 
@@ -145,10 +142,10 @@ def import_directory(
     for path in progress(markdown_files(root)):
         name = path.relative_to(root).as_posix()
         try:
-            parsed = parse_file(path, root, default_type, default_status)
+            parsed = parse_file(path, root)
             for key in parsed.dropped_keys:
                 report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
-            status = _write(parsed, store, embedder)
+            status = _write(parsed, store, embedder, default_type, default_status)
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
@@ -159,11 +156,27 @@ def import_directory(
     return report
 
 
-def _write(parsed: ParsedFile, store: Store, embedder: Embedder) -> str:
+# What a re-imported file no longer states is cleared; status and type are kept, so a
+# curator's promotion or archival survives a re-import of the same folder.
+_CLEARED_WHEN_ABSENT: dict[str, Any] = {"sources": [], "related": [], "tags": [], "category": None}
+
+
+def _write(
+    parsed: ParsedFile,
+    store: Store,
+    embedder: Embedder,
+    default_type: str | None,
+    default_status: str | None,
+) -> str:
     if store.pages.get(parsed.slug) is None:
-        front_matter = parse_front_matter(parsed.metadata, "")
+        defaults = {"type": default_type, "status": default_status}
+        metadata = {k: v for k, v in defaults.items() if v} | parsed.metadata
+        if "type" not in metadata:
+            raise InvalidInput("no type in the front matter: add one or pass --type", field="type")
+        front_matter = parse_front_matter(metadata, "")
         return create_validated(parsed.slug, front_matter, parsed.content, store, embedder).status
+    metadata = _CLEARED_WHEN_ABSENT | parsed.metadata
     result = update_validated(
-        parsed.slug, parsed.metadata, parsed.content, None, store, embedder, field=""
+        parsed.slug, metadata, parsed.content, None, store, embedder, field=""
     )
     return result.status

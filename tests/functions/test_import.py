@@ -176,6 +176,35 @@ def test_a_changed_file_updates_its_page_only(
     assert open_store(get_settings()).chunks.vectors_for("notas—primeros-pasos")
 
 
+def test_reimport_keeps_a_curators_status_and_clears_what_the_file_dropped(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file is the truth for what it states; status (promotion, archival) survives."""
+    write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\ntags: [x]\ncategory: c\n---\n# A")
+    run(capsys, str(tmp_path), "--status", "draft")
+    from shared.services.wiki import update_validated
+
+    store = open_store(get_settings())
+    update_validated("a", {"status": "active"}, None, None, store, _NoEmbedder())
+    write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\n---\n# A")
+    _, report = run(capsys, str(tmp_path), "--status", "draft")
+    assert report["updated"] == 1
+    fm = pages().get("a").front_matter
+    assert (fm["status"], fm["tags"], fm["category"]) == ("active", [], None)
+
+
+class _NoEmbedder:
+    """A metadata-only update re-embeds nothing: any call here would be a bug."""
+
+    name = "local:use-m3@512"
+
+    def embed_documents(self, texts: Any) -> Any:
+        raise AssertionError("a metadata-only update must not embed")
+
+    def embed_query(self, text: str) -> Any:
+        raise AssertionError("a metadata-only update must not embed")
+
+
 def test_human_output_summarizes_counts_and_problems(
     env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -219,7 +248,7 @@ def test_every_corpus_file_parses_to_a_distinct_valid_slug_and_a_title(corpus: P
     from shared.slugs import is_valid_slug
 
     docs = corpus / "docs"
-    parsed = [parse_file(path, docs, "reference", None) for path in markdown_files(docs)]
+    parsed = [parse_file(path, docs) for path in markdown_files(docs)]
     assert len(parsed) == 122
     slugs = [p.slug for p in parsed]
     assert len(set(slugs)) == 122

@@ -83,7 +83,7 @@ def test_parse_file_takes_slug_and_title_from_the_front_matter(tmp_path: Path) -
     path = write(
         tmp_path, "a/b.md", "---\nslug: concept—propio\ntitle: Propio\ntype: concept\n---\n# Otro\n"
     )
-    parsed = parse_file(path, tmp_path, None, None)
+    parsed = parse_file(path, tmp_path)
     assert parsed.slug == "concept—propio"
     assert parsed.metadata["title"] == "Propio"
     assert parsed.content == "# Otro\n"
@@ -94,30 +94,31 @@ def test_parse_file_derives_slug_from_the_path_and_title_from_the_heading(tmp_pa
     path = write(
         tmp_path, "Tutorial/Primeros-Pasos.md", "# Primeros pasos { #first-steps }\n\nTexto."
     )
-    parsed = parse_file(path, tmp_path, "reference", None)
+    parsed = parse_file(path, tmp_path)
     assert parsed.slug == "tutorial—primeros-pasos"
-    assert parsed.metadata == {"title": "Primeros pasos", "type": "reference"}
+    assert parsed.metadata == {"title": "Primeros pasos"}
 
 
 def test_parse_file_falls_back_to_the_file_name_for_a_title(tmp_path: Path) -> None:
     """No title and no heading: the file's stem, with '-' and '_' as spaces."""
-    parsed = parse_file(write(tmp_path, "notas_de-campo.md", "texto"), tmp_path, "guide", None)
+    parsed = parse_file(write(tmp_path, "notas_de-campo.md", "texto"), tmp_path)
     assert parsed.metadata["title"] == "notas de campo"
 
 
-def test_defaults_apply_only_where_the_front_matter_is_silent(tmp_path: Path) -> None:
-    """--type/--status fill in missing keys and never override given ones."""
+def test_parse_file_keeps_only_what_the_file_states(tmp_path: Path) -> None:
+    """--type/--status are applied at write time; parsing keeps the file's own keys only."""
     given = write(tmp_path, "a.md", "---\ntitle: A\ntype: runbook\nstatus: draft\n---\nx")
     silent = write(tmp_path, "b.md", "# B")
-    assert parse_file(given, tmp_path, "reference", "active").metadata["type"] == "runbook"
-    assert parse_file(given, tmp_path, "reference", "active").metadata["status"] == "draft"
-    assert parse_file(silent, tmp_path, "reference", "archived").metadata["status"] == "archived"
+    assert parse_file(given, tmp_path).metadata == {
+        "title": "A", "type": "runbook", "status": "draft"
+    }  # fmt: skip
+    assert parse_file(silent, tmp_path).metadata == {"title": "B"}
 
 
 def test_unknown_keys_are_dropped_and_reported(tmp_path: Path) -> None:
     """Keys outside the schema are dropped from the metadata and listed, sorted."""
     path = write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\nauthor: ana\nhide: [toc]\n---\nx")
-    parsed = parse_file(path, tmp_path, None, None)
+    parsed = parse_file(path, tmp_path)
     assert parsed.dropped_keys == ("author", "hide")
     assert set(parsed.metadata) == {"title", "type"}
 
@@ -125,7 +126,6 @@ def test_unknown_keys_are_dropped_and_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "field"),
     [
-        ("no-type.md", "# Sin tipo", "type"),
         ("bad-slug.md", "---\nslug: Con Espacios\ntype: guide\n---\nx", "slug"),
         ("latin1.md", "# Canción".encode("latin-1"), None),
         ("bad-yaml.md", "---\ntitle: [x\n---\nx", None),
@@ -134,13 +134,13 @@ def test_unknown_keys_are_dropped_and_reported(tmp_path: Path) -> None:
 def test_unusable_files_are_invalid_input(
     tmp_path: Path, name: str, text: str | bytes, field: str | None
 ) -> None:
-    """No type, a bad slug, non-UTF-8 bytes or bad YAML: InvalidInput (naming the field if one)."""
+    """A bad slug, non-UTF-8 bytes or bad YAML: InvalidInput (naming the field if one)."""
     with pytest.raises(InvalidInput) as caught:
-        parse_file(write(tmp_path, name, text), tmp_path, None, None)
+        parse_file(write(tmp_path, name, text), tmp_path)
     assert caught.value.field == field
 
 
 def test_a_utf8_bom_is_not_part_of_the_text(tmp_path: Path) -> None:
     """A file saved with a UTF-8 BOM still has its front matter recognised."""
     path = write(tmp_path, "bom.md", "\ufeff---\ntitle: Con BOM\ntype: guide\n---\nx")
-    assert parse_file(path, tmp_path, None, None).metadata["title"] == "Con BOM"
+    assert parse_file(path, tmp_path).metadata["title"] == "Con BOM"

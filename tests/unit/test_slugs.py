@@ -154,3 +154,8 @@ def test_slug_from_a_deep_path_stays_within_200() -> None:
     slug = slug_from_path(path)
     assert len(slug) <= MAX_SLUG
     assert is_valid_slug(slug)
+
+
+def test_letters_without_a_decomposition_fold_to_ascii() -> None:
+    """ß, æ, ø, ł… have no accent to strip; they fold to their usual ASCII spelling."""
+    assert derive_slug("entity", "Straße Æon Søren Łódź") == "entity—strasse-aeon-soren-lodz"
