@@ -175,6 +175,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             service.append(total_ms)
 
+        # One more page written (as by another process): the next search pays the reload.
+        first = store.pages.list()[0]
+        extra = dataclasses.replace(first, slug=f"{first.slug}-extra")
+        store.pages.create(
+            extra, [dataclasses.replace(c, slug=extra.slug) for c in _chunks(store, first.slug)]
+        )
+        after_write_ms, _ = timed(
+            lambda: hybrid.retrieve(
+                store.chunks,
+                "hola",
+                embedder.embed_query("hola"),
+                embedder=embedder.name,
+                filters=ANY,
+                limit=6,
+            )
+        )
+
         baseline: list[float] = []
         scan: list[float] = []
         cached_scan: list[float] = []
@@ -202,7 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "corpus_chunks": corpus_chunks,
         "chunks": chunks,
         "questions": len(questions),
-        "first_search_after_write_ms": round(cold_ms, 1),
+        "first_search_ms": round(cold_ms, 1),
+        "first_search_after_one_more_write_ms": round(after_write_ms, 1),
         "parts_ms": {k: summary(v) for k, v in parts.items()},
         "service_ask_ms": summary(service),
         "baseline_uncached_search_ms": summary(baseline),
@@ -234,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, values in rows:
         s = summary(values)
         print(f"{name:34} {s['p50']:8.2f} {s['p95']:8.2f} {s['mean']:8.2f}")
-    print(f"first search after a write (cache rebuild): {cold_ms:.0f} ms")
+    print(f"first search of the process (caches built): {cold_ms:.0f} ms")
+    print(f"first search after one more write (caches refreshed): {after_write_ms:.0f} ms")
     print(f"cached search is {result['search_speedup_p50']}x faster than the baseline (p50)")
     return 0
 
