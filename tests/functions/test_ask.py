@@ -316,3 +316,14 @@ def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Client) -
     create_page(page, other, shared_local_embedder())
     body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).get_json()
     assert body["sources"][0]["slug"] == "runbook—kraken"
+
+
+def test_archive_from_the_widget_when_allowed(
+    wiki: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BIBLIOTECA_ARCHIVE_FROM_WIDGET=1: an anonymous archive request is attempted."""
+    monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
+    get_settings.cache_clear()
+    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).get_json()
+    assert body["archive"]["attempted"] is True
+    assert "grounding" in body
