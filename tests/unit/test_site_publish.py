@@ -45,8 +45,8 @@ def test_the_site_path_is_a_link_to_a_complete_generation(tmp_path: Path) -> Non
     assert publisher.current_build() == "b1"
 
 
-def test_an_incremental_build_links_unchanged_files_and_swaps(tmp_path: Path) -> None:
-    """Kept files are hard links to the previous generation; the old link target survives."""
+def test_an_incremental_build_reuses_unchanged_pages_and_swaps(tmp_path: Path) -> None:
+    """A kept page is the same pooled folder as before; the old generation stays readable."""
     site = tmp_path / "site"
     publish(site, "b1", {"index.html": b"i1", "a/index.html": b"a", "b/index.html": b"b"})
     old_target = site.resolve()
@@ -61,9 +61,7 @@ def test_an_incremental_build_links_unchanged_files_and_swaps(tmp_path: Path) ->
     assert (site / "index.html").read_bytes() == b"i2"
     assert (site / "a" / "index.html").read_bytes() == b"a"
     assert not (site / "b").exists()
-    assert (
-        os.stat(site / "a" / "index.html").st_ino == os.stat(old_target / "a" / "index.html").st_ino
-    )
+    assert os.readlink(site / "a") == os.readlink(old_target / "a")
     # A reader that resolved the old generation can still finish reading it.
     assert (old_target / "b" / "index.html").read_bytes() == b"b"
 
@@ -88,6 +86,56 @@ def test_old_generations_and_crash_leftovers_are_cleaned(tmp_path: Path) -> None
     (builds / "crashed-half-build" / "x.html").write_bytes(b"x")
     publish(site, "b4", {"index.html": b"4"})
     assert sorted(p.name for p in builds.iterdir()) == ["b3", "b4"]
+
+
+def test_only_folders_used_by_the_two_newest_generations_stay_pooled(tmp_path: Path) -> None:
+    """Each build may change a page; the pool keeps the versions still linked, no more."""
+    site = tmp_path / "site"
+    publish(site, "b1", {"index.html": b"i", "a/index.html": b"a1", "b/index.html": b"b"})
+    for n in range(2, 5):
+        publish(
+            site,
+            f"b{n}",
+            {"a/index.html": f"a{n}".encode()},
+            full=False,
+            keep=("index.html", "b/index.html"),
+        )
+    pool = tmp_path / ".site.builds" / ".pages"
+    linked = {
+        os.readlink(g / p) for g in (site.resolve(), tmp_path / ".site.builds" / "b3") for p in "ab"
+    }
+    assert {f"../.pages/{name}" for name in os.listdir(pool)} == linked
+    assert len(linked) == 3  # b shared, a in two versions
+    assert (site / "a" / "index.html").read_bytes() == b"a4"
+
+
+def test_folders_with_more_than_a_page_stay_real_folders(tmp_path: Path) -> None:
+    """static/ and type/<t>/ are real folders; a page whose slug is 'static' fits beside them."""
+    site = tmp_path / "site"
+    files = {
+        "static/widget.js": b"js",
+        "static/index.html": b"page named static",
+        "type/concept/index.html": b"listing",
+        "concept/index.html": b"page",
+    }
+    publish(site, "b1", files)
+    assert not (site / "static").is_symlink()
+    assert not (site / "type").is_symlink()
+    assert (site / "concept").is_symlink()
+    assert {p: (site / p).read_bytes() for p in files} == files
+    publish(site, "b2", {}, full=False, keep=tuple(files))
+    assert {p: (site / p).read_bytes() for p in files} == files
+
+
+def test_a_site_built_before_the_pool_is_carried_over(tmp_path: Path) -> None:
+    """Kept pages of a generation with real page folders are pooled on the next build."""
+    site = tmp_path / "site"
+    (site / "a").mkdir(parents=True)
+    (site / "a" / "index.html").write_bytes(b"old a")
+    (site / MARKER).write_text('{"build_id": "old"}')
+    publish(site, "b1", {"index.html": b"i"}, full=False, keep=("a/index.html",))
+    assert (site / "a").is_symlink()
+    assert (site / "a" / "index.html").read_bytes() == b"old a"
 
 
 def test_an_empty_site_folder_is_replaced(tmp_path: Path) -> None:
