@@ -21,7 +21,7 @@ def demo_pages() -> dict[str, tuple[dict[str, object], str]]:
     """slug -> (validated front matter, body) of every demo file."""
     pages = {}
     for path in markdown_files(DEMO_DIR):
-        parsed = parse_file(path, DEMO_DIR, None, None)
+        parsed = parse_file(path, DEMO_DIR)
         pages[parsed.slug] = (parse_front_matter(parsed.metadata, "").dump(), parsed.content)
     return pages
 
