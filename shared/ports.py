@@ -188,13 +188,23 @@ class SiteState(Protocol):
 
 
 class Store(Protocol):
-    """One backend's adapters, opened together."""
+    """One backend's adapters, opened together (read-only members, so each adapter
+    class satisfies its port structurally)."""
 
-    pages: PageStore
-    chunks: ChunkIndex
-    code: CodeIndex
-    events: EventLog
-    site: SiteState
+    @property
+    def pages(self) -> PageStore: ...
+
+    @property
+    def chunks(self) -> ChunkIndex: ...
+
+    @property
+    def code(self) -> CodeIndex: ...
+
+    @property
+    def events(self) -> EventLog: ...
+
+    @property
+    def site(self) -> SiteState: ...
 
 
 # -- model providers ------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from shared.config import Settings
 from shared.errors import BibliotecaError, InvalidInput, ReindexRequired
+from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
 from shared.ports import Passage, SearchFilter, Store
 from shared.providers.factory import answerer_for, embedder_for, embedder_name
@@ -21,6 +22,7 @@ from shared.retrieval import hybrid
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import strip_invisible
+from shared.services.archive import archive_answer
 
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
@@ -140,13 +142,13 @@ def ask(
     grounding: dict[str, Any] | None = None
     if question.archive:
         if authorized or settings.archive_from_widget:
-            decision = archive_seam(
-                question.text,
-                generation.text,
-                slugs,
-                model=generation.model,
+            decision = archive_answer(
+                question=question.text,
+                answer=generation.text,
+                sources=slugs,
                 store=store,
                 settings=settings,
+                model=generation.model,
             )
             grounding = decision.pop("grounding", None)
             response["archive"] = {"attempted": True, **decision}
@@ -220,37 +222,13 @@ def record_hit(
         _log.exception("could not record the utility hit")
 
 
-# -- the archive helper's gates (shared.gates.grounding, shared.services.archive) ------
-
-
 def grounding_of(answer: str, store: Store) -> dict[str, Any] | None:
-    """The grounding check of an answer's cited code paths (None if it cannot run)."""
-    from shared.gates.grounding import check_grounding
-
+    """The grounding check of an answer's cited code paths; None if it cannot run."""
     try:
         return check_grounding(answer, store.code).body()
-    except (AttributeError, BibliotecaError) as exc:
+    except BibliotecaError as exc:  # an answer is worth more than its grounding report
         _log.warning("grounding not reported: %s", exc)
         return None
-
-
-def archive_seam(
-    question: str,
-    answer: str,
-    slugs: list[str],
-    *,
-    model: str,
-    store: Store,
-    settings: Settings,
-) -> dict[str, Any]:
-    """Send the answer through the archive gates: ``{"archived", "reason", "slug"?,
-    "grounding"?}`` as ``shared.services.archive`` decides it."""
-    from shared.services.archive import archive_answer
-
-    decision: dict[str, Any] = archive_answer(
-        question=question, answer=answer, sources=slugs, store=store, settings=settings, model=model
-    )
-    return decision
 
 
 def _ms(start: float, end: float) -> float:

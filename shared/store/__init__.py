@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
-
 from shared.config import Settings
+from shared.ports import Store
 
-_opened: dict[tuple[str, str], Any] = {}
+_opened: dict[tuple[str, str], Store] = {}
 _lock = threading.Lock()
 
 
-def open_store(settings: Settings) -> Any:
+def open_store(settings: Settings) -> Store:
     """The store the settings name, opened once per process (clients are built lazily)."""
     key = (settings.store, settings.google_cloud_project or str(settings.data_dir.resolve()))
     with _lock:
@@ -28,7 +27,7 @@ def forget_stores() -> None:
         _opened.clear()
 
 
-def _build(settings: Settings) -> Any:
+def _build(settings: Settings) -> Store:
     if settings.store == "firestore":
         from shared.store.firestore import FirestoreStore
 
