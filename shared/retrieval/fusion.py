@@ -1,20 +1,26 @@
-"""Score fusion of the dense and lexical rankings (pure).
+"""Score fusion of the dense and lexical rankings, and page-level ranking (pure).
 
 ``mix`` is the default: a dense-weighted sum of the cosine similarity and the lexical
-coverage, both on 0..1, so the fused score reads the same across questions. ``rrf``
+coverage, both on 0..1, so the fused score reads the same across questions. ``by_page``
+then lets a page's other matching chunks lift its chunks (bench/README.md). ``rrf``
 (reciprocal rank fusion) is kept for the benchmark that chose between them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.ports import ChunkHit, IndexedChunk
 from shared.retrieval.lexical import LexicalHit
 
 DENSE_WEIGHT = 0.6
 RRF_K = 60
+# A page's 2nd, 3rd and 4th best chunks add 0.5, 0.25 and 0.125 of their scores to the
+# rank of its best chunk: a page that answers in several places beats a sibling page
+# matching in one (chosen on the tuning questions, bench/README.md).
+PAGE_DECAY = 0.5
+PAGE_DEPTH = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +36,12 @@ class Ranked:
     dense: float
     lexical: float
     dense_found: bool = True  # False: the dense search did not return it (dense is a bound)
+    support: float = 0.0  # on a page's best chunk: what its other chunks add (``by_page``)
+
+    @property
+    def rank(self) -> float:
+        """The ranking key: the chunk's own score plus its page's support, if any."""
+        return self.score + self.support
 
 
 Key = tuple[str, int]
@@ -110,4 +122,28 @@ def rrf(
         for key, item in found.items()
     ]
     out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
+    return out
+
+
+def by_page(
+    ranked: Sequence[Ranked], *, decay: float = PAGE_DECAY, depth: int = PAGE_DEPTH
+) -> list[Ranked]:
+    """``ranked`` re-ordered so that a page's evidence beyond its best chunk counts.
+
+    A page's best chunk is ranked by ``best + decay·second + decay²·third + …`` (up to
+    ``depth`` chunks), so pages come in that order; its other chunks keep their own
+    score as their rank, so a strong page does not push weak chunks ahead of another
+    page's good ones. ``score`` stays each chunk's own fused score (0..1), which the
+    relevance gate reads.
+    """
+    by_slug: dict[str, list[Ranked]] = {}
+    for r in ranked:
+        by_slug.setdefault(r.slug, []).append(r)
+    out: list[Ranked] = []
+    for chunks in by_slug.values():
+        chunks = sorted(chunks, key=lambda r: (-r.score, r.ordinal))
+        support = sum(decay**i * r.score for i, r in enumerate(chunks[1:depth], start=1))
+        out.append(replace(chunks[0], support=support))
+        out.extend(chunks[1:])
+    out.sort(key=lambda r: (-r.rank, r.slug, r.ordinal))
     return out

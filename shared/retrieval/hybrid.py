@@ -11,7 +11,7 @@ import weakref
 from dataclasses import dataclass
 
 from shared.ports import ChunkHit, ChunkIndex, SearchFilter, Vector
-from shared.retrieval.fusion import Ranked, mix
+from shared.retrieval.fusion import Ranked, by_page, mix
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
@@ -19,7 +19,7 @@ CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
 
 @dataclass(frozen=True, slots=True)
 class Retrieval:
-    """What one search found: fused chunks, best first, and each side's raw candidates."""
+    """What one search found: fused chunks, best page first, and each side's raw candidates."""
 
     ranked: list[Ranked]
     dense: list[ChunkHit]
@@ -79,5 +79,5 @@ def retrieve(
     dense = chunks.nearest(vector, embedder=embedder, filters=filters, limit=max(CANDIDATES, limit))
     index = lexical_index(chunks)
     lexical = index.search(question, filters, max(CANDIDATES, limit))
-    ranked = mix(dense, lexical, index.by_key)[:limit]
+    ranked = by_page(mix(dense, lexical, index.by_key))[:limit]
     return Retrieval(ranked=ranked, dense=dense, lexical=lexical)

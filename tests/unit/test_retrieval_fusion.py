@@ -1,9 +1,9 @@
-"""Score fusion: the dense-weighted mix and RRF (pure)."""
+"""Score fusion: the dense-weighted mix, RRF and page-level ranking (pure)."""
 
 from __future__ import annotations
 
 from shared.ports import ChunkHit, IndexedChunk
-from shared.retrieval.fusion import mix, rrf
+from shared.retrieval.fusion import Ranked, by_page, mix, rrf
 from shared.retrieval.lexical import LexicalHit
 
 
@@ -50,3 +50,35 @@ def test_lexical_only_chunks_say_their_dense_score_is_a_bound() -> None:
     ranked = {r.slug: r for r in mix(DENSE, LEXICAL, ROWS)}
     assert ranked["c"].dense_found
     assert not ranked["d"].dense_found
+
+
+def ranked(slug: str, ordinal: int, score: float) -> Ranked:
+    return Ranked(slug, slug, "", "t", ordinal, score, score, 0.0)
+
+
+def test_by_page_lets_a_page_with_more_evidence_win() -> None:
+    """A page matching in several chunks outranks a sibling whose one chunk scores a bit higher."""
+    chunks = [ranked("sibling", 0, 0.50), ranked("page", 0, 0.45), ranked("page", 1, 0.40)]
+    order = by_page(chunks, decay=0.5, depth=4)
+    assert [(r.slug, r.ordinal) for r in order] == [("page", 0), ("sibling", 0), ("page", 1)]
+    assert order[2].rank == order[2].score  # only the page's lead chunk is lifted
+    assert abs(order[0].rank - (0.45 + 0.5 * 0.40)) < 1e-9
+
+
+def test_by_page_keeps_each_chunks_own_score() -> None:
+    """Scores stay the chunks' own fused scores: the relevance gate reads them unchanged."""
+    chunks = [ranked("a", 0, 0.3), ranked("a", 1, 0.2), ranked("b", 0, 0.25)]
+    assert sorted(r.score for r in by_page(chunks)) == [0.2, 0.25, 0.3]
+
+
+def test_by_page_counts_only_depth_chunks_with_decaying_weights() -> None:
+    """The support is decay·2nd + decay²·3rd + … up to ``depth`` chunks of the page."""
+    chunks = [ranked("a", i, s) for i, s in enumerate((0.8, 0.4, 0.4, 0.4, 0.4))]
+    support = by_page(chunks, decay=0.5, depth=3)[0].support
+    assert abs(support - (0.5 * 0.4 + 0.25 * 0.4)) < 1e-9
+
+
+def test_by_page_with_no_decay_is_the_chunk_order() -> None:
+    """With decay 0 the order is the fused order: pages rank by their best chunk."""
+    chunks = mix(DENSE, LEXICAL, ROWS)
+    assert [r.slug for r in by_page(chunks, decay=0.0)] == [r.slug for r in chunks]
