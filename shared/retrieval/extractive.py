@@ -22,6 +22,8 @@ _TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _ADMONITION = re.compile(r"^\s*(///|!!!|\?\?\?).*$", re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-ZÁÉÍÓÚÑ¿¡`*\"'(\[])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+_WIKI_LINK = re.compile(r"\[\[([^\]|\n]+?)(?:\|([^\]\n]+?))?\]\]")
+MIN_WORDS = 4
 
 NOTHING = {
     "es": "No encontré información sobre esto en la wiki. Prueba a reformular la pregunta "
@@ -46,17 +48,32 @@ class _Sentence:
 
 
 def sentences(markdown: str) -> list[str]:
-    """Prose sentences of a chunk: code, include directives, HTML tags and markers removed."""
+    """Prose sentences of a chunk that can stand alone in an answer.
+
+    Code, include directives, HTML tags and markers are removed; ``[[slug|text]]`` reads
+    as its text. Questions (a page's own rhetorical ones), sentences ending in ':' (they
+    introduce a list or code that is not shown) and fragments of under four words are
+    left out.
+    """
     text = _FENCE.sub("\n", strip_invisible(markdown))
     text = _ADMONITION.sub("", _TAG.sub("", _DIRECTIVE.sub("", text)))
+    text = _WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
     out: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         for line in block.splitlines() if _BULLET.match(block) else [" ".join(block.split())]:
             line = _BULLET.sub("", line).strip()
             if line.startswith(("#", "|", "{", ">")):
                 continue
-            out.extend(s.strip() for s in _SENTENCE_END.split(line) if len(s.strip()) >= 25)
+            out.extend(s for s in map(str.strip, _SENTENCE_END.split(line)) if _stands_alone(s))
     return out
+
+
+def _stands_alone(sentence: str) -> bool:
+    return (
+        len(sentence) >= 25
+        and len(sentence.split()) >= MIN_WORDS
+        and not sentence.endswith(("?", ":"))
+    )
 
 
 def _rank(question: str, passages: Sequence[Passage]) -> list[_Sentence]:

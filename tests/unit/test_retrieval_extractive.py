@@ -65,3 +65,16 @@ def test_help_prompt_delimits_sources_and_escapes_their_closing_tag() -> None:
 def test_tutor_prompt_has_only_the_question() -> None:
     """No sources in tutor mode."""
     assert "<source" not in tutor_prompt("¿Qué es REST?")
+
+
+def test_sentences_that_cannot_stand_alone_are_left_out() -> None:
+    """Rhetorical questions, lead-ins ending in ':' and bare links are not answer sentences."""
+    text = (
+        "¿Cómo se promueve un borrador? Un curador cambia su estado a active con wiki_update. "
+        "Los pasos son estos:\n\n[[runbook—promover-un-borrador]].\n\n"
+        "Consulta [[concept—puertas|las puertas del archivo]] antes de promoverlo a mano."
+    )
+    assert sentences(text) == [
+        "Un curador cambia su estado a active con wiki_update.",
+        "Consulta las puertas del archivo antes de promoverlo a mano.",
+    ]
