@@ -31,10 +31,8 @@ NOTHING = {
     "en": "I couldn't find anything about this in the wiki. Try rephrasing the question, "
     "or ask the people who maintain the documentation.",
 }
-_LEAD = {
-    "es": "Según la wiki:",
-    "en": "From the wiki (its pages are written in Spanish):",
-}
+_LEAD = {"es": "Según la wiki:", "en": "From the wiki:"}
+_LEAD_IN_SPANISH = "From the wiki (these passages are in Spanish):"
 _SEE = {"es": "Más detalles en", "en": "More in"}
 
 
@@ -60,7 +58,9 @@ def sentences(markdown: str) -> list[str]:
     text = _WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
     out: list[str] = []
     for block in re.split(r"\n\s*\n", text):
-        for line in block.splitlines() if _BULLET.match(block) else [" ".join(block.split())]:
+        lines = block.splitlines()
+        listed = any(_BULLET.match(line) for line in lines)
+        for line in lines if listed else [" ".join(block.split())]:
             line = _BULLET.sub("", line).strip()
             if line.startswith(("#", "|", "{", ">")):
                 continue
@@ -69,8 +69,10 @@ def sentences(markdown: str) -> list[str]:
 
 
 def _stands_alone(sentence: str) -> bool:
+    # A lower-case start is the tail of a sentence cut by chunking (or a fragment).
     return (
         len(sentence) >= 25
+        and not sentence[0].islower()
         and len(sentence.split()) >= MIN_WORDS
         and not sentence.endswith(("?", ":"))
     )
@@ -111,7 +113,8 @@ def compose(question: str, passages: Sequence[Passage]) -> str:
         first = passages[0]
         return f"{_LEAD[lang]} {_SEE[lang]} **{first.title}** › {first.heading} [{first.number}]."
     chosen.sort(key=lambda s: (s.number, s.position))
-    lines = [_LEAD[lang], ""]
+    spanish_quotes = lang == "en" and language(" ".join(s.text for s in chosen)) == "es"
+    lines = [_LEAD_IN_SPANISH if spanish_quotes else _LEAD[lang], ""]
     for s in chosen:
         text = s.text if len(s.text) <= MAX_SENTENCE_CHARS else s.text[:MAX_SENTENCE_CHARS] + "…"
         lines.append(f"- {text} [{s.number}]")

@@ -78,3 +78,30 @@ def test_sentences_that_cannot_stand_alone_are_left_out() -> None:
         "Un curador cambia su estado a active con wiki_update.",
         "Consulta las puertas del archivo antes de promoverlo a mano.",
     ]
+
+
+def test_a_list_after_a_cut_sentence_is_split_into_its_items() -> None:
+    """A chunk starting mid-sentence (the overlap) drops the fragment and keeps each item."""
+    text = (
+        "is retried from a fresh read, so two racing updates land.\n"
+        "- Setting `status: active` promotes a draft page.\n"
+        "- Setting `status: archived` unpublishes the page."
+    )
+    assert sentences(text) == [
+        "Setting `status: active` promotes a draft page.",
+        "Setting `status: archived` unpublishes the page.",
+    ]
+
+
+def test_english_framing_says_when_the_quoted_passages_are_spanish() -> None:
+    """An English question answered from Spanish text says so; from English text it does not."""
+    spanish = Passage(
+        number=1, slug="a", title="A", heading="A", score=0.9,
+        text="Un curador promueve el borrador cambiando su estado con wiki_update.",
+    )  # fmt: skip
+    english = Passage(
+        number=1, slug="b", title="B", heading="B", score=0.9,
+        text="A curator promotes the draft by setting its status with wiki_update.",
+    )  # fmt: skip
+    assert "in Spanish" in compose("How does a curator promote the draft?", [spanish])
+    assert "in Spanish" not in compose("How does a curator promote the draft?", [english])
