@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,15 +25,10 @@ from shared.site.gcs import GcsPublisher
 from shared.site.publish import Output
 from shared.store import forget_stores, open_store
 from tests.conftest import skip_or_fail
+from tests.fixtures.net import free_port
 
 BUCKET = "biblioteca-site"
 STARTUP_TIMEOUT_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _answers(url: str) -> bool:
@@ -48,7 +42,7 @@ def _answers(url: str) -> bool:
 @pytest.fixture(scope="session")
 def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of a gcp-storage-emulator with the bucket ``biblioteca-site``."""
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     log_path = tmp_path_factory.mktemp("gcs-emulator") / "emulator.log"
     command = [
         sys.executable,
