@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+
 from shared.config import Settings
 from shared.ports import Store
 
