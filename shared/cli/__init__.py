@@ -24,7 +24,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="biblioteca", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = _Parser(
+        prog="biblioteca",
+        description="Biblioteca: the wiki's write path, answers, archive and site, locally.",
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"shared.cli.{name}").register(subparsers)
