@@ -53,20 +53,17 @@ class PageStore(Protocol):
 
     def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
         """Write a new page and its chunks at once; ``Conflict`` if the slug exists."""
-        ...
 
     def update(
         self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
     ) -> None:
         """Replace the page (and its chunks unless None) if its stored version is
         ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone."""
-        ...
 
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None
     ) -> list[PageRecord]:
         """Pages, optionally of one status and/or updated at or after a moment."""
-        ...
 
 
 # -- retrieval ------------------------------------------------------------------------
@@ -115,25 +112,20 @@ class ChunkIndex(Protocol):
 
         In-memory caches of the index (the lexical index, a vector matrix) compare it on
         every request, so it must cost one small indexed read."""
-        ...
 
     def active_chunks(self) -> list[IndexedChunk]:
         """Every chunk of every ``active`` page, without vectors (for the lexical index)."""
-        ...
 
     def vectors_for(self, slug: str) -> dict[str, Vector]:
         """Chunk hash -> stored vector for one page, so unchanged text is not re-embedded."""
-        ...
 
     def embedders(self) -> set[str]:
         """The embedders whose vectors the index holds (to detect a needed reindex)."""
-        ...
 
     def nearest(
         self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
     ) -> list[ChunkHit]:
         """The ``limit`` active chunks most similar to ``vector``, best first."""
-        ...
 
 
 # -- the code index (grounding gate) --------------------------------------------------
@@ -152,11 +144,9 @@ class CodeIndex(Protocol):
 
     def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
         """Record ``paths`` of ``repo``; returns the distinct paths of that repo now indexed."""
-        ...
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:
         """Which of ``keys`` exist, in one read of the store."""
-        ...
 
 
 # -- events (utility hits, archive outcomes) -----------------------------------------
