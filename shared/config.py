@@ -66,7 +66,7 @@ class Settings(BaseModel):
     store: Literal["sqlite", "firestore"] = "sqlite"
     data_dir: Path = Path(".biblioteca")
     site_dir: str | None = None
-    report_dir: Path | None = None
+    report_dir: str | None = None  # text, not a Path: "gs://" must keep its "//"
     google_cloud_project: str | None = None
     auth: Literal["token", "iam"] = "token"
     api_token: SecretStr | None = None
@@ -123,7 +123,7 @@ class Settings(BaseModel):
     def _base_url(cls, value: str) -> str:
         return value.strip().rstrip("/")
 
-    @field_validator("site_dir", "code_url", "google_cloud_project", mode="before")
+    @field_validator("site_dir", "report_dir", "code_url", "google_cloud_project", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -136,8 +136,9 @@ class Settings(BaseModel):
         return self.site_dir or str(self.data_dir / "site")
 
     @property
-    def report_location(self) -> Path:
-        return self.report_dir or self.data_dir / "report"
+    def report_location(self) -> str:
+        """Where ``rebuild`` writes the private curator report: a folder or ``gs://...``."""
+        return self.report_dir or str(self.data_dir / "report")
 
     @property
     def rate_limit_window(self) -> tuple[int, int]:

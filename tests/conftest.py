@@ -13,7 +13,12 @@ import pytest
 from shared.config import get_settings
 from shared.store import forget_stores
 
-pytest_plugins = ["tests.fixtures.firestore", "tests.fixtures.server", "tests.fixtures.gemini"]
+pytest_plugins = [
+    "tests.fixtures.firestore",
+    "tests.fixtures.server",
+    "tests.fixtures.gemini",
+    "tests.fixtures.gcs",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"

@@ -41,9 +41,8 @@ from shared.site.publish import (
     Publication,
     Publisher,
     StalePublication,
-    check_report_location,
-    write_report,
 )
+from shared.site.report import check_report_location, write_report
 from shared.store import open_store
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
@@ -439,8 +438,15 @@ class _Build:
             "drafts": pages.drafts,
         }
         html, text = renderer.render_report(data)
-        folder = self.settings.report_location
+        location = self.settings.report_location
         try:
-            write_report(folder, {"index.html": html.encode(), "report.json": text.encode()})
+            write_report(location, {"index.html": html.encode(), "report.json": text.encode()})
         except OSError as exc:
-            _log.error("the curator report could not be written to %s: %s", folder, exc)
+            _log.error("the curator report could not be written to %s: %s", location, exc)
+        except BibliotecaError as exc:  # a bucket that refused or did not answer
+            _log.error(
+                "the curator report could not be written to %s: %s",
+                location,
+                exc.message,
+                extra={"code": exc.code},
+            )

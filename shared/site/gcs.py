@@ -1,5 +1,8 @@
 """Publishing a build to ``gs://bucket/prefix`` with google-cloud-storage, in a safe order.
 
+Also the one place that speaks to Cloud Storage: locations, clients, content types
+and error translation, shared with the private curator report (``shared.site.report``).
+
 A bucket has no atomic swap, so the order is the guarantee: pages and static files
 first, then the listings and indexes that link to them, ``index.html`` next, the
 build marker after that, and deletions last. A reader may see a new page before the
@@ -11,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import mimetypes
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from itertools import groupby
@@ -33,20 +36,29 @@ _TYPES = {
 # are small and rarely change; a short cache is a fair trade.
 _CACHE_PAGES = "no-cache"
 _CACHE_STATIC = "public, max-age=300"
+# The curator report is private and rewritten by every build: never kept by a cache.
+_CACHE_PRIVATE = "private, no-store"
 
 
-def parse_location(location: str) -> tuple[str, str]:
-    """``gs://bucket/some/prefix`` -> ("bucket", "some/prefix/") (prefix may be "")."""
+def is_gcs(location: str) -> bool:
+    return location.startswith("gs://")
+
+
+def parse_location(location: str, variable: str = "BIBLIOTECA_SITE_DIR") -> tuple[str, str]:
+    """``gs://bucket/some/prefix`` -> ("bucket", "some/prefix/") (prefix may be "").
+
+    ``variable`` names the setting the location came from, for the error message.
+    """
     rest = location.removeprefix("gs://")
     bucket, _, prefix = rest.partition("/")
     prefix = prefix.strip("/")
     if not bucket:
-        raise NotConfigured(f"BIBLIOTECA_SITE_DIR {location!r} names no bucket")
+        raise NotConfigured(f"{variable} {location!r} names no bucket")
     if prefix:
         try:
             prefix = safe_relative(prefix)
         except ValueError as exc:
-            raise NotConfigured(f"BIBLIOTECA_SITE_DIR {location!r} has an unsafe prefix") from exc
+            raise NotConfigured(f"{variable} {location!r} has an unsafe prefix") from exc
     return bucket, f"{prefix}/" if prefix else ""
 
 
@@ -88,6 +100,39 @@ def _guard(action: str) -> Iterator[None]:
         raise
 
 
+def open_bucket(name: str, client_factory: Callable[[], Any] | None = None) -> Any:
+    """A bucket handle; the default client honours STORAGE_EMULATOR_HOST."""
+    if client_factory is not None:
+        client = client_factory()
+    else:
+        from google.cloud import storage  # type: ignore[attr-defined]
+
+        with _guard("creating the client"):
+            client = storage.Client()
+    return client.bucket(name)
+
+
+def upload(bucket: Any, name: str, data: bytes, cache_control: str) -> None:
+    """One object, typed by its name's suffix."""
+    blob = bucket.blob(name)
+    blob.cache_control = cache_control
+    with _guard(f"uploading {name}"):
+        blob.upload_from_string(data, content_type=content_type(name))
+
+
+def write_private(
+    location: str,
+    files: Mapping[str, bytes],
+    variable: str,
+    client_factory: Callable[[], Any] | None = None,
+) -> None:
+    """Upload ``files`` (relative name -> bytes) under ``location``, never cached."""
+    bucket_name, prefix = parse_location(location, variable)
+    bucket = open_bucket(bucket_name, client_factory)
+    for relative, data in files.items():
+        upload(bucket, prefix + safe_relative(relative), data, _CACHE_PRIVATE)
+
+
 class GcsPublisher:
     """A site under ``gs://bucket/prefix`` (see the module docstring)."""
 
@@ -102,14 +147,7 @@ class GcsPublisher:
         """The bucket handle; the client is built on first use (honours STORAGE_EMULATOR_HOST)."""
         with self._lock:
             if self._bucket is None:
-                if self._factory is not None:
-                    client = self._factory()
-                else:
-                    from google.cloud import storage  # type: ignore[attr-defined]
-
-                    with _guard("creating the client"):
-                        client = storage.Client()
-                self._bucket = client.bucket(self.bucket_name)
+                self._bucket = open_bucket(self.bucket_name, self._factory)
             return self._bucket
 
     def name(self, relative: str) -> str:
@@ -145,11 +183,9 @@ class GcsPublisher:
     # -- helpers ----------------------------------------------------------------------
 
     def _upload(self, output: Output) -> None:
-        blob = self.bucket().blob(self.name(output.path))
         static = output.path.startswith("static/")
-        blob.cache_control = _CACHE_STATIC if static else _CACHE_PAGES
-        with _guard(f"uploading {output.path}"):
-            blob.upload_from_string(output.data, content_type=content_type(output.path))
+        cache = _CACHE_STATIC if static else _CACHE_PAGES
+        upload(self.bucket(), self.name(output.path), output.data, cache)
 
     def _upload_all(self, outputs: list[Output]) -> None:
         self._each(self._upload, outputs)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from shared.errors import NotConfigured, Unavailable
-from shared.site.paths import INDEX, MARKER, inside, safe_relative
+from shared.site.paths import INDEX, MARKER, safe_relative
 
 _BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")
 POOL = ".pages"  # in the builds folder; never a build id (those start with a digit or letter)
@@ -271,28 +271,3 @@ def _mkdirs(folder: Path, made: set[Path]) -> None:
     if folder not in made:
         folder.mkdir(parents=True, exist_ok=True)
         made.add(folder)
-
-
-def check_report_location(site_location: str, report: Path) -> None:
-    """Refuse a report folder inside the public site (or its generations)."""
-    if site_location.startswith("gs://"):
-        return
-    publisher = LocalPublisher(site_location)
-    public = {publisher.site, publisher.builds, publisher.site.resolve()}
-    for candidate in {report.absolute(), report.resolve()}:
-        if any(candidate == base or candidate.is_relative_to(base) for base in public):
-            raise NotConfigured(
-                f"BIBLIOTECA_REPORT_DIR {report} is inside the public site "
-                f"(BIBLIOTECA_SITE_DIR {site_location}): the curator report is private, "
-                "choose a folder outside it"
-            )
-
-
-def write_report(folder: Path, files: dict[str, bytes]) -> None:
-    """Write the report's files, each replaced atomically."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        target = inside(folder, name)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, target)

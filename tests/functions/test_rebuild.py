@@ -93,7 +93,7 @@ def test_a_full_build_publishes_every_active_page(client: Client, auth: Any, sto
     assert json.loads((site() / "search-index.json").read_text())["pages"][0]["slug"]
     assert not (site() / "concept—borrador").exists()
     assert not (site() / "concept—viejo").exists()
-    report = json.loads((get_settings().report_location / "report.json").read_text())
+    report = json.loads((Path(get_settings().report_location) / "report.json").read_text())
     assert [d["slug"] for d in report["drafts"]] == ["concept—borrador"]
     assert not [p for p in site_files() if p.name == "report.json"]
 

@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
-
-import pytest
 
 from shared.config import get_settings
 from shared.errors import Unavailable
@@ -23,69 +13,8 @@ from shared.ports import PageRecord
 from shared.services.site_build import build_site
 from shared.site.gcs import GcsPublisher
 from shared.site.publish import Output
-from shared.store import forget_stores, open_store
-from tests.conftest import skip_or_fail
-from tests.fixtures.net import free_port
-
-BUCKET = "biblioteca-site"
-STARTUP_TIMEOUT_S = 30.0
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/storage/v1/b", timeout=1) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-@pytest.fixture(scope="session")
-def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a gcp-storage-emulator with the bucket ``biblioteca-site``."""
-    url = f"http://127.0.0.1:{free_port()}"
-    log_path = tmp_path_factory.mktemp("gcs-emulator") / "emulator.log"
-    command = [
-        sys.executable,
-        "-m",
-        "gcp_storage_emulator",
-        "start",
-        "--host=127.0.0.1",
-        f"--port={url.rsplit(':', 1)[1]}",
-        "--in-memory",
-        f"--default-bucket={BUCKET}",
-        "--quiet",
-    ]
-    with log_path.open("wb") as log:
-        try:
-            process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        except OSError as exc:
-            skip_or_fail(f"gcp-storage-emulator cannot start: {exc}")
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _answers(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                skip_or_fail(
-                    f"gcp-storage-emulator did not come up:\n{log_path.read_text()[-2000:]}"
-                )
-            time.sleep(0.1)
-        yield url
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
-
-
-@pytest.fixture
-def gcs_site(gcs_emulator: str, store_env: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A fresh gs://biblioteca-site/<prefix> as the site, on the test's store backend."""
-    location = f"gs://{BUCKET}/site-{uuid.uuid4().hex[:10]}"
-    monkeypatch.setenv("STORAGE_EMULATOR_HOST", gcs_emulator)
-    monkeypatch.setenv("BIBLIOTECA_SITE_DIR", location)
-    get_settings.cache_clear()
-    forget_stores()
-    return location
+from shared.store import open_store
+from tests.fixtures.gcs import objects
 
 
 def put(slug: str, content: str = "Texto.", **front_matter: Any) -> None:
@@ -106,13 +35,6 @@ def archive(slug: str) -> None:
         datetime.now(UTC),
     )
     pages.update(changed, None, expected_version=record.version)
-
-
-def objects(location: str) -> dict[str, Any]:
-    """Object name (under the prefix) -> blob, as the bucket lists them."""
-    publisher = GcsPublisher(location)
-    blobs = publisher.bucket().client.list_blobs(BUCKET, prefix=publisher.prefix)
-    return {b.name.removeprefix(publisher.prefix): b for b in blobs}
 
 
 class RecordingPublisher(GcsPublisher):

@@ -16,7 +16,7 @@ def test_defaults_match_the_contract() -> None:
     assert settings.store == "sqlite"
     assert settings.data_dir == Path(".biblioteca")
     assert settings.site_location == str(Path(".biblioteca") / "site")
-    assert settings.report_location == Path(".biblioteca") / "report"
+    assert settings.report_location == str(Path(".biblioteca") / "report")
     assert (settings.auth, settings.llm, settings.embedder) == ("token", "local", "local")
     assert settings.api_token is None
     assert settings.allowed_origins == ()
@@ -29,9 +29,15 @@ def test_site_and_report_follow_the_data_dir() -> None:
     """The site and report folders default under BIBLIOTECA_DATA_DIR; a gs:// site is kept."""
     settings = load_settings({"BIBLIOTECA_DATA_DIR": "/srv/b"})
     assert settings.site_location == "/srv/b/site"
-    assert settings.report_location == Path("/srv/b/report")
+    assert settings.report_location == "/srv/b/report"
     bucket = load_settings({"BIBLIOTECA_SITE_DIR": "gs://bucket/docs"})
     assert bucket.site_location == "gs://bucket/docs"
+
+
+def test_a_bucket_report_keeps_its_double_slash() -> None:
+    """BIBLIOTECA_REPORT_DIR=gs://bucket/prefix stays text; a Path would make it gs:/bucket."""
+    settings = load_settings({"BIBLIOTECA_REPORT_DIR": "gs://private/report"})
+    assert settings.report_location == "gs://private/report"
 
 
 @pytest.mark.parametrize("variable", sorted(ENV))

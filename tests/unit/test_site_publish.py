@@ -14,8 +14,6 @@ from shared.site.publish import (
     Output,
     Publication,
     StalePublication,
-    check_report_location,
-    write_report,
 )
 
 
@@ -179,27 +177,3 @@ def test_a_bad_build_id_is_refused(tmp_path: Path) -> None:
     """The build id names a folder: it must be a plain name."""
     with pytest.raises(ValueError, match="build id"):
         publish(tmp_path / "site", "../x", {"index.html": b"i"})
-
-
-@pytest.mark.parametrize(
-    "report",
-    ["site/report", "site", ".site.builds/report", "other/../site/private"],
-)
-def test_report_folder_inside_the_site_is_refused(tmp_path: Path, report: str) -> None:
-    """The private report cannot be written into the public site or its generations."""
-    with pytest.raises(NotConfigured, match="BIBLIOTECA_REPORT_DIR"):
-        check_report_location(str(tmp_path / "site"), tmp_path / report)
-
-
-def test_report_folder_beside_the_site_is_fine(tmp_path: Path) -> None:
-    """The default layout (data/site and data/report) passes and gs:// sites never clash."""
-    check_report_location(str(tmp_path / "site"), tmp_path / "report")
-    check_report_location("gs://bucket/site", tmp_path / "site")
-
-
-def test_report_files_are_replaced_whole(tmp_path: Path) -> None:
-    """write_report leaves the files it wrote and no temporary files."""
-    write_report(tmp_path / "r", {"index.html": b"<p>1</p>", "report.json": b"{}"})
-    write_report(tmp_path / "r", {"index.html": b"<p>2</p>", "report.json": b"{}"})
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["index.html", "report.json"]
-    assert (tmp_path / "r" / "index.html").read_bytes() == b"<p>2</p>"
