@@ -27,6 +27,7 @@ FAKE = {
     "BUILD_ID": "b",
     "LOCATION": "europe-west1",
     "_SITE_BUCKET": "biblioteca-argcheck-site",
+    "_REPORT_BUCKET": "biblioteca-argcheck-report",
     "_SITE_ORIGIN": "https://docs.example.com",
 }
 DEAD = "http://127.0.0.1:9/"

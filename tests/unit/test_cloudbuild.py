@@ -187,6 +187,16 @@ def test_environment_names_are_settings_the_code_reads(build: dict[str, Any]) ->
         assert set(env) <= set(ENV), set(env) - set(ENV)
 
 
+def test_the_curator_report_goes_to_its_own_private_bucket(build: dict[str, Any]) -> None:
+    """rebuild writes the report to gs://_REPORT_BUCKET (a required value), not /tmp or the site."""
+    rebuild = next(s for s in deploy_steps(build) if s["args"][2] == "rebuild")
+    env = key_values(one(flags(rebuild["args"]), "--set-env-vars"))
+    assert env["BIBLIOTECA_REPORT_DIR"] == "gs://${_REPORT_BUCKET}"
+    assert env["BIBLIOTECA_SITE_DIR"] == "gs://${_SITE_BUCKET}"
+    config = next(s for s in build["steps"] if s["id"] == "config")
+    assert 'test -n "${_REPORT_BUCKET}"' in config["args"][-1]
+
+
 # -- secrets ------------------------------------------------------------------------------
 
 
