@@ -55,7 +55,9 @@ class FirestoreSiteState:
             transaction.set(ref, {"owner": owner, "expires_at": now + ttl_seconds})
             return True
 
-        return self._run("taking the rebuild lease", take)
+        # Losing the retries to other takers means another run is taking the lease right
+        # now: that is "held", not an outage.
+        return self._run("taking the rebuild lease", take, contended=False)
 
     def release_lease(self, owner: str) -> None:
         from google.cloud import firestore
@@ -71,11 +73,14 @@ class FirestoreSiteState:
 
         self._run("releasing the rebuild lease", give_back)
 
-    def _run(self, action: str, function: Any) -> bool:
+    def _run(self, action: str, function: Any, *, contended: bool | None = None) -> bool:
+        """Run a transaction; when it keeps colliding, answer ``contended`` (or raise)."""
         with self._db.guard(action):
             try:
                 return bool(function(self._db.client().transaction()))
             except ValueError as exc:  # the client's "too many attempts" under contention
+                if contended is not None:
+                    return contended
                 raise Unavailable(f"{action} kept colliding with another instance; retry") from exc
 
     # -- manifest ---------------------------------------------------------------------
