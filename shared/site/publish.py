@@ -67,13 +67,11 @@ class Publisher(Protocol):
 
     def current_build(self) -> str | None:
         """The build id of what is published now (None when nothing, or unknown)."""
-        ...
 
     def publish(self, publication: Publication) -> None: ...
 
     def cleanup(self) -> None:
         """Housekeeping after a publication (old generations); readers never wait for it."""
-        ...
 
 
 def marker_bytes(build_id: str, built_at: str) -> bytes:
