@@ -162,30 +162,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # The best fused score among the chunks `ask` would consider (its default limit):
         # what the relevance gate sees.
-        negatives = []
-        for q in data.get("negatives", []):
-            vector = embedder.embed_query(q["q"])
+        def best_score(question: str) -> float:
             found = hybrid.retrieve(
                 store.chunks,
-                q["q"],
-                vector,
+                question,
+                embedder.embed_query(question),
                 embedder=embedder.name,
                 filters=NONE,
                 limit=DEFAULT_LIMIT,
             )
-            negatives.append(max((r.score for r in found.ranked), default=0.0))
-        positives = []
-        for q in questions:
-            vector = embedder.embed_query(q["q"])
-            found = hybrid.retrieve(
-                store.chunks,
-                q["q"],
-                vector,
-                embedder=embedder.name,
-                filters=NONE,
-                limit=DEFAULT_LIMIT,
-            )
-            positives.append(max((r.score for r in found.ranked), default=0.0))
+            return max((r.score for r in found.ranked), default=0.0)
+
+        negatives = [best_score(q["q"]) for q in data.get("negatives", [])]
+        positives = [best_score(q["q"]) for q in questions]
 
     subsets = {
         "all": lambda q: True,
