@@ -26,11 +26,18 @@ class Retrieval:
     lexical: list[LexicalHit]
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The in-memory side of the index as of one fingerprint: lexical index and embedders."""
+
+    index: LexicalIndex
+    embedders: frozenset[str]
+
+
 class _Cached:
     def __init__(self) -> None:
         self.fingerprint: str | None = None
-        self.index = LexicalIndex([])
-        self.embedders: frozenset[str] = frozenset()
+        self.snapshot = Snapshot(LexicalIndex([]), frozenset())
         self.lock = threading.Lock()
 
 
@@ -38,32 +45,33 @@ _cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
 _cache_lock = threading.Lock()
 
 
-def _state(chunks: ChunkIndex) -> _Cached:
-    """The cached state of ``chunks``, rebuilt when its fingerprint has changed."""
+def snapshot(chunks: ChunkIndex) -> Snapshot:
+    """The current snapshot of ``chunks``: one fingerprint read, a rebuild only if it moved.
+
+    A request takes one snapshot and uses it for everything (the reindex check and the
+    search), so it pays the store's "has anything changed?" read once.
+    """
     with _cache_lock:
         cached = _cache.get(chunks)
         if cached is None:
             cached = _cache[chunks] = _Cached()
     fingerprint = chunks.fingerprint()
     if cached.fingerprint == fingerprint:
-        return cached
+        return cached.snapshot
     with cached.lock:
         if cached.fingerprint != fingerprint:
             # Read the fingerprint before the rows: a write in between only costs a rebuild.
-            cached.index = LexicalIndex(chunks.active_chunks(), previous=cached.index)
-            cached.embedders = frozenset(chunks.embedders())
+            cached.snapshot = Snapshot(
+                LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index),
+                frozenset(chunks.embedders()),
+            )
             cached.fingerprint = fingerprint
-    return cached
+        return cached.snapshot
 
 
 def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
     """The lexical index of ``chunks``, rebuilt when its fingerprint has changed."""
-    return _state(chunks).index
-
-
-def indexed_embedders(chunks: ChunkIndex) -> frozenset[str]:
-    """The embedders of the active chunks, cached like the lexical index."""
-    return _state(chunks).embedders
+    return snapshot(chunks).index
 
 
 def retrieve(
@@ -74,10 +82,14 @@ def retrieve(
     embedder: str,
     filters: SearchFilter,
     limit: int,
+    state: Snapshot | None = None,
 ) -> Retrieval:
-    """The ``limit`` best active chunks for ``question`` (embedded as ``vector``)."""
+    """The ``limit`` best active chunks for ``question`` (embedded as ``vector``).
+
+    ``state`` is the caller's snapshot of ``chunks`` when it already took one.
+    """
     dense = chunks.nearest(vector, embedder=embedder, filters=filters, limit=max(CANDIDATES, limit))
-    index = lexical_index(chunks)
+    index = (state or snapshot(chunks)).index
     lexical = index.search(question, filters, max(CANDIDATES, limit))
     ranked = by_page(mix(dense, lexical, index.by_key))[:limit]
     return Retrieval(ranked=ranked, dense=dense, lexical=lexical)

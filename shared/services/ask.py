@@ -106,7 +106,8 @@ def ask(
         }
     store = open_store()
     expected = embedder_name(settings)
-    held = hybrid.indexed_embedders(store.chunks)
+    state = hybrid.snapshot(store.chunks)
+    held = state.embedders
     if held and expected not in held:
         raise ReindexRequired(
             f"the wiki's index was built with {', '.join(sorted(held))} but the configured "
@@ -122,6 +123,7 @@ def ask(
         embedder=expected,
         filters=question.filters,
         limit=question.limit,
+        state=state,
     )
     passages = numbered([r for r in found.ranked if relevant(r)])
     t2 = time.perf_counter()

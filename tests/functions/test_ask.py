@@ -327,3 +327,40 @@ def test_archive_from_the_widget_when_allowed(
     body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).get_json()
     assert body["archive"]["attempted"] is True
     assert "grounding" in body
+
+
+class _CountingStore:
+    """The real store, with its chunk index's fingerprint reads counted (not a mock)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self.fingerprints = 0
+        outer = self
+
+        class Chunks:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real.chunks, name)
+
+            def fingerprint(self) -> str:
+                outer.fingerprints += 1
+                return str(real.chunks.fingerprint())
+
+        self.chunks = Chunks()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def test_a_question_checks_whether_the_index_changed_once(wiki: Client) -> None:
+    """One fingerprint read per question: the reindex check and the search share a snapshot."""
+    from shared.services.ask import ask as answer
+
+    counting = _CountingStore(open_store(get_settings()))
+    body = answer(
+        {"question": "¿Qué hace cache:invalidate?"},
+        get_settings(),
+        authorized=False,
+        open_store=lambda: counting,
+    )
+    assert body["sources"]
+    assert counting.fingerprints == 1
