@@ -21,6 +21,9 @@ RRF_K = 60
 # matching in one (chosen on the tuning questions, bench/README.md).
 PAGE_DECAY = 0.5
 PAGE_DEPTH = 4
+# The largest ``rank`` a chunk can reach (all of a page's chunks at 1.0): divides ``rank``
+# into the 0..1 relevance that ``ask`` reports, in the order it ranks.
+PAGE_SCALE = sum(PAGE_DECAY**i for i in range(PAGE_DEPTH))
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,11 @@ class Ranked:
     def rank(self) -> float:
         """The ranking key: the chunk's own score plus its page's support, if any."""
         return self.score + self.support
+
+    @property
+    def relevance(self) -> float:
+        """``rank`` on 0..1: what ``ask`` reports, so ``sources`` read best first by it."""
+        return min(1.0, self.rank / PAGE_SCALE)
 
 
 Key = tuple[str, int]

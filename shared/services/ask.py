@@ -178,7 +178,7 @@ def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
             title=r.title,
             heading=r.heading,
             text=strip_invisible(r.text),
-            score=r.score,
+            score=r.relevance,
         )
         for i, r in enumerate(ranked, start=1)
     ]

@@ -364,3 +364,12 @@ def test_a_question_checks_whether_the_index_changed_once(wiki: Client) -> None:
     )
     assert body["sources"]
     assert counting.fingerprints == 1
+
+
+def test_sources_are_ordered_best_first_by_their_score(wiki: Client) -> None:
+    """The contract's "best first": scores never increase along sources, and stay on 0..1."""
+    reply = ask(wiki, {"question": "¿Cómo se invalida la caché con cache:invalidate?", "limit": 20})
+    scores = [s["score"] for s in reply.get_json()["sources"]]
+    assert scores
+    assert scores == sorted(scores, reverse=True)
+    assert all(0 <= s <= 1 for s in scores)

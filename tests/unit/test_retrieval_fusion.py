@@ -82,3 +82,16 @@ def test_by_page_with_no_decay_is_the_chunk_order() -> None:
     """With decay 0 the order is the fused order: pages rank by their best chunk."""
     chunks = mix(DENSE, LEXICAL, ROWS)
     assert [r.slug for r in by_page(chunks, decay=0.0)] == [r.slug for r in chunks]
+
+
+def test_reported_relevance_follows_the_page_order_on_0_to_1() -> None:
+    """A well-supported page leads a higher single chunk; what ask reports still descends."""
+    from shared.services.ask import numbered
+
+    order = by_page(
+        [ranked("b", 0, 0.55), ranked("a", 0, 0.5), ranked("a", 1, 0.45), ranked("a", 2, 0.4)]
+    )
+    assert [r.slug for r in order][:1] == ["a"]
+    scores = [p.score for p in numbered(order)]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0 <= s <= 1 for s in scores)
