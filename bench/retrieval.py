@@ -138,14 +138,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         systems: dict[str, Callable[..., list[str]]] = {
             SHIPPED: fused(paged()),
-            "mix w=0.6, chunk order": fused(mix),
+            "mix w=0.5, chunk order": fused(mix),
             "dense only": dense_only,
             "lexical only": lexical_only,
             "rrf k=60": fused(rrf),
         }
-        for w in (0.3, 0.4, 0.5, 0.7, 0.8):
+        for w in (0.3, 0.4, 0.6, 0.7, 0.8):
             systems[f"mix w={w}, chunk order"] = fused(partial(mix, dense_weight=w))
-        for decay, depth in ((0.2, 2), (0.3, 4), (0.4, 4), (0.7, 4), (0.5, 3), (0.5, 6)):
+        for decay, depth in ((0.3, 4), (0.4, 4), (0.6, 4), (0.7, 4), (0.5, 3), (0.5, 6)):
             systems[f"pages decay={decay} depth={depth}"] = fused(paged(decay=decay, depth=depth))
 
         rankings: dict[str, list[list[str]]] = {name: [] for name in systems}

@@ -77,13 +77,20 @@ class LexicalIndex:
     def search(self, question: str, filters: SearchFilter, limit: int) -> list[LexicalHit]:
         """The ``limit`` best chunks for ``question`` among those passing ``filters``."""
         groups = query_groups(question)
-        terms = list(dict.fromkeys(t for g in groups for t in g if t in self._idf))
-        if not terms or not self.rows:
+        known = [[t for t in g if t in self._idf] for g in groups]
+        if not any(known) or not self.rows:
             return []
+        # A group is one word in its several forms (`cuerpo`, `body`): a chunk scores the
+        # best of its forms, not their sum, so a page using both is not counted twice.
         scores = np.zeros(len(self.rows), dtype=np.float32)
-        for term in terms:
-            docs, tf = self._postings[term]
-            scores[docs] += self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
+        best = np.empty(len(self.rows), dtype=np.float32)
+        for forms in filter(None, known):
+            best.fill(0.0)
+            for term in forms:
+                docs, tf = self._postings[term]
+                term_scores = self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
+                best[docs] = np.maximum(best[docs], term_scores)
+            scores += best
         scores[~self.mask(filters)] = 0.0
         # The best a chunk could score: every word of the question (a word the wiki never
         # uses counts as the rarest), at a saturated frequency. Coverage is the share of it.

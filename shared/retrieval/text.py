@@ -1,7 +1,10 @@
 """Text handling shared by ranking and answering: invisible-Unicode stripping, tokens, language.
 
 Pure functions. Tokens are accent-folded, Spanish-stemmed words plus exact identifiers
-(``cache:invalidate``, ``db_pool_size``, ``app/main.py``) kept whole beside their parts.
+(``cache:invalidate``, ``db_pool_size``, ``app/main.py``, ``RedirectResponse``) kept whole
+beside their parts (``redirect``, ``response``). A question's words are grouped with the
+forms a page may use for them instead: the Spanish of an English word, and the English of
+a Spanish one (Spanish technical writing keeps "request body" or "path" in English).
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ _INVISIBLE = re.compile(
 )
 # A run of letters/digits/underscores, optionally joined by ':', '.', '/', '-' into one
 # identifier: `cache:invalidate`, `db_pool_size`, `docs_src/app/main.py`, `--reload`.
-_TOKEN = re.compile(r"[a-z0-9_]+(?:[:./\-][a-z0-9_]+)*")
-_PART = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[:./\-][A-Za-z0-9_]+)*")
+_PART = re.compile(r"[A-Za-z0-9]+")
+# Where a camelCase or PascalCase word splits: `RedirectResponse`, `HTTPException`.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 _STOPWORDS = """
     a al algo algun alguna algunas alguno algunos ante antes aqui asi aun cada como con contra
@@ -60,7 +65,11 @@ def strip_invisible(text: str) -> str:
 
 def fold(text: str) -> str:
     """Lower-case and strip accents: 'Parámetros' -> 'parametros'."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return _strip_accents(text.lower())
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
@@ -75,36 +84,56 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
-def _words(text: str) -> list[str]:
-    return _TOKEN.findall(fold(text))
+def _words(text: str) -> list[tuple[str | None, list[str]]]:
+    """Each word of ``text`` as (the identifier kept whole, or None; its folded parts)."""
+    out: list[tuple[str | None, list[str]]] = []
+    for raw in _TOKEN.findall(_strip_accents(text)):
+        parts = [p.lower() for piece in _PART.findall(raw) for p in _CAMEL.split(piece)]
+        whole = raw.lower().strip(".:/-") if len(parts) > 1 or "_" in raw else None
+        out.append((whole, parts))
+    return out
+
+
+def _indexed(part: str) -> bool:
+    return part not in STOPWORDS and (len(part) > 1 or part.isdigit())
 
 
 def tokens(text: str) -> list[str]:
     """Index tokens of a document: stems of its words and its identifiers kept whole."""
     out: list[str] = []
-    for raw in _words(text):
-        parts = _PART.findall(raw)
-        if len(parts) > 1 or "_" in raw:
-            out.append(raw.strip(".:/-"))  # the identifier as written
-        for part in parts:
-            if part not in STOPWORDS and (len(part) > 1 or part.isdigit()):
-                out.append(stem(part))
+    for whole, parts in _words(text):
+        if whole:
+            out.append(whole)
+        out.extend(stem(part) for part in parts if _indexed(part))
     return out
 
 
+@lru_cache(maxsize=1)
+def _english_forms() -> dict[str, tuple[str, ...]]:
+    """Spanish stem -> stems of the English words the glossary translates to that word."""
+    english: dict[str, list[str]] = {}
+    for word, translations in EN_TO_ES.items():
+        for spanish in translations:
+            kept = [w for w in spanish.split() if w not in STOPWORDS]
+            if len(kept) == 1 and kept[0] != word:
+                english.setdefault(stem(kept[0]), []).append(stem(word))
+    return {key: tuple(dict.fromkeys(forms)) for key, forms in english.items()}
+
+
 def query_groups(text: str) -> list[tuple[str, ...]]:
-    """A question's tokens grouped per word: the word's stem, its identifier form, and the
-    stems of its Spanish translations when it is an English word. One group is one thing
-    the question asks for, whichever of its forms a page uses."""
+    """A question's tokens grouped per word: the word's stem, its identifier form, the
+    stems of its Spanish translations when it is an English word and of its English
+    forms when it is a Spanish one. One group is one thing the question asks for,
+    whichever of its forms a page uses (the lexical ranking scores a group once)."""
     groups: list[tuple[str, ...]] = []
-    for raw in _words(text):
-        parts = _PART.findall(raw)
-        if len(parts) > 1 or "_" in raw:
-            groups.append((raw.strip(".:/-"),))
+    for whole, parts in _words(text):
+        if whole:
+            groups.append((whole,))
         for part in parts:
-            if part in STOPWORDS or (len(part) < 2 and not part.isdigit()):
+            if not _indexed(part):
                 continue
-            forms = [stem(part)]
+            own = stem(part)
+            forms = [own, *_english_forms().get(own, ())]
             for spanish in EN_TO_ES.get(part, ()):
                 forms.extend(stem(w) for w in spanish.split() if w not in STOPWORDS)
             groups.append(tuple(dict.fromkeys(forms)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from shared.ports import IndexedChunk, SearchFilter
 from shared.retrieval.lexical import LexicalIndex
 
@@ -44,6 +46,43 @@ def test_colon_identifier_matches_exactly() -> None:
 def test_english_question_matches_spanish_text() -> None:
     """'upload files' reaches 'subir archivos' through the glossary."""
     assert INDEX.search("how to upload files", ANY, 5)[0].key == ("files", 0)
+
+
+def test_spanish_question_matches_english_jargon_in_spanish_text() -> None:
+    """Spanish docs keep "request body" in English: 'cuerpo de la petición' reaches it."""
+    index = LexicalIndex(
+        [
+            chunk("body", "Para declarar un request body usas modelos de Pydantic."),
+            chunk("query", "Los parámetros de query son opcionales."),
+        ]
+    )
+    assert index.search("¿Cómo leo el cuerpo de la petición?", ANY, 5)[0].key == ("body", 0)
+
+
+def test_a_word_scores_once_whichever_of_its_forms_a_chunk_uses() -> None:
+    """A chunk saying both 'cuerpo' and 'body' is not worth twice one saying 'cuerpo'."""
+    index = LexicalIndex(
+        [
+            chunk("both", "cuerpo body xx", title=""),
+            chunk("english", "body yy zz", title=""),
+            chunk("spanish", "cuerpo ww vv", title=""),
+        ]
+    )
+    scores = {h.key[0]: h.score for h in index.search("cuerpo", ANY, 5)}
+    assert scores["both"] == pytest.approx(scores["spanish"])
+    assert scores["both"] == pytest.approx(scores["english"])
+
+
+def test_camel_case_identifiers_match_their_words() -> None:
+    """'redirect' finds `RedirectResponse`, and the identifier itself still matches whole."""
+    index = LexicalIndex(
+        [
+            chunk("redirect", "Devuelve una `RedirectResponse` con la URL."),
+            chunk("other", "Devuelve un `JSONResponse` con los datos."),
+        ]
+    )
+    assert index.search("how do I redirect the client?", ANY, 5)[0].key == ("redirect", 0)
+    assert index.search("RedirectResponse", ANY, 5)[0].key == ("redirect", 0)
 
 
 def test_accents_do_not_matter() -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from shared.retrieval.text import language, query_groups, query_tokens, strip_invisible, tokens
+from shared.retrieval.text import (
+    language,
+    query_groups,
+    query_tokens,
+    stem,
+    strip_invisible,
+    tokens,
+)
 
 
 @pytest.mark.parametrize(
@@ -50,6 +57,28 @@ def test_english_words_bring_their_spanish_translations() -> None:
     assert tokens("subir")[0] in groups[0]
     assert tokens("archivos")[0] in groups[1]
     assert len(groups) == 2
+
+
+def test_spanish_words_bring_the_english_forms_spanish_docs_keep() -> None:
+    """'cuerpo' also asks for 'body' and 'petición' for 'request', in the same group."""
+    groups = query_groups("cuerpo de la petición")
+    assert groups == [(tokens("cuerpo")[0], "body"), (tokens("peticion")[0], "request")]
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "words"),
+    [
+        ("RedirectResponse", "redirectresponse", ["redirect", "response"]),
+        ("OAuth2PasswordBearer", "oauth2passwordbearer", ["oauth2", "password", "bearer"]),
+        ("HTTPException", None, ["httpexception"]),
+        ("jsonable_encoder", "jsonable_encoder", ["jsonable", "encoder"]),
+    ],
+)
+def test_camel_case_identifiers_are_kept_whole_and_split_into_words(
+    text: str, whole: str | None, words: list[str]
+) -> None:
+    """A lower-to-upper boundary splits a word; a run of capitals stays one word."""
+    assert tokens(text) == ([whole] if whole else []) + [stem(w) for w in words]
 
 
 @pytest.mark.parametrize(
