@@ -58,7 +58,11 @@ def validate_link(url: str) -> bool:
 
 
 def _wikilink(state: StateInline, silent: bool) -> bool:
-    """Inline rule: ``[[target]]`` / ``[[target|text]]`` on one line, without brackets inside."""
+    """Inline rule: ``[[target]]`` / ``[[target|text]]`` on one line, without brackets inside.
+
+    ``[[target\\|text]]`` is the same link: a table cell needs its ``|`` escaped (the
+    table rule unescapes it there), and the escaped form works outside tables too.
+    """
     start = state.pos
     src = state.src
     if not src.startswith("[[", start) or state.linkLevel > 0:
@@ -71,6 +75,8 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
         return False
     if not silent:
         target, sep, text = inner.partition("|")
+        if sep:
+            target = target.removesuffix("\\")
         token = state.push("wikilink", "", 0)
         token.meta = {"target": target.strip(), "text": text.strip() if sep else None}
     state.pos = end + 2

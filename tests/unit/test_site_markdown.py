@@ -97,6 +97,15 @@ def test_wiki_links_become_markers_in_order() -> None:
     assert body.targets() == ["concept—uno", "guide-dos"]
 
 
+def test_escaped_pipe_wiki_links_work_in_table_cells_and_in_text() -> None:
+    """[[slug\\|text]] keeps a table cell whole and is the same link outside a table."""
+    table = render_body("| página | enlace |\n|---|---|\n| uno | [[guide-dos\\|la guía]] |\n")
+    assert table.links == (WikiLink("guide-dos", "la guía"),)
+    assert table.html.count("<td>") == 2
+    text = render_body("Ver [[guide-dos\\|la guía]].")
+    assert text.links == (WikiLink("guide-dos", "la guía"),)
+
+
 def test_wiki_links_inside_code_are_left_alone() -> None:
     """A [[link]] in a code span, fenced block or indented block is code, not a link."""
     body = render_body("`[[a]]`\n\n```\n[[b]]\n```\n\n    [[c]]\n")
