@@ -35,7 +35,8 @@ _INVISIBLE = re.compile(
 # identifier: `cache:invalidate`, `db_pool_size`, `docs_src/app/main.py`, `--reload`.
 _TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[:./\-][A-Za-z0-9_]+)*")
 _PART = re.compile(r"[A-Za-z0-9]+")
-# Where a camelCase or PascalCase word splits: `RedirectResponse`, `HTTPException`.
+# Where a camelCase word splits: before a capital that follows a lower-case letter or a
+# digit (`RedirectResponse`, `OAuth2PasswordBearer`); `HTTPException` stays one word.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 _STOPWORDS = """
@@ -90,6 +91,10 @@ def _words(text: str) -> list[tuple[str | None, list[str]]]:
     for raw in _TOKEN.findall(_strip_accents(text)):
         parts = [p.lower() for piece in _PART.findall(raw) for p in _CAMEL.split(piece)]
         whole = raw.lower().strip(".:/-") if len(parts) > 1 or "_" in raw else None
+        if whole is not None and whole.isalnum():
+            # A camelCase word is also one word, stemmed as any other: `RedirectResponse`
+            # matches `redirectresponse` typed in lower case.
+            whole = stem(whole)
         out.append((whole, parts))
     return out
 

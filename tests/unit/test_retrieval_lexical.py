@@ -83,6 +83,7 @@ def test_camel_case_identifiers_match_their_words() -> None:
     )
     assert index.search("how do I redirect the client?", ANY, 5)[0].key == ("redirect", 0)
     assert index.search("RedirectResponse", ANY, 5)[0].key == ("redirect", 0)
+    assert index.search("redirectresponse", ANY, 5)[0].key == ("redirect", 0)
 
 
 def test_accents_do_not_matter() -> None:
