@@ -12,6 +12,7 @@ import pytest
 
 from shared.config import get_settings
 from shared.store import forget_stores
+from tests.fixtures.secrets import TOKEN, leaked
 
 pytest_plugins = [
     "tests.fixtures.firestore",
@@ -23,8 +24,19 @@ pytest_plugins = [
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es"
-TOKEN = "test-token-0123456789"
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test whose captured logs, stdout or stderr carry a secret of the suite fails."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    # Sections accumulate over setup, call and teardown: read this phase's only.
+    found = leaked("\n".join(t for name, t in report.sections if name.endswith(report.when)))
+    if found and report.passed:
+        report.outcome = "failed"
+        report.longrepr = f"a secret reached the captured output ({report.when}): {found}"
 
 
 def skip_or_fail(reason: str) -> None:

@@ -1,4 +1,5 @@
-"""POST /ask through functions-framework's test client, on both stores."""
+"""POST /ask on both stores, through functions-framework's test client and through a real
+``biblioteca serve`` process over HTTP (``open_api``: four runs of each contract point)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 
 from shared.config import get_settings
 from shared.services.rate_limit import reset_limiters
-from shared.store import forget_stores, open_store
+from shared.store import open_store
+from tests.fixtures.server import Api, Reply
 
-Client = Callable[[str], Any]
+OpenApi = Callable[[], Api]
 
 PAGES = [
     {
@@ -51,24 +53,26 @@ def fresh_limits() -> Iterator[None]:
 
 
 @pytest.fixture
-def wiki(store_env: str, client: Client, auth: dict[str, str]) -> Client:
+def wiki(store_env: str, open_api: OpenApi) -> Api:
     """The three pages above, written through wiki_create on the test's backend."""
-    create = client("wiki_create")
+    api = open_api()
     for page in PAGES:
-        reply = create.post("/", json=page, headers=auth)
-        assert reply.status_code == 201, reply.get_json()
-    return client
+        reply = api.post("wiki_create", page)
+        assert reply.status == 201, reply.text
+    return api
 
 
-def ask(client: Client, body: dict[str, Any], **headers: str) -> Any:
-    return client("ask").post("/", json=body, headers=headers)
+def ask(api: Api, body: Any, **headers: str) -> Reply:
+    """An anonymous question (the widget's call); ``Authorization`` may come in ``headers``."""
+    return api.post("ask", body, token=None, headers=headers)
 
 
-def test_answer_has_every_field_and_cites_the_page(wiki: Client) -> None:
+def test_answer_has_every_field_and_cites_the_page(wiki: Api) -> None:
     """An identifier question finds its page first; the response has the contract's fields."""
     reply = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?"})
-    assert reply.status_code == 200, reply.get_json()
-    body = reply.get_json()
+    assert reply.status == 200, reply.text
+    body = reply.json
+    assert reply.headers["Content-Type"].startswith("application/json")
     assert body["sources"][0]["slug"] == "runbook—pool"
     assert set(body["sources"][0]) == {"slug", "title", "heading", "score", "snippet"}
     assert body["sources"][0]["title"] == "Pool de conexiones"
@@ -84,82 +88,80 @@ def test_answer_has_every_field_and_cites_the_page(wiki: Client) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-def test_english_question_over_spanish_page(wiki: Client) -> None:
+def test_english_question_over_spanish_page(wiki: Api) -> None:
     """An English question finds the Spanish page and is framed in English."""
-    body = ask(wiki, {"question": "How do I request vacation days?"}).get_json()
+    body = ask(wiki, {"question": "How do I request vacation days?"}).json
     assert body["sources"][0]["slug"] == "guide—vacaciones"
     assert body["answer"].startswith("From the wiki")
 
 
-def test_colon_identifier_is_found_exactly(wiki: Client) -> None:
+def test_colon_identifier_is_found_exactly(wiki: Api) -> None:
     """``cache:invalidate`` is one token: its page comes first."""
-    body = ask(wiki, {"question": "cache:invalidate"}).get_json()
+    body = ask(wiki, {"question": "cache:invalidate"}).json
     assert body["sources"][0]["slug"] == "decision—cache"
 
 
-@pytest.mark.parametrize(
-    ("filters", "allowed"),
-    [
-        ({"source_type": "decision"}, "decision—cache"),
-        ({"category": "datos"}, "runbook—pool"),
-        ({"tag": "deploy"}, "decision—cache"),
-        ({"source_type": "runbook", "tag": "postgres"}, "runbook—pool"),
-    ],
-)
-def test_filters_keep_only_matching_pages(
-    wiki: Client, filters: dict[str, str], allowed: str
-) -> None:
+FILTERS = [
+    ({"source_type": "decision"}, "decision—cache"),
+    ({"category": "datos"}, "runbook—pool"),
+    ({"tag": "deploy"}, "decision—cache"),
+    ({"source_type": "runbook", "tag": "postgres"}, "runbook—pool"),
+]
+
+
+def test_filters_keep_only_matching_pages(wiki: Api) -> None:
     """source_type (page type), category and tag restrict the sources to matching pages."""
     questions = {
         "runbook—pool": "¿Qué controla DB_POOL_SIZE?",
         "decision—cache": "¿Cuándo se ejecuta cache:invalidate?",
         "guide—vacaciones": "¿Cómo pido vacaciones?",
     }
-    for slug, question in questions.items():
-        body = ask(wiki, {"question": question, **filters}).get_json()
-        found = {s["slug"] for s in body["sources"]}
-        assert found <= {allowed}
-        if slug == allowed:
-            assert found == {allowed}
+    for filters, allowed in FILTERS:
+        for slug, question in questions.items():
+            body = ask(wiki, {"question": question, **filters}).json
+            found = {s["slug"] for s in body["sources"]}
+            assert found <= {allowed}, (filters, question)
+            if slug == allowed:
+                assert found == {allowed}, (filters, question)
 
 
-def test_unknown_filter_value_matches_nothing(wiki: Client) -> None:
+def test_unknown_filter_value_matches_nothing(wiki: Api) -> None:
     """An unknown tag is not an error: no sources, and the answer says nothing was found."""
     reply = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "tag": "no-such-tag"})
-    assert reply.status_code == 200
-    body = reply.get_json()
+    assert reply.status == 200
+    body = reply.json
     assert body["sources"] == []
     assert body["chunks_used"] == 0
     assert "No encontré" in body["answer"]
 
 
-def test_limit_caps_the_sources(wiki: Client) -> None:
+def test_limit_caps_the_sources(wiki: Api) -> None:
     """limit=1 gives at most one source."""
-    body = ask(wiki, {"question": "DB_POOL_SIZE cache:invalidate", "limit": 1}).get_json()
+    body = ask(wiki, {"question": "DB_POOL_SIZE cache:invalidate", "limit": 1}).json
     assert len(body["sources"]) == 1
 
 
-def test_only_active_pages_are_retrieved(wiki: Client, auth: dict[str, str]) -> None:
+def test_only_active_pages_are_retrieved(wiki: Api) -> None:
     """A draft is invisible; promoted, it is found at once (caches see the write)."""
     draft = {
         "slug": "concept—borrador",
         "content": "# Zeppelin\n\nEl zeppelin interno `ZEPPELIN_MODE` activa el modo dirigible.",
         "front_matter": {"title": "Zeppelin", "type": "concept", "status": "draft"},
     }
-    assert wiki("wiki_create").post("/", json=draft, headers=auth).status_code == 201
+    assert wiki.post("wiki_create", draft).status == 201
     question = {"question": "¿Qué hace ZEPPELIN_MODE?"}
-    assert "concept—borrador" not in {s["slug"] for s in ask(wiki, question).get_json()["sources"]}
+    assert "concept—borrador" not in {s["slug"] for s in ask(wiki, question).json["sources"]}
     promote = {"slug": "concept—borrador", "update_metadata": {"status": "active"}}
-    assert wiki("wiki_update").post("/", json=promote, headers=auth).status_code == 200
-    assert ask(wiki, question).get_json()["sources"][0]["slug"] == "concept—borrador"
+    assert wiki.post("wiki_update", promote).status == 200
+    assert ask(wiki, question).json["sources"][0]["slug"] == "concept—borrador"
     archive = {"slug": "concept—borrador", "update_metadata": {"status": "archived"}}
-    assert wiki("wiki_update").post("/", json=archive, headers=auth).status_code == 200
-    assert "concept—borrador" not in {s["slug"] for s in ask(wiki, question).get_json()["sources"]}
+    assert wiki.post("wiki_update", archive).status == 200
+    assert "concept—borrador" not in {s["slug"] for s in ask(wiki, question).json["sources"]}
 
 
-def test_answered_question_is_recorded_as_a_utility_hit(wiki: Client) -> None:
+def test_answered_question_is_recorded_as_a_utility_hit(wiki: Api) -> None:
     """The hit carries question, mode, slugs, scores, duration and model."""
-    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?"}).get_json()
+    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?"}).json
     hits = open_store(get_settings()).events.recent("utility_hit")
     assert hits[0]["question"] == "¿Qué controla DB_POOL_SIZE?"
     assert hits[0]["slugs"] == [s["slug"] for s in body["sources"]]
@@ -169,132 +171,149 @@ def test_answered_question_is_recorded_as_a_utility_hit(wiki: Client) -> None:
     assert hits[0]["duration_ms"] >= 0
 
 
-def test_archive_from_an_anonymous_caller_is_unauthorized(wiki: Client) -> None:
+def test_archive_from_an_anonymous_caller_is_unauthorized(wiki: Api) -> None:
     """archive: true without credentials is reported, not attempted."""
-    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).get_json()
+    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).json
     assert body["archive"] == {"attempted": False, "reason": "unauthorized"}
 
 
-def test_archive_with_credentials_goes_through_the_gates(
-    wiki: Client, auth: dict[str, str]
-) -> None:
+def test_archive_with_credentials_goes_through_the_gates(wiki: Api, auth: dict[str, str]) -> None:
     """archive: true with the write token is attempted; grounding is reported."""
     reply = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}, **auth)
-    body = reply.get_json()
-    assert reply.status_code == 200, body
+    body = reply.json
+    assert reply.status == 200, reply.text
     assert body["archive"]["attempted"] is True
     assert isinstance(body["archive"]["archived"], bool)
     assert body["archive"]["reason"]
     assert body["grounding"]["cited"] == 0
 
 
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({}, "question"),
-        ({"question": "   "}, "question"),
-        ({"question": 42}, "question"),
-        ({"question": "\u200b\u200d"}, "question"),
-        ({"question": "x" * 2001}, "question"),
-        ({"question": "hola", "limit": 0}, "limit"),
-        ({"question": "hola", "limit": 21}, "limit"),
-        ({"question": "hola", "limit": "6"}, "limit"),
-        ({"question": "hola", "limit": True}, "limit"),
-        ({"question": "hola", "limit": 2.5}, "limit"),
-        ({"question": "hola", "source_type": 5}, "source_type"),
-        ({"question": "hola", "category": ["a"]}, "category"),
-        ({"question": "hola", "tag": {"a": 1}}, "tag"),
-    ],
-)
-def test_invalid_input_is_a_400_at_the_field(
-    env: dict[str, str], client: Client, body: dict[str, Any], field: str
+INVALID = [
+    ({}, "question"),
+    ({"question": "   "}, "question"),
+    ({"question": 42}, "question"),
+    ({"question": "\u200b\u200d"}, "question"),
+    ({"question": "x" * 2001}, "question"),
+    ({"question": "hola", "limit": 0}, "limit"),
+    ({"question": "hola", "limit": 21}, "limit"),
+    ({"question": "hola", "limit": "6"}, "limit"),
+    ({"question": "hola", "limit": True}, "limit"),
+    ({"question": "hola", "limit": 2.5}, "limit"),
+    ({"question": "hola", "source_type": 5}, "source_type"),
+    ({"question": "hola", "category": ["a"]}, "category"),
+    ({"question": "hola", "tag": {"a": 1}}, "tag"),
+    (["question"], None),
+    ("hola", None),
+]
+
+
+def test_invalid_input_is_a_400_at_the_field(env: dict[str, str], open_api: OpenApi) -> None:
+    """Each contract limit is a 400 validation_error naming the field (none for a non-object)."""
+    api = open_api()
+    for body, field in INVALID:
+        reply = ask(api, body)
+        assert reply.status == 400, (body, reply.text)
+        assert reply.json["code"] == "validation_error", body
+        assert reply.json.get("field") == field, body
+
+
+def test_malformed_and_oversized_bodies_are_refused_cleanly(
+    env: dict[str, str], open_api: OpenApi
 ) -> None:
-    """Each contract limit is a 400 validation_error naming the field."""
-    reply = ask(client, body)
-    assert reply.status_code == 400
-    assert reply.get_json()["code"] == "validation_error"
-    assert reply.get_json()["field"] == field
+    """Broken JSON is a 400 and a body over the limit a 413, each with the contract's body."""
+    api = open_api()
+    broken = api.post("ask", data=b'{"question": "hola"', token=None)
+    assert (broken.status, broken.json["code"]) == (400, "invalid_json")
+    huge = api.post("ask", data=b'{"question": "' + b"a" * 2_000_000 + b'"}', token=None)
+    assert (huge.status, huge.json["code"]) == (413, "payload_too_large")
 
 
-def test_question_of_exactly_2000_chars_is_accepted(env: dict[str, str], client: Client) -> None:
+def test_question_of_exactly_2000_chars_is_accepted(env: dict[str, str], open_api: OpenApi) -> None:
     """The limit is inclusive."""
-    assert ask(client, {"question": "a" * 2000}).status_code == 200
+    assert ask(open_api(), {"question": "a" * 2000}).status == 200
 
 
-def test_get_is_405_and_text_is_415(env: dict[str, str], client: Client) -> None:
+def test_get_is_405_and_text_is_415(env: dict[str, str], open_api: OpenApi) -> None:
     """Method first, then media type, as everywhere."""
-    assert client("ask").get("/").status_code == 405
-    reply = client("ask").post("/", data="question", content_type="text/plain")
-    assert reply.status_code == 415
+    api = open_api()
+    assert api.post("ask", token=None, method="GET", content_type=None).status == 405
+    reply = api.post("ask", data="question", token=None, content_type="text/plain")
+    assert reply.status == 415
 
 
 def test_tutor_needs_neither_store_nor_embedder(
-    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With Firestore selected but no project, tutor still answers; help cannot."""
     monkeypatch.setenv("BIBLIOTECA_STORE", "firestore")
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
-    get_settings.cache_clear()
-    forget_stores()
-    reply = ask(client, {"question": "¿Qué es un índice?", "mode": "tutor", "archive": True})
-    assert reply.status_code == 200
-    body = reply.get_json()
+    api = open_api()
+    reply = ask(api, {"question": "¿Qué es un índice?", "mode": "tutor", "archive": True})
+    assert reply.status == 200
+    body = reply.json
     assert body["mode"] == "tutor"
     assert body["sources"] == []
     assert body["chunks_used"] == 0
     assert body["archive"] == {"attempted": False, "reason": "tutor-mode"}
-    help_reply = ask(client, {"question": "¿Qué es un índice?", "mode": "anything"})
-    assert help_reply.status_code == 503
-    assert "GOOGLE_CLOUD_PROJECT" in help_reply.get_json()["error"]
+    help_reply = ask(api, {"question": "¿Qué es un índice?", "mode": "anything"})
+    assert help_reply.status == 503
+    assert "GOOGLE_CLOUD_PROJECT" in help_reply.json["error"]
 
 
 def test_gemini_without_key_is_503_naming_the_variable(
-    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """BIBLIOTECA_LLM=gemini and no GOOGLE_AI_API_KEY: 503 not_configured, in either mode."""
     monkeypatch.setenv("BIBLIOTECA_LLM", "gemini")
-    get_settings.cache_clear()
+    api = open_api()
     for mode in ("help", "tutor"):
-        reply = ask(client, {"question": "hola", "mode": mode})
-        assert reply.status_code == 503
-        assert reply.get_json()["code"] == "not_configured"
-        assert "GOOGLE_AI_API_KEY" in reply.get_json()["error"]
+        reply = ask(api, {"question": "hola", "mode": mode})
+        assert reply.status == 503
+        assert reply.json["code"] == "not_configured"
+        assert "GOOGLE_AI_API_KEY" in reply.json["error"]
 
 
 def test_cors_allows_only_configured_origins(
-    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Preflight and answers carry Allow-Origin for allowed origins only."""
     monkeypatch.setenv("BIBLIOTECA_ALLOWED_ORIGINS", "https://docs.example.com")
-    get_settings.cache_clear()
+    api = open_api()
     good = {"Origin": "https://docs.example.com", "Access-Control-Request-Method": "POST"}
-    preflight = client("ask").options("/", headers=good)
-    assert preflight.status_code == 204
-    assert preflight.headers["Access-Control-Allow-Origin"] == "https://docs.example.com"
-    bad = client("ask").options("/", headers={**good, "Origin": "https://evil.example"})
-    assert "Access-Control-Allow-Origin" not in bad.headers
-    answer = ask(client, {"question": "hola", "mode": "tutor"}, Origin="https://docs.example.com")
+
+    def preflight(headers: dict[str, str]) -> Reply:
+        return api.post("ask", token=None, method="OPTIONS", content_type=None, headers=headers)
+
+    allowed = preflight(good)
+    assert allowed.status == 204
+    assert allowed.headers["Access-Control-Allow-Origin"] == "https://docs.example.com"
+    refused = preflight({**good, "Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in refused.headers
+    answer = ask(api, {"question": "hola", "mode": "tutor"}, Origin="https://docs.example.com")
     assert answer.headers["Access-Control-Allow-Origin"] == "https://docs.example.com"
+    other = ask(api, {"question": "hola", "mode": "tutor"}, Origin="https://evil.example")
+    assert "Access-Control-Allow-Origin" not in other.headers
 
 
 def test_rate_limit_is_429_with_retry_after(
-    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Over BIBLIOTECA_RATE_LIMIT per client: 429 rate_limited with Retry-After."""
     monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "2/minute")
-    get_settings.cache_clear()
+    api = open_api()
     body = {"question": "hola", "mode": "tutor"}
-    assert [ask(client, body).status_code for _ in range(2)] == [200, 200]
-    limited = ask(client, body)
-    assert limited.status_code == 429
-    assert limited.get_json()["code"] == "rate_limited"
+    assert [ask(api, body).status for _ in range(2)] == [200, 200]
+    limited = ask(api, body)
+    assert limited.status == 429
+    assert limited.json["code"] == "rate_limited"
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
-    other = ask(client, body, **{"X-Forwarded-For": "203.0.113.9"})
-    assert other.status_code == 200
+    other = ask(api, body, **{"X-Forwarded-For": "203.0.113.9"})
+    assert other.status == 200
 
 
-def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Client) -> None:
-    """A second store object on the same backend (another process) writes; ask sees it."""
+def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Api) -> None:
+    """A second store object on the same backend writes (through the server route, this
+    test's own process is another process); the next question sees the page."""
     from shared.providers.local_embedder import shared_local_embedder
     from shared.services.wiki import create_page
 
@@ -314,19 +333,28 @@ def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Client) -
         "front_matter": {"title": "Kraken", "type": "runbook"},
     }
     create_page(page, other, shared_local_embedder())
-    body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).get_json()
+    body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).json
     assert body["sources"][0]["slug"] == "runbook—kraken"
 
 
 def test_archive_from_the_widget_when_allowed(
-    wiki: Client, monkeypatch: pytest.MonkeyPatch
+    wiki: Api, open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """BIBLIOTECA_ARCHIVE_FROM_WIDGET=1: an anonymous archive request is attempted."""
     monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
-    get_settings.cache_clear()
-    body = ask(wiki, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).get_json()
+    api = open_api()  # a route that sees the variable, on the same store
+    body = ask(api, {"question": "¿Qué controla DB_POOL_SIZE?", "archive": True}).json
     assert body["archive"]["attempted"] is True
     assert "grounding" in body
+
+
+def test_sources_are_ordered_best_first_by_their_score(wiki: Api) -> None:
+    """The contract's "best first": scores never increase along sources, and stay on 0..1."""
+    reply = ask(wiki, {"question": "¿Cómo se invalida la caché con cache:invalidate?", "limit": 20})
+    scores = [s["score"] for s in reply.json["sources"]]
+    assert scores
+    assert scores == sorted(scores, reverse=True)
+    assert all(0 <= s <= 1 for s in scores)
 
 
 class _CountingStore:
@@ -351,11 +379,17 @@ class _CountingStore:
         return getattr(self._real, name)
 
 
-def test_a_question_checks_whether_the_index_changed_once(wiki: Client) -> None:
-    """One fingerprint read per question: the reindex check and the search share a snapshot."""
-    from shared.services.ask import ask as answer
+def test_a_question_checks_whether_the_index_changed_once(store: Any) -> None:
+    """One fingerprint read per question: the reindex check and the search share a snapshot.
 
-    counting = _CountingStore(open_store(get_settings()))
+    (In process: it counts the service's reads of the real store.)"""
+    from shared.providers.local_embedder import shared_local_embedder
+    from shared.services.ask import ask as answer
+    from shared.services.wiki import create_page
+
+    for page in PAGES:
+        create_page(page, store, shared_local_embedder())
+    counting = _CountingStore(store)
     body = answer(
         {"question": "¿Qué hace cache:invalidate?"},
         get_settings(),
@@ -364,12 +398,3 @@ def test_a_question_checks_whether_the_index_changed_once(wiki: Client) -> None:
     )
     assert body["sources"]
     assert counting.fingerprints == 1
-
-
-def test_sources_are_ordered_best_first_by_their_score(wiki: Client) -> None:
-    """The contract's "best first": scores never increase along sources, and stay on 0..1."""
-    reply = ask(wiki, {"question": "¿Cómo se invalida la caché con cache:invalidate?", "limit": 20})
-    scores = [s["score"] for s in reply.get_json()["sources"]]
-    assert scores
-    assert scores == sorted(scores, reverse=True)
-    assert all(0 <= s <= 1 for s in scores)

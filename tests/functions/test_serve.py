@@ -9,7 +9,7 @@ import httpx
 
 from shared.config import get_settings
 from shared.store import open_store
-from tests.conftest import TOKEN
+from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ServerFactory
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import TOKEN
+from tests.fixtures.secrets import TOKEN
 
 WRONG = "wrong-token-9876543210"
 
