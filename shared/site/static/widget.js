@@ -517,11 +517,11 @@
       return;
     }
     if (this.panel.tagName === "DIALOG") {
-      this.panel.close(); // fires "close" -> afterClose
+      this.panel.close(); // its "close" event comes later (a task): afterClose runs again then
     } else {
       this.panel.hidden = true;
-      this.afterClose();
     }
+    this.afterClose(); // now, so aria-expanded and focus never lag behind the closed panel
   };
 
   Widget.prototype.afterClose = function () {
