@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,16 +47,33 @@ class Database:
             )
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             with self._lock:
                 if not self._ready:
-                    conn.executescript("\n".join(self._schema))
+                    self._prepare(conn)
                     self._ready = True
         except (sqlite3.Error, OSError) as exc:
             raise Unavailable(f"the embedded store at {self.path} cannot be opened: {exc}") from exc
         return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """WAL mode (kept in the file, so once per process is enough) and the tables.
+
+        Switching the journal mode needs the file to itself and SQLite may answer "locked"
+        at once instead of waiting, so threads opening the store together must not race
+        for it, and another process doing the same is waited out here.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.executescript("\n".join(self._schema))
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
