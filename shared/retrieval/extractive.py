@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shared import wikilinks
 from shared.ports import Passage
 from shared.retrieval.text import language, query_tokens, strip_invisible, tokens
 
@@ -22,7 +23,6 @@ _TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _ADMONITION = re.compile(r"^\s*(///|!!!|\?\?\?).*$", re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-ZÁÉÍÓÚÑ¿¡`*\"'(\[])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
-_WIKI_LINK = re.compile(r"\[\[([^\]|\n]+?)(?:\|([^\]\n]+?))?\]\]")
 MIN_WORDS = 4
 
 NOTHING = {
@@ -55,7 +55,7 @@ def sentences(markdown: str) -> list[str]:
     """
     text = _FENCE.sub("\n", strip_invisible(markdown))
     text = _ADMONITION.sub("", _TAG.sub("", _DIRECTIVE.sub("", text)))
-    text = _WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    text = wikilinks.as_text(text)
     out: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         lines = block.splitlines()

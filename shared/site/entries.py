@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from shared import wikilinks
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
@@ -19,7 +20,6 @@ SUMMARY_CHARS = 200
 # An unclosed fence (the window may cut one) runs to the end of the window.
 _FENCE = re.compile(r"^(```|~~~).*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
 _HEADING = re.compile(r"^#{1,6}[ \t].*$", re.M)
-_WIKI = re.compile(r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
@@ -32,7 +32,7 @@ _SPACE = re.compile(r"\s+")
 def _plain(markdown: str) -> str:
     text = _FENCE.sub(" ", markdown)
     text = _HEADING.sub(" ", text)
-    text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
+    text = wikilinks.as_text(text)
     text = _IMAGE.sub(" ", text)
     text = _LINK.sub(r"\1", text)
     text = _DIRECTIVE.sub(" ", text)

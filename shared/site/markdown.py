@@ -18,6 +18,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from shared import wikilinks
 from shared.slugs import slugify
 
 # Schemes refused in links and images. ``data:`` is refused even for images: a page
@@ -58,11 +59,8 @@ def validate_link(url: str) -> bool:
 
 
 def _wikilink(state: StateInline, silent: bool) -> bool:
-    """Inline rule: ``[[target]]`` / ``[[target|text]]`` on one line, without brackets inside.
-
-    ``[[target\\|text]]`` is the same link: a table cell needs its ``|`` escaped (the
-    table rule unescapes it there), and the escaped form works outside tables too.
-    """
+    """Inline rule: a wiki link (``shared.wikilinks``), outside code. In a table cell the
+    table rule has already unescaped ``[[target\\|text]]``'s pipe."""
     start = state.pos
     src = state.src
     if not src.startswith("[[", start) or state.linkLevel > 0:
@@ -71,14 +69,12 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     if end < 0 or end > state.posMax:
         return False
     inner = src[start + 2 : end]
-    if not inner.strip() or any(c in inner for c in "[]\n"):
+    if not wikilinks.is_link(inner):
         return False
     if not silent:
-        target, sep, text = inner.partition("|")
-        if sep:
-            target = target.removesuffix("\\")
+        target, text = wikilinks.split(inner)
         token = state.push("wikilink", "", 0)
-        token.meta = {"target": target.strip(), "text": text.strip() if sep else None}
+        token.meta = {"target": target, "text": text}
     state.pos = end + 2
     return True
 
@@ -88,7 +84,7 @@ def _render_wikilink(
 ) -> str:
     meta = tokens[idx].meta
     found: list[WikiLink] = env.setdefault("wikilinks", [])
-    found.append(WikiLink(meta["target"], meta["text"] or None))
+    found.append(WikiLink(meta["target"], meta["text"]))
     return MARKER.format(len(found) - 1)
 
 
