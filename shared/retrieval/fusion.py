@@ -8,7 +8,7 @@ then lets a page's other matching chunks lift its chunks (bench/README.md). ``rr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from shared.ports import ChunkHit, IndexedChunk
@@ -57,34 +57,42 @@ class Ranked:
 Key = tuple[str, int]
 
 
-def _candidates(
-    dense: Sequence[ChunkHit], lexical: Sequence[LexicalHit], rows: Mapping[Key, IndexedChunk]
-) -> tuple[dict[Key, ChunkHit | IndexedChunk], dict[Key, float], dict[Key, float], float]:
+def _fused(
+    dense: Sequence[ChunkHit],
+    lexical: Sequence[LexicalHit],
+    rows: Mapping[Key, IndexedChunk],
+    score: Callable[[Key, float, float], float],
+) -> list[Ranked]:
+    """Every candidate of either side, scored by ``score(key, cosine, coverage)``, best first.
+
+    A chunk the dense search did not return scores at most its last candidate's cosine.
+    """
     found: dict[Key, ChunkHit | IndexedChunk] = {(h.slug, h.ordinal): h for h in dense}
     for hit in lexical:
         if hit.key not in found and hit.key in rows:
             found[hit.key] = rows[hit.key]
     dense_scores = {(h.slug, h.ordinal): h.score for h in dense}
     lexical_scores = {h.key: h.coverage for h in lexical}
-    # A chunk the dense search did not return scores at most its last candidate.
     floor = min(dense_scores.values()) if dense_scores else 0.0
-    return found, dense_scores, lexical_scores, floor
-
-
-def _ranked(
-    item: ChunkHit | IndexedChunk, score: float, dense: float, lexical: float, found: bool
-) -> Ranked:
-    return Ranked(
-        slug=item.slug,
-        title=item.title,
-        heading=item.heading,
-        text=item.text,
-        ordinal=item.ordinal,
-        score=score,
-        dense=dense,
-        lexical=lexical,
-        dense_found=found,
-    )
+    out = []
+    for key, item in found.items():
+        d = max(0.0, min(1.0, dense_scores.get(key, floor)))
+        lex = lexical_scores.get(key, 0.0)
+        out.append(
+            Ranked(
+                slug=item.slug,
+                title=item.title,
+                heading=item.heading,
+                text=item.text,
+                ordinal=item.ordinal,
+                score=score(key, d, lex),
+                dense=d,
+                lexical=lex,
+                dense_found=key in dense_scores,
+            )
+        )
+    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
+    return out
 
 
 def mix(
@@ -95,15 +103,8 @@ def mix(
     dense_weight: float = DENSE_WEIGHT,
 ) -> list[Ranked]:
     """Chunks ordered by ``w * cosine + (1 - w) * lexical coverage``, best first."""
-    found, dense_scores, lexical_scores, floor = _candidates(dense, lexical, rows)
-    out = []
-    for key, item in found.items():
-        d = max(0.0, min(1.0, dense_scores.get(key, floor)))
-        lex = lexical_scores.get(key, 0.0)
-        score = dense_weight * d + (1 - dense_weight) * lex
-        out.append(_ranked(item, score, d, lex, key in dense_scores))
-    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
-    return out
+    w = dense_weight
+    return _fused(dense, lexical, rows, lambda _, cosine, cover: w * cosine + (1 - w) * cover)
 
 
 def rrf(
@@ -114,25 +115,12 @@ def rrf(
     k: int = RRF_K,
 ) -> list[Ranked]:
     """Chunks ordered by equal-weight reciprocal rank fusion, best first."""
-    found, dense_scores, lexical_scores, floor = _candidates(dense, lexical, rows)
     fused: dict[Key, float] = {}
-    for rank, hit in enumerate(dense):
-        key = (hit.slug, hit.ordinal)
+    for rank, key in enumerate([(h.slug, h.ordinal) for h in dense]):
         fused[key] = fused.get(key, 0.0) + 1 / (k + rank + 1)
-    for rank, lex_hit in enumerate(lexical):
-        fused[lex_hit.key] = fused.get(lex_hit.key, 0.0) + 1 / (k + rank + 1)
-    out = [
-        _ranked(
-            item,
-            fused.get(key, 0.0),
-            max(0.0, dense_scores.get(key, floor)),
-            lexical_scores.get(key, 0.0),
-            key in dense_scores,
-        )
-        for key, item in found.items()
-    ]
-    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
-    return out
+    for rank, key in enumerate([h.key for h in lexical]):
+        fused[key] = fused.get(key, 0.0) + 1 / (k + rank + 1)
+    return _fused(dense, lexical, rows, lambda key, _, __: fused.get(key, 0.0))
 
 
 def by_page(
