@@ -6,18 +6,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from tests.fixtures.contract import FRONT_MATTER_KEYS
 from tests.fixtures.server import Api
-
-FRONT_MATTER_KEYS = {
-    "title",
-    "type",
-    "status",
-    "sources",
-    "related",
-    "tags",
-    "category",
-    "generated",
-}
 
 
 def unique(prefix: str = "Página") -> str:
@@ -53,7 +43,7 @@ def test_create_answers_201_with_the_stored_page(api: Api) -> None:
     assert reply.json["status"] == "created"
     assert reply.json["version"] == 1
     page = reply.json["page"]
-    assert set(page) == FRONT_MATTER_KEYS | {"slug", "version", "created_at", "updated_at"}
+    assert set(page) == set(FRONT_MATTER_KEYS) | {"slug", "version", "created_at", "updated_at"}
     assert page["slug"] == slug
     assert page["version"] == 1
     assert page["title"] == title
