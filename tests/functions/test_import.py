@@ -11,15 +11,7 @@ import pytest
 from shared.cli import main
 from shared.config import get_settings
 from shared.store import open_store
-
-
-def write(root: Path, name: str, text: str | bytes) -> None:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
+from tests.fixtures.files import write
 
 
 @pytest.fixture

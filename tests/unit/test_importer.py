@@ -8,6 +8,7 @@ import pytest
 
 from shared.errors import InvalidInput
 from shared.services.importer import parse_file, split_front_matter, title_of
+from tests.fixtures.files import write
 
 
 @pytest.mark.parametrize(
@@ -66,16 +67,6 @@ def test_title_is_the_first_h1_outside_code_without_its_anchor(
 ) -> None:
     """The first '# ' heading (not inside fenced code), with a trailing { #anchor } removed."""
     assert title_of(body) == title
-
-
-def write(root: Path, name: str, text: str | bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_parse_file_takes_slug_and_title_from_the_front_matter(tmp_path: Path) -> None:
