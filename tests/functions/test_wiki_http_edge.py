@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 
 import pytest
 
@@ -64,22 +65,25 @@ def test_the_scheme_is_case_insensitive(api: Api) -> None:
     assert reply.status == 201
 
 
+@pytest.fixture
+def tokenless(store_env: str, open_api: Callable[[], Api], monkeypatch: pytest.MonkeyPatch) -> Api:
+    """Either route on the test's backend, with no BIBLIOTECA_API_TOKEN configured."""
+    monkeypatch.delenv("BIBLIOTECA_API_TOKEN")
+    return open_api()
+
+
 def test_no_configured_token_is_a_503_naming_the_variable(
-    client: object, store_env: str, monkeypatch: pytest.MonkeyPatch
+    tokenless: Api, open_api: Callable[[], Api], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without BIBLIOTECA_API_TOKEN every write is a 503 not_configured that names it."""
-    from shared.config import get_settings
-
-    monkeypatch.delenv("BIBLIOTECA_API_TOKEN")
-    get_settings.cache_clear()
-    api = Api("client")
+    api = tokenless
     for name in WRITES:
         reply = api.post(name, create_body())
         assert_error(reply, 503, "not_configured")
         assert "BIBLIOTECA_API_TOKEN" in reply.json["error"]
     # a placeholder is no token either
     monkeypatch.setenv("BIBLIOTECA_API_TOKEN", "changeme")
-    get_settings.cache_clear()
+    api = open_api()
     assert_error(api.post("wiki_create", create_body(), token="changeme"), 503, "not_configured")
 
 
@@ -163,15 +167,9 @@ def test_media_type_is_checked_before_the_body(api: Api) -> None:
     )
 
 
-def test_a_missing_token_setting_comes_after_the_method(
-    client: object, store_env: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_missing_token_setting_comes_after_the_method(tokenless: Api) -> None:
     """No configured token: GET is still 405; an oversized body is 503 (credentials first)."""
-    from shared.config import get_settings
-
-    monkeypatch.delenv("BIBLIOTECA_API_TOKEN")
-    get_settings.cache_clear()
-    api = Api("client")
+    api = tokenless
     assert_error(api.post("wiki_create", method="GET"), 405, "method_not_allowed")
     assert_error(
         api.post("wiki_create", data=BIG, content_type="text/plain"), 503, "not_configured"
