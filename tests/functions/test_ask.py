@@ -207,7 +207,7 @@ INVALID = [
 ]
 
 
-def test_invalid_input_is_a_400_at_the_field(env: dict[str, str], open_api: OpenApi) -> None:
+def test_invalid_input_is_a_400_at_the_field(store_env: str, open_api: OpenApi) -> None:
     """Each contract limit is a 400 validation_error naming the field (none for a non-object)."""
     api = open_api()
     for body, field in INVALID:
@@ -218,7 +218,7 @@ def test_invalid_input_is_a_400_at_the_field(env: dict[str, str], open_api: Open
 
 
 def test_malformed_and_oversized_bodies_are_refused_cleanly(
-    env: dict[str, str], open_api: OpenApi
+    store_env: str, open_api: OpenApi
 ) -> None:
     """Broken JSON is a 400 and a body over the limit a 413, each with the contract's body."""
     api = open_api()
@@ -228,12 +228,12 @@ def test_malformed_and_oversized_bodies_are_refused_cleanly(
     assert (huge.status, huge.json["code"]) == (413, "payload_too_large")
 
 
-def test_question_of_exactly_2000_chars_is_accepted(env: dict[str, str], open_api: OpenApi) -> None:
+def test_question_of_exactly_2000_chars_is_accepted(store_env: str, open_api: OpenApi) -> None:
     """The limit is inclusive."""
     assert ask(open_api(), {"question": "a" * 2000}).status == 200
 
 
-def test_get_is_405_and_text_is_415(env: dict[str, str], open_api: OpenApi) -> None:
+def test_get_is_405_and_text_is_415(store_env: str, open_api: OpenApi) -> None:
     """Method first, then media type, as everywhere."""
     api = open_api()
     assert api.post("ask", token=None, method="GET", content_type=None).status == 405
@@ -261,7 +261,7 @@ def test_tutor_needs_neither_store_nor_embedder(
 
 
 def test_gemini_without_key_is_503_naming_the_variable(
-    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
+    store_env: str, open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """BIBLIOTECA_LLM=gemini and no GOOGLE_AI_API_KEY: 503 not_configured, in either mode."""
     monkeypatch.setenv("BIBLIOTECA_LLM", "gemini")
@@ -274,7 +274,7 @@ def test_gemini_without_key_is_503_naming_the_variable(
 
 
 def test_cors_allows_only_configured_origins(
-    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
+    store_env: str, open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Preflight and answers carry Allow-Origin for allowed origins only."""
     monkeypatch.setenv("BIBLIOTECA_ALLOWED_ORIGINS", "https://docs.example.com")
@@ -296,7 +296,7 @@ def test_cors_allows_only_configured_origins(
 
 
 def test_rate_limit_is_429_with_retry_after(
-    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
+    store_env: str, open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Over BIBLIOTECA_RATE_LIMIT per client: 429 rate_limited with Retry-After."""
     monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "2/minute")
