@@ -1,4 +1,5 @@
-"""Choosing providers from the settings; each is built once per process, lazily."""
+"""Choosing providers from the settings. The heavy parts (the local model, the HTTP pool)
+are built once per process, lazily; the Gemini wrappers around them are cheap per call."""
 
 from __future__ import annotations
 
