@@ -168,7 +168,8 @@ def _write(
     default_type: str | None,
     default_status: str | None,
 ) -> str:
-    if store.pages.get(parsed.slug) is None:
+    existing = store.pages.get(parsed.slug)
+    if existing is None:
         defaults = {"type": default_type, "status": default_status}
         metadata = {k: v for k, v in defaults.items() if v} | parsed.metadata
         if "type" not in metadata:
@@ -177,6 +178,6 @@ def _write(
         return create_validated(parsed.slug, front_matter, parsed.content, store, embedder).status
     metadata = _CLEARED_WHEN_ABSENT | parsed.metadata
     result = update_validated(
-        parsed.slug, metadata, parsed.content, None, store, embedder, field=""
+        parsed.slug, metadata, parsed.content, None, store, embedder, field="", known=existing
     )
     return result.status

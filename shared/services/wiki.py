@@ -197,13 +197,16 @@ def update_validated(
     embedder: Embedder,
     *,
     field: str = "update_metadata",
+    known: PageRecord | None = None,
 ) -> WriteResult:
     """Apply an update; without ``expected_version`` a concurrent write is retried.
 
-    ``field`` prefixes the path of a front-matter error (``""`` for imported files).
+    ``field`` prefixes the path of a front-matter error (``""`` for imported files);
+    ``known`` is the page as the caller just read it (saves reading it again).
     """
+    record = known
     for _ in range(_RETRIES):
-        record = store.pages.get(slug)
+        record = record or store.pages.get(slug)
         if record is None:
             raise NotFound(f"no page with slug '{slug}'", field="slug")
         if expected_version is not None and record.version != expected_version:
@@ -217,6 +220,7 @@ def update_validated(
         except VersionConflict:
             if expected_version is not None:
                 raise
+            record = None  # written meanwhile: read it again
     raise VersionConflict(f"page '{slug}' kept changing under this update; retry", field="slug")
 
 
