@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
 
 from shared.errors import NotConfigured
+from shared.logs import register_secret
 
 _PLACEHOLDERS = {"", "changeme", "change-me", "placeholder", "todo", "xxx", "none", "null"}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(second|minute|hour|day)\s*$")
@@ -192,5 +193,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read once. Tests call ``get_settings.cache_clear()``."""
-    return load_settings()
+    """The process-wide settings, read once; their secrets are never logged from then on.
+
+    Tests call ``get_settings.cache_clear()``.
+    """
+    settings = load_settings()
+    for secret in (settings.api_token, settings.google_ai_api_key):
+        register_secret(secret.get_secret_value() if secret else None)
+    return settings

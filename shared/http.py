@@ -30,7 +30,7 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
-from shared.logs import configure_logging, get_logger, register_secret
+from shared.logs import configure_logging, get_logger
 from shared.schema import invalid_input
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -69,11 +69,7 @@ def handle(
         # whatever the state of the environment.
         if request.method != "POST" and not (cors and request.method == "OPTIONS"):
             raise MethodNotAllowed(f"{request.method} is not allowed here; use POST")
-        settings = get_settings()
-        register_secret(settings.api_token.get_secret_value() if settings.api_token else None)
-        register_secret(
-            settings.google_ai_api_key.get_secret_value() if settings.google_ai_api_key else None
-        )
+        settings = get_settings()  # registers its secrets with the log scrubber
         if cors and request.method == "OPTIONS":
             response = flask.Response(status=204)
         else:
