@@ -11,6 +11,7 @@ import pytest
 from shared.config import get_settings
 from shared.services.rate_limit import reset_limiters
 from shared.store import open_store
+from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api, Reply
 
 OpenApi = Callable[[], Api]
@@ -211,10 +212,7 @@ def test_invalid_input_is_a_400_at_the_field(store_env: str, open_api: OpenApi) 
     """Each contract limit is a 400 validation_error naming the field (none for a non-object)."""
     api = open_api()
     for body, field in INVALID:
-        reply = ask(api, body)
-        assert reply.status == 400, (body, reply.text)
-        assert reply.json["code"] == "validation_error", body
-        assert reply.json.get("field") == field, body
+        assert_error(ask(api, body), 400, "validation_error", field)
 
 
 def test_malformed_and_oversized_bodies_are_refused_cleanly(
@@ -222,10 +220,9 @@ def test_malformed_and_oversized_bodies_are_refused_cleanly(
 ) -> None:
     """Broken JSON is a 400 and a body over the limit a 413, each with the contract's body."""
     api = open_api()
-    broken = api.post("ask", data=b'{"question": "hola"', token=None)
-    assert (broken.status, broken.json["code"]) == (400, "invalid_json")
+    assert_error(api.post("ask", data=b'{"question": "hola"', token=None), 400, "invalid_json")
     huge = api.post("ask", data=b'{"question": "' + b"a" * 2_000_000 + b'"}', token=None)
-    assert (huge.status, huge.json["code"]) == (413, "payload_too_large")
+    assert_error(huge, 413, "payload_too_large")
 
 
 def test_question_of_exactly_2000_chars_is_accepted(store_env: str, open_api: OpenApi) -> None:
@@ -236,9 +233,10 @@ def test_question_of_exactly_2000_chars_is_accepted(store_env: str, open_api: Op
 def test_get_is_405_and_text_is_415(store_env: str, open_api: OpenApi) -> None:
     """Method first, then media type, as everywhere."""
     api = open_api()
-    assert api.post("ask", token=None, method="GET", content_type=None).status == 405
-    reply = api.post("ask", data="question", token=None, content_type="text/plain")
-    assert reply.status == 415
+    get = api.post("ask", token=None, method="GET", content_type=None)
+    assert_error(get, 405, "method_not_allowed", None)
+    text = api.post("ask", data="question", token=None, content_type="text/plain")
+    assert_error(text, 415, "unsupported_media_type", None)
 
 
 def test_tutor_needs_neither_store_nor_embedder(
@@ -256,7 +254,7 @@ def test_tutor_needs_neither_store_nor_embedder(
     assert body["chunks_used"] == 0
     assert body["archive"] == {"attempted": False, "reason": "tutor-mode"}
     help_reply = ask(api, {"question": "¿Qué es un índice?", "mode": "anything"})
-    assert help_reply.status == 503
+    assert_error(help_reply, 503, "not_configured")
     assert "GOOGLE_CLOUD_PROJECT" in help_reply.json["error"]
 
 
@@ -268,8 +266,7 @@ def test_gemini_without_key_is_503_naming_the_variable(
     api = open_api()
     for mode in ("help", "tutor"):
         reply = ask(api, {"question": "hola", "mode": mode})
-        assert reply.status == 503
-        assert reply.json["code"] == "not_configured"
+        assert_error(reply, 503, "not_configured")
         assert "GOOGLE_AI_API_KEY" in reply.json["error"]
 
 
@@ -304,8 +301,7 @@ def test_rate_limit_is_429_with_retry_after(
     body = {"question": "hola", "mode": "tutor"}
     assert [ask(api, body).status for _ in range(2)] == [200, 200]
     limited = ask(api, body)
-    assert limited.status == 429
-    assert limited.json["code"] == "rate_limited"
+    assert_error(limited, 429, "rate_limited", None)
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
     other = ask(api, body, **{"X-Forwarded-For": "203.0.113.9"})
     assert other.status == 200

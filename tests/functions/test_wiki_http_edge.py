@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api
 
 WRITES = ("wiki_create", "wiki_update")
@@ -19,14 +20,6 @@ def create_body() -> dict[str, object]:
         "content": "x",
         "front_matter": {"title": f"Edge {uuid.uuid4().hex[:8]}", "type": "concept"},
     }
-
-
-def assert_error(reply: object, status: int, code: str) -> None:
-    assert reply.status == status, reply.text[:300]  # type: ignore[attr-defined]
-    assert reply.json["code"] == code  # type: ignore[attr-defined]
-    assert isinstance(reply.json["error"], str)  # type: ignore[attr-defined]
-    assert reply.json["error"]  # type: ignore[attr-defined]
-    assert "Traceback" not in reply.text  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name", WRITES)
