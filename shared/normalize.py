@@ -1,8 +1,10 @@
-"""Friendly normalization of ``sources`` and ``related`` (pure; the contract's rules).
+"""Friendly normalization of ``sources``, ``related`` and ``tags`` (pure; the contract's rules).
 
-Both functions accept any JSON value and return a normalized list, or raise
+Each function accepts any JSON value and returns a normalized list, or raises
 ``InvalidInput`` whose ``field`` names the caller's entry (``front_matter.sources[2]``).
-Both are idempotent: a normalized list comes back unchanged.
+Each is idempotent: a normalized list comes back unchanged. Each costs linear time and
+stops at the contract's cap: one entry past it is a ``PayloadTooLarge`` at the list's
+field, whatever the length of the rest of the list.
 """
 
 from __future__ import annotations
@@ -10,12 +12,17 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from shared.errors import InvalidInput
+from shared.errors import InvalidInput, PayloadTooLarge
 from shared.slugs import slug_problem
 
 SOURCE_TYPES = ("code", "commit", "doc", "wiki", "memory", "query")
 _REF_KEYS = ("ref", "path", "file")
 _RELATED_KEYS = ("slug", "ref")
+# Per page, from the contract: every list is copied wherever the page goes (the store,
+# each of its chunks, the site), so its length must be bounded at the door.
+MAX_SOURCES = 200
+MAX_RELATED = 200
+MAX_TAGS = 200
 
 
 def today() -> str:
@@ -73,8 +80,16 @@ def _require_list(value: object, field: str, what: str) -> list[Any]:
     return value
 
 
-def normalize_sources(value: object, field: str = "front_matter.sources") -> list[dict[str, str]]:
-    """Normalize a caller's ``sources`` into ``[{type, ref, last_seen?}]``."""
+def _past_cap(kept: int, cap: int, field: str, what: str) -> None:
+    """Refuse as soon as one more distinct entry than ``cap`` was kept (the rest is unread)."""
+    if kept > cap:
+        raise PayloadTooLarge(f"too many {what}: at most {cap} are accepted", field=field)
+
+
+def normalize_sources(
+    value: object, field: str = "front_matter.sources", cap: int = MAX_SOURCES
+) -> list[dict[str, str]]:
+    """Normalize a caller's ``sources`` into ``[{type, ref, last_seen?}]`` (at most ``cap``)."""
     out: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for i, entry in enumerate(_require_list(value, field, "sources")):
@@ -96,6 +111,7 @@ def normalize_sources(value: object, field: str = "front_matter.sources") -> lis
         if key not in seen:
             seen.add(key)
             out.append(source)
+            _past_cap(len(out), cap, field, "sources")
     return out
 
 
@@ -118,9 +134,12 @@ def _source_object(entry: dict[str, Any], where: str) -> dict[str, str]:
     return source
 
 
-def normalize_related(value: object, field: str = "front_matter.related") -> list[str]:
-    """Normalize a caller's ``related`` into a list of distinct valid slugs."""
+def normalize_related(
+    value: object, field: str = "front_matter.related", cap: int = MAX_RELATED
+) -> list[str]:
+    """Normalize a caller's ``related`` into a list of distinct valid slugs (at most ``cap``)."""
     out: list[str] = []
+    seen: set[str] = set()
     for i, entry in enumerate(_require_list(value, field, "related")):
         where = f"{field}[{i}]"
         text = _first_text(entry, _RELATED_KEYS) if isinstance(entry, dict) else _scalar_text(entry)
@@ -135,14 +154,19 @@ def normalize_related(value: object, field: str = "front_matter.related") -> lis
         if problem is not None:
             shown = text if len(text) <= 60 else f"{text[:60]}…"
             raise InvalidInput(f"'{shown}' is not a valid slug: {problem}", field=where)
-        if text not in out:
+        if text not in seen:
+            seen.add(text)
             out.append(text)
+            _past_cap(len(out), cap, field, "related pages")
     return out
 
 
-def normalize_tags(value: object, field: str = "front_matter.tags") -> list[str]:
-    """Trimmed, lower-cased, distinct tags; empty ones dropped."""
+def normalize_tags(
+    value: object, field: str = "front_matter.tags", cap: int = MAX_TAGS
+) -> list[str]:
+    """Trimmed, lower-cased, distinct tags; empty ones dropped (at most ``cap``)."""
     out: list[str] = []
+    seen: set[str] = set()
     for i, entry in enumerate(_require_list(value, field, "tags")):
         text = _scalar_text(entry)
         if text is None:
@@ -150,6 +174,8 @@ def normalize_tags(value: object, field: str = "front_matter.tags") -> list[str]
                 f"a tag is a string, got {type(entry).__name__}", field=f"{field}[{i}]"
             )
         tag = text.lower()
-        if tag and tag not in out:
+        if tag and tag not in seen:
+            seen.add(tag)
             out.append(tag)
+            _past_cap(len(out), cap, field, "tags")
     return out

@@ -30,13 +30,16 @@ from shared.gates.grounding import Grounding, check_grounding
 from shared.gates.meta import check_meta
 from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
-from shared.normalize import normalize_related
+from shared.normalize import MAX_SOURCES, normalize_related
 from shared.ports import Embedder, Generator, Store
 from shared.schema import parse_front_matter
 from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, now
 from shared.slugs import MAX_SLUG, cut, derive_slug
 
 MAX_QUESTION_CHARS = 2000
+# The draft cites every source as a wiki source plus the question itself: one less than a
+# page's cap leaves room for that query source.
+MAX_ARCHIVE_SOURCES = MAX_SOURCES - 1
 MAX_TITLE = 200
 _KEYS = ("question", "answer", "sources", "model")
 _ATTEMPTS = 3  # a create that loses a race re-reads and decides again
@@ -324,7 +327,7 @@ def parse_archive_body(body: Mapping[str, Any]) -> tuple[str, str, list[str], st
             f"answer is larger than a page's content may be ({MAX_CONTENT_BYTES // 1024} KiB)",
             field="answer",
         )
-    slugs = normalize_related(body.get("sources"), "sources")
+    slugs = normalize_related(body.get("sources"), "sources", cap=MAX_ARCHIVE_SOURCES)
     model = body.get("model")
     if model is not None and (not isinstance(model, str) or not 0 < len(model.strip()) <= 200):
         raise InvalidInput("model must be a non-blank string of at most 200 chars", field="model")

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shared.errors import InvalidInput
+from shared.errors import InvalidInput, PayloadTooLarge
 from shared.logs import get_logger
 from shared.ports import PageRecord
 from shared.schema import Page
@@ -43,7 +43,7 @@ def validate(record: PageRecord) -> Page | dict[str, str]:
         return {"slug": slug, "field": "", "error": "the front matter is not an object"}
     try:
         return to_page(record, field="")
-    except InvalidInput as exc:
+    except (InvalidInput, PayloadTooLarge) as exc:  # a list past its cap, stored behind our back
         return {"slug": slug, "field": exc.field or "", "error": exc.message}
     except ValidationError as exc:  # a stored field outside the front matter (content, version)
         error = exc.errors()[0]
