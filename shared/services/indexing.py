@@ -1,13 +1,23 @@
-"""Turning a page into its searchable chunks, re-embedding only text that changed."""
+"""Turning a page into its searchable chunks, re-embedding only text that changed.
+
+A page splits into at most ``MAX_CHUNKS`` chunks (the contract's cap); past that it is
+refused before anything is embedded.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
 
+from shared.errors import PayloadTooLarge
 from shared.ports import Chunk, Embedder, Vector
 from shared.retrieval.chunking import split_markdown
 from shared.schema import Page
+
+# Each chunk is one embedding and one stored row (one document on Firestore): 2,000 is
+# above what a 512 KiB page of real prose makes (~1,300; the corpus's longest page: 74)
+# and bounds what one write costs.
+MAX_CHUNKS = 2000
 
 
 def embedding_text(title: str, heading: str, text: str) -> str:
@@ -24,6 +34,12 @@ def build_chunks(page: Page, embedder: Embedder, previous: Mapping[str, Vector])
     """The page's chunks with vectors; vectors in ``previous`` (by hash) are reused."""
     title = page.front_matter.title
     pieces = split_markdown(title, page.content)
+    if len(pieces) > MAX_CHUNKS:
+        raise PayloadTooLarge(
+            f"the content splits into {len(pieces)} chunks, more than the {MAX_CHUNKS} a page "
+            "may have: split the page, or join its shortest sections",
+            field="content",
+        )
     texts = [embedding_text(title, p.heading, p.text) for p in pieces]
     hashes = [chunk_hash(embedder.name, t) for t in texts]
     missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in previous}

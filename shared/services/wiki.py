@@ -240,7 +240,7 @@ def _apply(
     new_content = record.content if content is None else content
     try:
         current: Page | None = to_page(record)
-    except InvalidInput:
+    except (InvalidInput, PayloadTooLarge):
         current = None  # stored behind the API's back and invalid: this update repairs it
     if (
         current is not None

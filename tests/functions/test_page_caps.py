@@ -1,0 +1,94 @@
+"""The contract's per-page caps at the door, by both routes on both stores: 413 at the field."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from tests.fixtures.contract import assert_error
+from tests.fixtures.server import Api
+
+CAP = 200  # tags, sources and related per page (the contract)
+MAX_CHUNKS = 2000  # chunks per page (the contract)
+
+
+def fm(**extra: Any) -> dict[str, Any]:
+    return {"title": f"Topes {uuid.uuid4().hex[:8]}", "type": "concept", **extra}
+
+
+def test_a_page_with_201_tags_sources_or_related_is_a_413_at_the_list(api: Api) -> None:
+    """Create refuses each list one past its cap at front_matter.<list>; nothing is stored."""
+    cases = {
+        "tags": [f"etiqueta-{i}" for i in range(CAP + 1)],
+        "sources": [f"src/m{i}.py" for i in range(CAP + 1)],
+        "related": [f"concept—p{i}" for i in range(CAP + 1)],
+    }
+    for key, values in cases.items():
+        slug = f"concept—topes-{uuid.uuid4().hex[:8]}"
+        body = {"slug": slug, "content": "x", "front_matter": fm(**{key: values})}
+        reply = api.post("wiki_create", body)
+        assert_error(reply, 413, "payload_too_large", f"front_matter.{key}")
+        assert api.store.pages.get(slug) is None
+
+
+def test_exactly_200_of_each_is_accepted(api: Api) -> None:
+    """The caps are inclusive: 200 tags, 200 sources and 200 related make a page."""
+    body = {
+        "content": "x",
+        "front_matter": fm(
+            tags=[f"etiqueta-{i}" for i in range(CAP)],
+            sources=[f"src/m{i}.py" for i in range(CAP)],
+            related=[f"concept—p{i}" for i in range(CAP)],
+        ),
+    }
+    reply = api.post("wiki_create", body)
+    assert reply.status == 201, reply.text[:300]
+    page = reply.json["page"]
+    assert (len(page["tags"]), len(page["sources"]), len(page["related"])) == (CAP, CAP, CAP)
+
+
+def test_an_update_past_a_cap_is_a_413_at_update_metadata_and_keeps_the_page(api: Api) -> None:
+    """update_metadata.sources with 201 entries is refused; the stored page is unchanged."""
+    created = api.post("wiki_create", {"content": "x", "front_matter": fm(tags=["a"])})
+    slug = created.json["slug"]
+    sources = [{"type": "doc", "ref": f"https://example.org/{i}"} for i in range(CAP + 1)]
+    reply = api.post("wiki_update", {"slug": slug, "update_metadata": {"sources": sources}})
+    assert_error(reply, 413, "payload_too_large", "update_metadata.sources")
+    stored = api.store.pages.get(slug)
+    assert (stored.version, stored.front_matter["sources"]) == (1, [])
+
+
+def test_100000_tags_in_one_body_are_refused_at_the_cap(api: Api) -> None:
+    """A 1 MiB body of 100,000 distinct tags is a 413 at front_matter.tags (not a 400 later)."""
+    tags = [f"t{i}" for i in range(100_000)]
+    reply = api.post("wiki_create", {"content": "x", "front_matter": fm(tags=tags)})
+    assert_error(reply, 413, "payload_too_large", "front_matter.tags")
+
+
+def test_archive_sources_past_the_cap_are_a_413_at_sources(api: Api) -> None:
+    """archive takes at most 199 sources: the draft adds the question as the 200th."""
+    body = {
+        "question": "¿Cómo se configura el pool de conexiones?",
+        "answer": "Con DB_POOL_SIZE.",
+        "sources": [f"concept—p{i}" for i in range(CAP)],
+    }
+    reply = api.post("archive", body)
+    assert_error(reply, 413, "payload_too_large", "sources")
+    body["sources"] = body["sources"][: CAP - 1]
+    assert api.post("archive", body).status == 200
+
+
+def test_content_of_more_than_2000_chunks_is_a_413_at_content(api: Api) -> None:
+    """A page of 2,001 tiny sections is refused at content before anything is embedded."""
+    sections = "".join(f"## Sección {i}\n\nTexto {i}.\n\n" for i in range(MAX_CHUNKS + 1))
+    slug = f"concept—secciones-{uuid.uuid4().hex[:8]}"
+    reply = api.post("wiki_create", {"slug": slug, "content": sections, "front_matter": fm()})
+    assert_error(reply, 413, "payload_too_large", "content")
+    assert api.store.pages.get(slug) is None
+    created = api.post(
+        "wiki_create", {"slug": slug, "content": "# Breve\n\nx", "front_matter": fm()}
+    )
+    assert created.status == 201
+    update = api.post("wiki_update", {"slug": slug, "content": sections})
+    assert_error(update, 413, "payload_too_large", "content")
+    assert api.store.pages.get(slug).version == 1
