@@ -14,6 +14,11 @@ from shared.providers.gemini_client import GeminiClient
 
 DIMENSIONS = 768  # Firestore vectors hold at most 2048; 768 keeps most of the quality
 BATCH = 100  # batchEmbedContents takes at most 100 requests
+# gemini-embedding-001 reads at most 2,048 tokens of a text. A token is 3-4 characters of
+# Spanish prose or code, so a text is cut at 3 characters a token: every request stays
+# within what the model reads (a 512 KiB code block no longer travels whole, 100 a batch).
+MAX_INPUT_TOKENS = 2048
+MAX_INPUT_CHARS = 3 * MAX_INPUT_TOKENS
 
 
 class GeminiEmbedder:
@@ -28,7 +33,7 @@ class GeminiEmbedder:
     def _request(self, text: str, task: str) -> dict[str, Any]:
         return {
             "model": f"models/{self._model}",
-            "content": {"parts": [{"text": text}]},
+            "content": {"parts": [{"text": text[:MAX_INPUT_CHARS]}]},
             "taskType": task,
             "outputDimensionality": self._dims,
         }

@@ -13,6 +13,11 @@ from shared.ports import Vector
 
 DIMENSIONS = 512
 _BATCH = 64
+# USE-m3 averages over every token it is given, so it has no hard input limit: its cost
+# and memory grow with the text (~17 KB a token; one 512 KiB code block asked for
+# 1.24 GiB). A text is cut where Gemini's embedding model stops reading too (2,048
+# tokens; this vocabulary takes ~4-5 characters a token): ~30 MB and 0.5 s at most.
+MAX_INPUT_CHARS = 8192
 
 
 class LocalEmbedder:
@@ -37,7 +42,8 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         model = self._encoder()
-        parts = [model.encode(list(texts[i : i + _BATCH])) for i in range(0, len(texts), _BATCH)]
+        clipped = [text[:MAX_INPUT_CHARS] for text in texts]
+        parts = [model.encode(clipped[i : i + _BATCH]) for i in range(0, len(clipped), _BATCH)]
         return _unit(np.vstack(parts))
 
     def embed_query(self, text: str) -> Vector:
