@@ -1,7 +1,8 @@
 """Importing a folder of Markdown files as pages (front matter optional).
 
 One file is one page: created, updated, unchanged or failed. A failed file never
-stops the others, and re-importing unchanged files writes nothing.
+stops the others, and re-importing unchanged files writes nothing. A store or model
+that is unavailable (down, full, damaged) is no file's fault: it stops the import.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge
+from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
 from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, update_validated
@@ -146,6 +147,8 @@ def import_directory(
             for key in parsed.dropped_keys:
                 report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
             status = _write(parsed, store, embedder, default_type, default_status)
+        except Unavailable:
+            raise  # every other file would fail the same way: the command says it once
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue

@@ -7,6 +7,7 @@ private curator report beside it. The report's status decides the HTTP status.
 
 from __future__ import annotations
 
+import errno
 import gc
 import multiprocessing
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import Settings
-from shared.errors import BibliotecaError, InvalidInput
+from shared.errors import BibliotecaError, InvalidInput, Unavailable
 from shared.logs import get_logger
 from shared.schema import Page
 from shared.services.site_records import Sorted, sort_records
@@ -50,6 +51,7 @@ PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their sta
 MAX_WORKERS = 8
 STATIC = Path(__file__).resolve().parents[1] / "site" / "static"
 OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
+_NO_ROOM = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}  # no space, file too large, quota
 _log = get_logger("rebuild")
 
 
@@ -126,7 +128,11 @@ def build_site(
     lease_seconds: float = LEASE_SECONDS,
     publisher: Publisher | None = None,
 ) -> BuildReport:
-    """Build the site once (see the module docstring); never raises a ``BibliotecaError``."""
+    """Build the site once (see the module docstring); whatever fails, the answer is a report.
+
+    A store that is down or full, a disk that is full and even a bug give a ``failed``
+    report carrying the contract's error (503, or 500 for a bug), never an exception.
+    """
     started = time.perf_counter()
     owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
     try:
@@ -140,10 +146,18 @@ def build_site(
                 with _collector_paused():
                     report = _Build(settings, store, target, owner, lease_seconds).run(full)
             finally:
-                store.site.release_lease(owner)
+                _release(store, owner)
     except BibliotecaError as exc:
         _log.error("rebuild could not run: %s", exc.message, extra={"code": exc.code})
         report = BuildReport(status=FAILED, error=exc)
+    except OSError as exc:  # the local site or its staging folder could not be written
+        error = _write_failure(exc)
+        _log.error("rebuild could not run: %s", error.message, extra={"code": error.code})
+        report = BuildReport(status=FAILED, error=error)
+    except Exception:
+        _log.exception("rebuild failed on a bug")
+        bug = BibliotecaError("internal error: the failure was logged")
+        report = BuildReport(status=FAILED, error=bug)
     report.duration_ms = round((time.perf_counter() - started) * 1000)
     _log.info(
         "rebuild %s: built %d, unchanged %d, removed %d, failed %d, broken links %d",
@@ -156,6 +170,24 @@ def build_site(
         extra={"duration_ms": report.duration_ms, "full": report.full},
     )
     return report
+
+
+def _release(store: Any, owner: str) -> None:
+    """Give the lease back; failing to is logged, not the build's answer (it expires anyway)."""
+    try:
+        store.site.release_lease(owner)
+    except BibliotecaError as exc:
+        _log.error(
+            "the rebuild lease could not be released (it expires on its own): %s",
+            exc.message,
+            extra={"code": exc.code},
+        )
+
+
+def _write_failure(exc: OSError) -> Unavailable:
+    if exc.errno in _NO_ROOM:
+        return Unavailable(f"the disk holding the site is full: {exc}")
+    return Unavailable(f"the site could not be written: {exc}")
 
 
 _gc_lock = threading.Lock()

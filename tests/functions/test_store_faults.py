@@ -1,0 +1,179 @@
+"""Faults answer what they are: a damaged SQLite file, a full disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.config import get_settings
+from shared.errors import Unavailable
+from shared.providers.local_embedder import shared_local_embedder
+from shared.services.ask import ask
+from shared.services.wiki import create_page
+from shared.store import forget_stores, open_store
+from tests.fixtures.contract import assert_error
+from tests.fixtures.secrets import TOKEN
+from tests.fixtures.server import Reply, ServerFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+REPORT_KEYS = {"status", "built", "unchanged", "removed", "failed", "broken_links", "duration_ms"}
+
+
+def page(i: int, text: str = "") -> dict[str, Any]:
+    body = text or f"La página {i} explica cómo se rota el certificado número {i}. " * 20
+    return {
+        "content": f"# Página {i}\n\n{body}",
+        "front_matter": {"title": f"P{i}", "type": "guide"},
+    }
+
+
+def fill(store: Any, pages: int = 12) -> Path:
+    """Pages written the way the API writes them; the SQLite file's path."""
+    for i in range(pages):
+        create_page(page(i), store, shared_local_embedder())
+    return Path(store.db.path)
+
+
+def damage(path: Path, table: str = "chunks") -> None:
+    """Overwrite the head of one b-tree page of ``table`` in the real file (a torn write)."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the rows live in the file itself now
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * 64)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def post(url: str, name: str, body: Any) -> Reply:
+    response = httpx.post(f"{url}/{name}", json=body, headers=AUTH, timeout=120)
+    return Reply(response.status_code, response.headers, response.text, response.json())
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shared", *args],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+# -- a damaged SQLite file ------------------------------------------------------------------
+
+
+def test_a_file_damaged_before_the_process_opens_it_is_a_503_naming_it(
+    env: dict[str, str], serve: ServerFactory, tmp_path: Path
+) -> None:
+    """quick_check on open: ask and writes are 503 naming the file, the CLI says one line."""
+    path = fill(open_store(get_settings()))
+    forget_stores()
+    damage(path)
+    before = digest(path)
+    url = serve()
+
+    asked = post(url, "ask", {"question": "¿Cómo se rota el certificado?"})
+    assert_error(asked, 503, "upstream_unavailable")
+    assert str(path) in asked.json["error"]
+    assert "damaged" in asked.json["error"]
+    created = post(url, "wiki_create", page(99))
+    assert_error(created, 503, "upstream_unavailable")
+    assert str(path) in created.json["error"]
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "nueva.md").write_text("# Nueva\n\nTexto.", encoding="utf-8")
+    for args in (["ask", "¿Cómo se rota el certificado?"], ["import", str(tmp_path / "docs")]):
+        done = cli(*args)
+        assert done.returncode == 1, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, (done.stderr, done.stdout)
+        assert lines[0].startswith("biblioteca: ")
+        assert str(path) in lines[0]
+        assert "Traceback" not in done.stderr + done.stdout
+    assert digest(path) == before  # nothing was written on top of the damage
+
+
+def test_damage_found_by_a_running_process_stops_its_writes(env: dict[str, str]) -> None:
+    """A process that opened a sound file meets the damage on a read: 503, then no writes."""
+    store = open_store(get_settings())
+    path = fill(store)
+    store.db.close()  # drop this thread's connection: its page cache would hide the damage
+    damage(path)
+    before = digest(path)
+
+    with pytest.raises(Unavailable) as read:
+        ask(
+            {"question": "¿Cómo se rota el certificado?"},
+            get_settings(),
+            authorized=False,
+            open_store=lambda: store,
+        )
+    assert str(path) in read.value.message
+    with pytest.raises(Unavailable) as write:
+        create_page(page(99), store, shared_local_embedder())
+    assert "damaged" in write.value.message
+    assert digest(path) == before
+
+
+# -- a full disk ----------------------------------------------------------------------------
+
+FILE_LIMIT = 3 * 1024 * 1024  # what this server may write to one file: its "disk"
+
+
+def limit_file_size() -> None:
+    """In the server's process: files stop growing at FILE_LIMIT (Python ignores SIGXFSZ)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+
+
+def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """Writes past the room are 503 "full", nothing half-written; reads work; rebuild reports."""
+    url = serve(preexec=limit_file_size)
+    big = "Texto largo sobre certificados y su rotación periódica. " * 4000  # ~220 KB
+    written: list[str] = []
+    refusals: list[Reply] = []
+    # Big pages until one finds no room, then small ones until even those find none.
+    for text in [big] * 30 + ["x"] * 200:
+        if len(refusals) == (1 if text == big else 2):
+            continue
+        reply = post(url, "wiki_create", page(len(written), text))
+        if reply.status == 201:
+            written.append(reply.json["slug"])
+        else:
+            refusals.append(reply)
+    assert len(refusals) == 2, "the file-size limit never filled the store"
+    assert written
+    for reply in refusals:
+        assert_error(reply, 503, "upstream_unavailable")
+        assert "is full" in reply.json["error"], reply.json
+        assert "biblioteca.sqlite3" in reply.json["error"]
+
+    asked = post(url, "ask", {"question": "¿Cómo se rotan los certificados?"})
+    assert asked.status == 200, asked.text[:300]
+    rebuilt = post(url, "rebuild", {})
+    assert rebuilt.status == 503, rebuilt.text[:300]
+    assert set(rebuilt.json) >= REPORT_KEYS
+    assert rebuilt.json["status"] == "failed"
+    assert rebuilt.json["code"] == "upstream_unavailable"
+    assert "full" in rebuilt.json["error"]
+
+    stored = open_store(get_settings()).pages  # this process has no file-size limit
+    assert sorted(r.slug for r in stored.list()) == sorted(written)  # every 201 kept, no other
