@@ -1,13 +1,15 @@
-"""Faults answer what they are: a damaged SQLite file, a full disk."""
+"""Faults answer what they are: a damaged SQLite file, a full disk, a Firestore that is down."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import resource
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,10 @@ from shared.config import get_settings
 from shared.errors import Unavailable
 from shared.providers.local_embedder import shared_local_embedder
 from shared.services.ask import ask
+from shared.services.site_build import build_site
 from shared.services.wiki import create_page
 from shared.store import forget_stores, open_store
+from shared.store.firestore.db import RETRY_DEADLINE_S
 from tests.fixtures.contract import assert_error
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import Reply, ServerFactory
@@ -177,3 +181,48 @@ def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
 
     stored = open_store(get_settings()).pages  # this process has no file-size limit
     assert sorted(r.slug for r in stored.list()) == sorted(written)  # every 201 kept, no other
+
+
+# -- Firestore down ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def firestore_down(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The Firestore store configured on a port where nothing listens (connections refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        host = f"127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setenv("BIBLIOTECA_STORE", "firestore")
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", host)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "test-firestore-down")
+    get_settings.cache_clear()
+    forget_stores()
+    return host
+
+
+@pytest.mark.firestore
+def test_rebuild_with_firestore_down_is_a_prompt_failed_report(firestore_down: str) -> None:
+    """503 with the report body (not 409 rebuild_in_progress after ~45 s), within the retry
+    deadline: the store's calls carry their own deadline, not the client's 60 s defaults."""
+    started = time.monotonic()
+    report = build_site(get_settings())
+    elapsed = time.monotonic() - started
+    assert report.http_status == 503
+    body = report.body()
+    assert (body["status"], body["code"]) == ("failed", "upstream_unavailable")
+    assert "did not answer" in body["error"]
+    assert elapsed < 2 * RETRY_DEADLINE_S, elapsed
+
+
+@pytest.mark.firestore
+def test_a_request_to_a_store_that_is_down_costs_the_retry_deadline(
+    firestore_down: str, serve: ServerFactory
+) -> None:
+    """Through a real server: wiki_update answers 503 within twice the retry deadline."""
+    url = serve()
+    post(url, "wiki_update", {"slug": "concept—x", "content": "y"})  # imports the client
+    started = time.monotonic()
+    reply = post(url, "wiki_update", {"slug": "concept—x", "content": "y"})
+    elapsed = time.monotonic() - started
+    assert_error(reply, 503, "upstream_unavailable")
+    assert elapsed < 2 * RETRY_DEADLINE_S, elapsed

@@ -73,7 +73,8 @@ class FirestoreCodeIndex:
         of_repo = self._db.collection(PATHS).where(filter=FieldFilter("repo", "==", repo))
         with self._db.guard(f"reading the indexed paths of '{repo}'"):
             stored = {
-                doc.get("path") for doc in of_repo.select(["path"]).stream(**self._db.options)
+                doc.get("path")
+                for doc in of_repo.select(["path"]).stream(**self._db.stream_options)
             }
         changes = [(p, True) for p in sorted(wanted - stored)]
         if replace:

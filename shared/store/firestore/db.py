@@ -2,6 +2,9 @@
 
 Every call goes through ``Database.guard`` so nothing above the adapters sees a
 ``google.api_core`` exception: transient failures become ``Unavailable`` (503).
+Every call also carries our own deadline (``options``; ``stream_options`` for a query
+that streams a whole collection), never the client's defaults of up to 60 s a call:
+a dead backend costs a request seconds (docs/limits.md says why these numbers).
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ from shared.errors import (
     Unavailable,
 )
 
-DEFAULT_TIMEOUT_S = 20.0  # one store call, retries included; Cloud Functions allow 60 s
+# A transient failure (UNAVAILABLE, a refused connection) is retried with backoff for at
+# most RETRY_DEADLINE_S: Firestore's own blips last well under a second, and a backend
+# still failing after 5 s is down; the request then answers 503 at once. One call,
+# retries included, may take DEFAULT_TIMEOUT_S (a commit of 10 MiB takes ~1-2 s); a
+# query that streams a whole collection (every page, every chunk text) STREAM_TIMEOUT_S.
+RETRY_DEADLINE_S = 5.0
+DEFAULT_TIMEOUT_S = 10.0
+STREAM_TIMEOUT_S = 45.0
 # The largest commit request: Firestore takes 10 MiB (its old 500-writes cap is gone);
 # the emulator's gRPC server refuses messages over 4 MiB. A margin covers encoding.
 MAX_REQUEST_BYTES = 10 * 1024 * 1024 - 512 * 1024
@@ -92,15 +102,23 @@ class Database:
     first call, so importing or constructing the store costs no I/O.
     """
 
-    def __init__(self, project: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        project: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        stream_timeout: float = STREAM_TIMEOUT_S,
+    ) -> None:
         self.project = project
         self.timeout = timeout
+        self.stream_timeout = max(stream_timeout, timeout)
+        deadline = min(RETRY_DEADLINE_S, timeout)
         self.retry = gretry.Retry(
             predicate=_retryable,
             initial=0.1,
-            maximum=min(2.0, timeout),
+            maximum=min(1.0, deadline),
             multiplier=2.0,
-            timeout=timeout,
+            timeout=deadline,
         )
         self._client: Any = None
         self._lock = threading.Lock()
@@ -116,6 +134,11 @@ class Database:
     def options(self) -> dict[str, Any]:
         """``retry`` and ``timeout`` keyword arguments for one client call."""
         return {"retry": self.retry, "timeout": self.timeout}
+
+    @property
+    def stream_options(self) -> dict[str, Any]:
+        """The same for a query streaming a whole collection (its deadline covers the stream)."""
+        return {"retry": self.retry, "timeout": self.stream_timeout}
 
     def client(self) -> Any:
         """The ``google.cloud.firestore.Client``, created on first use (thread-safe)."""

@@ -42,7 +42,7 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
             .select(_FIELDS)
         )
         with self._db.guard("reading the chunk texts"):
-            docs = list(query.stream(**self._db.options))
+            docs = list(query.stream(**self._db.stream_options))
         rows = [_indexed(doc.to_dict() or {}) for doc in docs]
         rows.sort(key=lambda r: (r.slug, r.ordinal))
         return rows

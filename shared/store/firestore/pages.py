@@ -186,7 +186,7 @@ class FirestorePages:
         if updated_since is not None:
             query = query.where(filter=FieldFilter("updated_at", ">=", updated_since))
         with self._db.guard("listing pages"):
-            records = [_record(doc.to_dict()) for doc in query.stream(**self._db.options)]
+            records = [_record(doc.to_dict()) for doc in query.stream(**self._db.stream_options)]
         return sorted(records, key=lambda r: r.slug)
 
     # -- chunk documents -----------------------------------------------------------

@@ -1,9 +1,12 @@
 """The rebuild's lease and manifest in Firestore (``SiteState``).
 
-The lease is one document changed only inside a transaction, so two instances
-cannot both take it. The manifest can outgrow a document (1 MiB), so it is stored
-compressed in parts written under a fresh generation, then published by rewriting
-one small head document: a reader sees the old manifest or the new one, whole.
+The lease is one document written only with a precondition on what was read (created
+if absent, else updated only if unchanged since the read), so two instances cannot
+both take it; every call carries the store's deadlines (a transaction's begin and
+commit would use the client's own, up to 60 s each, and an outage would look like
+contention). The manifest can outgrow a document (1 MiB), so it is stored compressed
+in parts written under a fresh generation, then published by rewriting one small head
+document: a reader sees the old manifest or the new one, whole.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ import json
 import time
 import uuid
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from shared.errors import Unavailable
+from google.api_core import exceptions as gexc
+
 from shared.store.firestore.db import Database
 
 COLLECTION = "site_state"
@@ -23,13 +27,15 @@ PARTS = "site_manifest_parts"
 LEASE = "lease"
 HEAD = "manifest"
 PART_BYTES = 900_000  # under Firestore's 1 MiB document limit, with room for the fields
+LEASE_ATTEMPTS = 5  # writes that lose to another taker before the lease counts as held
 
 
 class FirestoreSiteState:
-    """``SiteState`` on Firestore."""
+    """``SiteState`` on Firestore; ``clock`` (seconds since the epoch) dates the lease."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, clock: Callable[[], float] = time.time) -> None:
         self._db = db
+        self._clock = clock
 
     def _ref(self, name: str) -> Any:
         return self._db.collection(COLLECTION).document(name)
@@ -41,47 +47,40 @@ class FirestoreSiteState:
 
     def acquire_lease(self, owner: str, ttl_seconds: float) -> bool:
         """Take (or extend, for the same owner) the lease unless another owner holds it."""
-        from google.cloud import firestore
-
         ref = self._ref(LEASE)
-
-        @firestore.transactional
-        def take(transaction: Any) -> bool:
-            snapshot = ref.get(transaction=transaction)
-            now = time.time()
-            held = snapshot.to_dict() if snapshot.exists else None
-            if held and held.get("owner") != owner and float(held.get("expires_at", 0)) > now:
-                return False
-            transaction.set(ref, {"owner": owner, "expires_at": now + ttl_seconds})
-            return True
-
-        # Losing the retries to other takers means another run is taking the lease right
-        # now: that is "held", not an outage.
-        return self._run("taking the rebuild lease", take, contended=False)
+        client = self._db.client()
+        with self._db.guard("taking the rebuild lease"):
+            for _ in range(LEASE_ATTEMPTS):
+                snapshot = ref.get(**self._db.options)
+                now = self._clock()
+                held = snapshot.to_dict() if snapshot.exists else None
+                if held and held.get("owner") != owner and float(held.get("expires_at", 0)) > now:
+                    return False
+                lease = {"owner": owner, "expires_at": now + ttl_seconds}
+                try:
+                    if snapshot.exists:
+                        since_read = client.write_option(last_update_time=snapshot.update_time)
+                        ref.update(lease, option=since_read, **self._db.options)
+                    else:
+                        ref.create(lease, **self._db.options)
+                    return True
+                except (gexc.AlreadyExists, gexc.FailedPrecondition):
+                    continue  # another run wrote it since the read (or our retry did): read again
+        # Losing every attempt to other takers means another run is taking it right now.
+        return False
 
     def release_lease(self, owner: str) -> None:
-        from google.cloud import firestore
-
         ref = self._ref(LEASE)
-
-        @firestore.transactional
-        def give_back(transaction: Any) -> bool:
-            snapshot = ref.get(transaction=transaction)
-            if snapshot.exists and snapshot.get("owner") == owner:
-                transaction.delete(ref)
-            return True
-
-        self._run("releasing the rebuild lease", give_back)
-
-    def _run(self, action: str, function: Any, *, contended: bool | None = None) -> bool:
-        """Run a transaction; when it keeps colliding, answer ``contended`` (or raise)."""
-        with self._db.guard(action):
+        client = self._db.client()
+        with self._db.guard("releasing the rebuild lease"):
+            snapshot = ref.get(**self._db.options)
+            if not snapshot.exists or (snapshot.to_dict() or {}).get("owner") != owner:
+                return
             try:
-                return bool(function(self._db.client().transaction()))
-            except ValueError as exc:  # the client's "too many attempts" under contention
-                if contended is not None:
-                    return contended
-                raise Unavailable(f"{action} kept colliding with another instance; retry") from exc
+                since_read = client.write_option(last_update_time=snapshot.update_time)
+                ref.delete(option=since_read, **self._db.options)
+            except (gexc.FailedPrecondition, gexc.NotFound):
+                pass  # expired and taken by another run meanwhile: it is theirs now
 
     # -- manifest ---------------------------------------------------------------------
 
