@@ -2,18 +2,29 @@
 
 Chunks are computed (and embedded) before the write and stored in the same write
 as the page, so a page is searchable as soon as the call returns and a failure
-leaves nothing half-written.
+leaves nothing half-written. An update without ``expected_version`` that loses a race
+(another write landed between its read and its write) is applied again to a fresh
+read, after a jittered pause, until its deadline: last writer wins, nothing is lost.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import random
+import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from shared.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, VersionConflict
-from shared.ports import Chunk, Embedder, PageRecord, Store
+from shared.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    Unavailable,
+    VersionConflict,
+)
+from shared.ports import Chunk, Embedder, PageRecord, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.indexing import build_chunks
 from shared.slugs import derive_slug, slug_problem, with_suffix
@@ -22,6 +33,31 @@ MAX_CONTENT_BYTES = 512 * 1024
 _CREATE_KEYS = ("slug", "content", "front_matter")
 _UPDATE_KEYS = ("slug", "content", "update_metadata", "expected_version")
 _RETRIES = 5
+# An unversioned update keeps retrying a lost race this long: well inside the function's
+# 120 s timeout, and far more than 50 writers of one page need (measured: 7-10 s in all,
+# on a busy 2-core machine, through a real server on either store).
+UPDATE_DEADLINE_S = 30.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RaceRetry:
+    """How an unversioned update that lost a race tries again.
+
+    Each pause is drawn between 0 and a cap that doubles from ``first_pause_s`` up to
+    ``max_pause_s`` ("full jitter"): racers spread out instead of colliding again in
+    step. Past ``deadline_s`` the update gives up with a 503 and writes nothing.
+    """
+
+    deadline_s: float = UPDATE_DEADLINE_S
+    first_pause_s: float = 0.01
+    max_pause_s: float = 0.5
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    jitter: Callable[[], float] = random.random
+
+    def pause(self, attempt: int) -> float:
+        cap = min(self.max_pause_s, self.first_pause_s * 2.0**attempt)
+        return cap * self.jitter()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -198,14 +234,18 @@ def update_validated(
     *,
     field: str = "update_metadata",
     known: PageRecord | None = None,
+    retry: RaceRetry = RaceRetry(),  # frozen: one shared default is safe
 ) -> WriteResult:
-    """Apply an update; without ``expected_version`` a concurrent write is retried.
+    """Apply an update; without ``expected_version`` a lost race is retried (see ``RaceRetry``).
 
     ``field`` prefixes the path of a front-matter error (``""`` for imported files);
     ``known`` is the page as the caller just read it (saves reading it again).
     """
     record = known
-    for _ in range(_RETRIES):
+    deadline = retry.clock() + retry.deadline_s
+    embedded: dict[str, Vector] = {}  # vectors this update already paid for, by chunk hash
+    attempt = 0
+    while True:
         record = record or store.pages.get(slug)
         if record is None:
             raise NotFound(f"no page with slug '{slug}'", field="slug")
@@ -216,12 +256,19 @@ def update_validated(
                 field="expected_version",
             )
         try:
-            return _apply(record, metadata, content, store, embedder, field)
+            return _apply(record, metadata, content, store, embedder, field, embedded)
         except VersionConflict:
             if expected_version is not None:
                 raise
-            record = None  # written meanwhile: read it again
-    raise VersionConflict(f"page '{slug}' kept changing under this update; retry", field="slug")
+            record = None  # written meanwhile: apply this update to the page as it is now
+        pause = retry.pause(attempt)
+        attempt += 1
+        if retry.clock() + pause > deadline:
+            raise Unavailable(
+                f"page '{slug}' kept changing under this update for {retry.deadline_s:.0f} s "
+                f"({attempt} attempts): nothing was written; retry"
+            )
+        retry.sleep(pause)
 
 
 def _apply(
@@ -231,6 +278,7 @@ def _apply(
     store: Store,
     embedder: Embedder,
     field: str,
+    embedded: dict[str, Vector],
 ) -> WriteResult:
     # Keys outside the schema can only come from edits behind the API's back; the
     # schema would refuse them forever, so an update drops them (rebuild reports them).
@@ -259,6 +307,8 @@ def _apply(
     )
     chunks: list[Chunk] | None = None
     if current is None or new_content != current.content or front_matter.title != current.title:
-        chunks = build_chunks(page, embedder, store.chunks.vectors_for(record.slug))
+        previous = {**store.chunks.vectors_for(record.slug), **embedded}
+        chunks = build_chunks(page, embedder, previous)
+        embedded.update((c.hash, c.vector) for c in chunks)  # a retry re-embeds nothing
     store.pages.update(to_record(page), chunks, expected_version=record.version)
     return WriteResult("updated", page)

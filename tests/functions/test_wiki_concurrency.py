@@ -1,12 +1,17 @@
-"""Racing writes: without expected_version both land; with it exactly one does."""
+"""Racing writes: without expected_version all land (last writer wins); with it one does."""
 
 from __future__ import annotations
 
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+import pytest
+
+from shared.errors import Unavailable
 from tests.fixtures.server import Api, Reply
 
 
@@ -91,3 +96,77 @@ def test_racing_creates_of_one_explicit_slug_give_one_201_and_409s(api: Api) -> 
     sent = {"slug": slug, "content": "x", "front_matter": {"title": "Único", "type": "concept"}}
     replies = race([lambda: api.post("wiki_create", sent) for _ in range(3)])
     assert sorted(r.status for r in replies) == [201, 409, 409]
+
+
+WRITERS = 50
+
+
+def test_fifty_concurrent_unversioned_updates_all_land(api: Api) -> None:
+    """50 writers of one page at once, none versioned: 50 × 200, versions 2..51, and the
+    final page holds the last content and the last tags written (last writer wins)."""
+    slug = fresh_page(api)
+
+    def update(i: int) -> Reply:
+        change: dict[str, Any] = (
+            {"content": f"# Carrera\n\nescritor {i}"}
+            if i % 2
+            else {"update_metadata": {"tags": [f"escritor-{i}"]}}
+        )
+        return api.post("wiki_update", {"slug": slug, **change})
+
+    replies = race([lambda i=i: update(i) for i in range(WRITERS)])
+    statuses = [r.status for r in replies]
+    assert statuses == [200] * WRITERS, Counter(statuses)
+    versions = {i: r.json["version"] for i, r in enumerate(replies)}
+    assert sorted(versions.values()) == list(range(2, WRITERS + 2))
+    stored = api.store.pages.get(slug)
+    assert stored.version == WRITERS + 1
+    last_content = max((i for i in versions if i % 2), key=versions.__getitem__)
+    last_tags = max((i for i in versions if not i % 2), key=versions.__getitem__)
+    assert stored.content == f"# Carrera\n\nescritor {last_content}"
+    assert list(stored.front_matter["tags"]) == [f"escritor-{last_tags}"]
+
+
+def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: Any) -> None:
+    """Each attempt loses to a real write slipped in before it: at the deadline, 503, not
+    409, and nothing of the update is stored (the pauses run on an injected clock)."""
+    from shared.providers.local_embedder import shared_local_embedder
+    from shared.services.wiki import RaceRetry, create_page, update_validated
+
+    slug = create_page(
+        {"content": "# Carrera\n\nv1", "front_matter": {"title": "Perdedora", "type": "concept"}},
+        store,
+        shared_local_embedder(),
+    ).page.slug
+    pages = store.pages
+
+    class SomeoneWritesFirst:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(pages, name)
+
+        def update(self, page: Any, chunks: Any, *, expected_version: int) -> None:
+            now = pages.get(slug)
+            pages.update(replace(now, version=now.version + 1), None, expected_version=now.version)
+            pages.update(page, chunks, expected_version=expected_version)
+
+    class Racing:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        pages = SomeoneWritesFirst()
+
+    moment = [0.0]
+    retry = RaceRetry(
+        deadline_s=2.0,
+        clock=lambda: moment[0],
+        sleep=lambda s: moment.__setitem__(0, moment[0] + s),
+        jitter=lambda: 1.0,
+    )
+    with pytest.raises(Unavailable) as caught:
+        update_validated(
+            slug, {}, "# Carrera\n\nla mía", None, Racing(), shared_local_embedder(), retry=retry
+        )
+    assert caught.value.status == 503
+    assert "kept changing" in caught.value.message
+    assert 1.5 < moment[0] <= 2.0  # it paused until its deadline, and no further
+    assert store.pages.get(slug).content == "# Carrera\n\nv1"
