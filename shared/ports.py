@@ -123,9 +123,18 @@ class ChunkIndex(Protocol):
         """The embedders whose vectors the index holds (to detect a needed reindex)."""
 
     def nearest(
-        self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
+        self,
+        vector: Vector,
+        *,
+        embedder: str,
+        filters: SearchFilter,
+        limit: int,
+        fingerprint: str | None = None,
     ) -> list[ChunkHit]:
-        """The ``limit`` active chunks most similar to ``vector``, best first."""
+        """The ``limit`` active chunks most similar to ``vector``, best first.
+
+        ``fingerprint`` is the one the caller read for this request: an adapter that
+        searches a cache checks it against that instead of reading it again."""
 
 
 # -- the code index (grounding gate) --------------------------------------------------

@@ -32,6 +32,7 @@ class Snapshot:
 
     index: LexicalIndex
     embedders: frozenset[str]
+    fingerprint: str = ""
 
 
 class _Cached:
@@ -64,6 +65,7 @@ def snapshot(chunks: ChunkIndex) -> Snapshot:
             cached.snapshot = Snapshot(
                 LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index),
                 frozenset(chunks.embedders()),
+                fingerprint,
             )
             cached.fingerprint = fingerprint
         return cached.snapshot
@@ -86,10 +88,17 @@ def retrieve(
 ) -> Retrieval:
     """The ``limit`` best active chunks for ``question`` (embedded as ``vector``).
 
-    ``state`` is the caller's snapshot of ``chunks`` when it already took one.
+    ``state`` is the caller's snapshot of ``chunks`` when it already took one; the dense
+    search is told its fingerprint, so the whole question reads it once.
     """
-    dense = chunks.nearest(vector, embedder=embedder, filters=filters, limit=max(CANDIDATES, limit))
-    index = (state or snapshot(chunks)).index
-    lexical = index.search(question, filters, max(CANDIDATES, limit))
-    ranked = by_page(mix(dense, lexical, index.by_key))[:limit]
+    state = state or snapshot(chunks)
+    dense = chunks.nearest(
+        vector,
+        embedder=embedder,
+        filters=filters,
+        limit=max(CANDIDATES, limit),
+        fingerprint=state.fingerprint,
+    )
+    lexical = state.index.search(question, filters, max(CANDIDATES, limit))
+    ranked = by_page(mix(dense, lexical, state.index.by_key))[:limit]
     return Retrieval(ranked=ranked, dense=dense, lexical=lexical)

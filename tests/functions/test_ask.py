@@ -353,44 +353,41 @@ def test_sources_are_ordered_best_first_by_their_score(wiki: Api) -> None:
     assert all(0 <= s <= 1 for s in scores)
 
 
-class _CountingStore:
-    """The real store, with its chunk index's fingerprint reads counted (not a mock)."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-        self.fingerprints = 0
-        outer = self
-
-        class Chunks:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(real.chunks, name)
-
-            def fingerprint(self) -> str:
-                outer.fingerprints += 1
-                return str(real.chunks.fingerprint())
-
-        self.chunks = Chunks()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-
-def test_a_question_checks_whether_the_index_changed_once(store: Any) -> None:
+def test_a_question_checks_whether_the_index_changed_once(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One fingerprint read per question: the reindex check and the search share a snapshot.
 
-    (In process: it counts the service's reads of the real store.)"""
+    Counted at the adapter (every call of its ``fingerprint``, from the service or from
+    inside the adapter) and, on SQLite, as the statements that read the generation."""
     from shared.providers.local_embedder import shared_local_embedder
     from shared.services.ask import ask as answer
     from shared.services.wiki import create_page
+    from shared.store.sqlite.db import Database as SqliteDatabase
 
     for page in PAGES:
         create_page(page, store, shared_local_embedder())
-    counting = _CountingStore(store)
+    adapter = type(store.chunks)
+    real = adapter.fingerprint
+    calls: list[str] = []
+
+    def counted(self: Any) -> str:
+        calls.append("fingerprint")
+        return str(real(self))
+
+    monkeypatch.setattr(adapter, "fingerprint", counted)
+    statements: list[str] = []
+    on_sqlite = isinstance(store.db, SqliteDatabase)
+    if on_sqlite:  # the service runs in this thread, on this thread's connection
+        store.db.connection().set_trace_callback(statements.append)
     body = answer(
         {"question": "¿Qué hace cache:invalidate?"},
         get_settings(),
         authorized=False,
-        open_store=lambda: counting,
+        open_store=lambda: store,
     )
     assert body["sources"]
-    assert counting.fingerprints == 1
+    assert calls == ["fingerprint"]
+    if on_sqlite:
+        generation_reads = [s for s in statements if "chunk_generation" in s]
+        assert len(generation_reads) == 1, generation_reads

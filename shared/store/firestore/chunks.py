@@ -106,8 +106,15 @@ class FirestoreChunks:
         return found
 
     def nearest(
-        self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
+        self,
+        vector: Vector,
+        *,
+        embedder: str,
+        filters: SearchFilter,
+        limit: int,
+        fingerprint: str | None = None,
     ) -> list[ChunkHit]:
+        del fingerprint  # no cache here: every search is a query of the current index
         if limit <= 0:
             return []
         query = (

@@ -142,9 +142,15 @@ class SqliteChunks:
         return [_indexed(row) for row in rows]
 
     def nearest(
-        self, vector: Vector, *, embedder: str, filters: SearchFilter, limit: int
+        self,
+        vector: Vector,
+        *,
+        embedder: str,
+        filters: SearchFilter,
+        limit: int,
+        fingerprint: str | None = None,
     ) -> list[ChunkHit]:
-        matrix = self._current(embedder)
+        matrix = self._current(embedder, fingerprint or self.fingerprint())
         if not matrix.rows:
             return []
         keep = matrix.columns.mask(filters)
@@ -157,9 +163,9 @@ class SqliteChunks:
         top = top[np.argsort(-scores[top], kind="stable")]
         return [_hit(matrix.rows[i], float(scores[i])) for i in top]
 
-    def _current(self, embedder: str) -> _Matrix:
-        """The cached matrix, reloaded when another write changed the generation."""
-        fingerprint = self.fingerprint()
+    def _current(self, embedder: str, fingerprint: str) -> _Matrix:
+        """The cached matrix, reloaded when a write changed the generation (as read by the
+        caller: rows loaded after a newer write only cost one more reload later)."""
         matrix = self._matrix
         if matrix is not None and (matrix.fingerprint, matrix.embedder) == (
             fingerprint,
