@@ -153,7 +153,9 @@ def test_answer_with_markup_from_the_wiki_never_runs(page: Any, site: str) -> No
 def test_real_rate_limit_shows_the_wait(page: Any, built: Site, serve_shared: Any) -> None:
     """With a limit of one question a minute, the widget's question gets ask's real 429."""
     url = serve_shared({"BIBLIOTECA_DATA_DIR": built.data, "BIBLIOTECA_RATE_LIMIT": "1/minute"})
-    first = httpx.post(f"{url}/ask", json={"question": "¿Qué es esto?", "mode": "tutor"})
+    first = httpx.post(
+        f"{url}/ask", json={"question": "¿Qué es esto?", "mode": "tutor"}, timeout=60
+    )
     assert first.status_code == 200
     page.goto(f"{url}/copias/")
     open_with_keyboard(page)

@@ -13,6 +13,9 @@ from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ServerFactory
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+# The first write loads the embedding model inside the server (seconds on a busy machine):
+# httpx's default 5 s would make the test's outcome depend on the machine's load.
+TIMEOUT = httpx.Timeout(60)
 
 
 def test_every_write_function_answers_at_its_bare_path(
@@ -20,7 +23,7 @@ def test_every_write_function_answers_at_its_bare_path(
 ) -> None:
     """POST /wiki_create and /wiki_update reach the functions (no redirect), with or without '/'."""
     url = serve()
-    with httpx.Client(base_url=url, follow_redirects=False) as http:
+    with httpx.Client(base_url=url, follow_redirects=False, timeout=TIMEOUT) as http:
         created = http.post(
             "/wiki_create",
             json={
@@ -55,7 +58,7 @@ def test_the_built_site_is_served_at_the_root(
     (site / "concept—hola" / "index.html").write_text("<h1>Hola</h1>", encoding="utf-8")
     (tmp_path / "secret.txt").write_text("no", encoding="utf-8")
     url = serve({"BIBLIOTECA_SITE_DIR": str(site)})
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=TIMEOUT) as http:
         assert "Índice del sitio" in http.get("/").text
         page = http.get("/concept%E2%80%94hola/")
         assert page.status_code == 200
@@ -73,7 +76,7 @@ def test_requests_log_json_lines_on_stdout_and_never_the_token(
 ) -> None:
     """The process's stdout carries one JSON request line per call; no output holds the token."""
     url = serve()
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=TIMEOUT) as http:
         http.post(
             "/wiki_create",
             json={"content": "x", "front_matter": {"title": "L", "type": "guide"}},
@@ -100,7 +103,7 @@ def test_without_a_token_writes_are_503_naming_the_variable(
 ) -> None:
     """A server started without BIBLIOTECA_API_TOKEN refuses writes with 503 not_configured."""
     url = serve({"BIBLIOTECA_API_TOKEN": None})
-    reply = httpx.post(f"{url}/wiki_create", json={"content": "x"}, headers=AUTH)
+    reply = httpx.post(f"{url}/wiki_create", json={"content": "x"}, headers=AUTH, timeout=TIMEOUT)
     assert reply.status_code == 503
     assert reply.json()["code"] == "not_configured"
     assert "BIBLIOTECA_API_TOKEN" in reply.json()["error"]

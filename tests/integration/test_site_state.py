@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Any
 
 
@@ -20,11 +19,16 @@ def test_the_lease_is_exclusive_until_released(store: Any) -> None:
 
 
 def test_an_expired_lease_can_be_taken(store: Any) -> None:
-    """A lease left by a crashed run stops blocking once its TTL has passed."""
-    assert store.site.acquire_lease("crashed", 0.2)
-    assert not store.site.acquire_lease("next", 60)
-    time.sleep(0.3)
-    assert store.site.acquire_lease("next", 60)
+    """A lease left by a crashed run blocks until its TTL has passed, then no longer.
+
+    The adapter's clock is injected: the lease's expiry is a point on that clock."""
+    now = [1_000_000.0]
+    site = type(store.site)(store.db, clock=lambda: now[0])
+    assert site.acquire_lease("crashed", 60)
+    now[0] += 59.9
+    assert not site.acquire_lease("next", 60)
+    now[0] += 0.2
+    assert site.acquire_lease("next", 60)
 
 
 def test_concurrent_acquires_have_exactly_one_winner(store: Any) -> None:

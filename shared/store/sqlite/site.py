@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from shared.store.sqlite.db import Database
@@ -28,14 +28,15 @@ CREATE TABLE IF NOT EXISTS site_manifest (
 
 
 class SqliteSiteState:
-    """``SiteState`` on SQLite."""
+    """``SiteState`` on SQLite; ``clock`` (seconds since the epoch) dates the lease."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, clock: Callable[[], float] = time.time) -> None:
         self._db = db
+        self._clock = clock
 
     def acquire_lease(self, owner: str, ttl_seconds: float) -> bool:
         """Take (or extend, for the same owner) the lease unless another owner holds it."""
-        now = time.time()
+        now = self._clock()
         with self._db.write() as conn:
             row = conn.execute("SELECT owner, expires_at FROM site_lease WHERE id = 1").fetchone()
             if row is not None and row["owner"] != owner and row["expires_at"] > now:
