@@ -23,7 +23,11 @@ pytest_plugins = [
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"
-CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es"
+# The FastAPI Spanish corpus: beside the checkout, or where BIBLIOTECA_TEST_CORPUS says (the
+# Cloud Build test step copies it from the bucket named by _TEST_CORPUS).
+CORPUS = Path(
+    os.environ.get("BIBLIOTECA_TEST_CORPUS") or ROOT.parent / "shared" / "corpus" / "fastapi-es"
+)
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
@@ -85,5 +89,8 @@ def client(env: dict[str, str]) -> Callable[[str], Any]:
 def corpus() -> Path:
     """The FastAPI Spanish corpus beside the checkout (skips where it is absent)."""
     if not (CORPUS / "docs").is_dir():
-        skip_or_fail(f"the corpus is not at {CORPUS} (it lives in ../shared beside the checkout)")
+        skip_or_fail(
+            f"the corpus is not at {CORPUS} (it lives in ../shared beside the checkout; "
+            "BIBLIOTECA_TEST_CORPUS names another place)"
+        )
     return CORPUS

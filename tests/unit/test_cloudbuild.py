@@ -333,14 +333,61 @@ def test_index_helper_matches_listed_indexes_and_builds_gcloud_flags() -> None:
 
 
 def test_tests_run_before_anything_is_staged_or_deployed(build: dict[str, Any]) -> None:
-    """test runs make test; stage waits for it; the indexes wait for it too."""
+    """test runs before stage and the indexes; config first, then what the tests need."""
     steps = {s["id"]: s for s in build["steps"]}
-    assert "make test" in steps["test"]["args"][-1]
     assert steps["test"]["name"] == "python:3.12"  # the runtime's Python
     assert steps["stage"]["waitFor"] == ["test"]
     assert steps["stage"]["args"][0] == "deploy/stage.py"
     assert steps["firestore-indexes"]["waitFor"] == ["test"]
-    assert list(steps)[:2] == ["config", "test"]  # no waitFor: each waits for all before it
+    order = list(steps)
+    assert order[0] == "config"  # no waitFor: each step waits for all before it
+    assert order.index("test") < order.index("stage")
+    assert all("waitFor" not in steps[n] for n in order[: order.index("test")])
+
+
+def test_the_deploy_gate_is_the_ci_gate(build: dict[str, Any]) -> None:
+    """The test step runs .ci/run, as CI does, with every tier: no marker deselected, the
+    emulator of a step before it named by FIRESTORE_EMULATOR_HOST, the corpus copied."""
+    steps = {s["id"]: s for s in build["steps"]}
+    test = steps["test"]
+    script = test["args"][-1]
+    assert script.strip().splitlines()[-1] == ".ci/run"
+    assert (ROOT / ".ci" / "run").is_file()
+    env = dict(item.split("=", 1) for item in test.get("env", []))
+    assert "-m" not in shlex.split(env.get("PYTEST_ADDOPTS", "")), env  # nothing deselected
+    host, port = env["FIRESTORE_EMULATOR_HOST"].split(":")
+    emulator = next(
+        s for s in build["steps"] if any(a == f"--name={host}" for a in s.get("args", []))
+    )
+    args = emulator["args"]
+    assert emulator["name"] == "gcr.io/cloud-builders/docker"
+    assert args[:2] == ["run", "--detach"]
+    assert "--network=cloudbuild" in args  # the network every step's container joins
+    assert args[args.index("gcloud") :] == [
+        "gcloud",
+        "emulators",
+        "firestore",
+        "start",
+        f"--host-port=0.0.0.0:{port}",
+    ]
+    corpus = steps["test-corpus"]
+    assert "${_TEST_CORPUS}" in corpus["args"][-1]
+    assert env["BIBLIOTECA_TEST_CORPUS"] in corpus["args"][-1]
+    assert set(test["waitFor"]) == {emulator["id"], "test-corpus"}
+    config = steps["config"]["args"][-1]
+    assert 'test -n "${_TEST_CORPUS}"' in config
+
+
+def test_ci_uses_the_emulator_it_is_given() -> None:
+    """.ci/run starts its own emulator only when FIRESTORE_EMULATOR_HOST is not set (Cloud
+    Build sets it), installs chromium and gcloud when missing, and checks nothing skipped."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'external_emulator="${FIRESTORE_EMULATOR_HOST:-}"' in script
+    assert 'if [[ -n "$external_emulator" ]]; then' in script
+    assert "missing+=(chromium)" in script
+    assert "missing+=(google-cloud-cli)" in script
+    assert "make test" in script
+    assert "CI=true but the {word} tests did not all run" in script
 
 
 def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
