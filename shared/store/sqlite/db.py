@@ -15,14 +15,15 @@ adapters handle themselves (``IntegrityError``) and real bugs pass through untou
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from shared.errors import Unavailable
 
@@ -235,60 +236,42 @@ class _Connection(sqlite3.Connection):
     def cursor(self, factory: Any = None) -> Any:
         return super().cursor(factory or _Cursor)
 
-    def execute(self, sql: str, parameters: _Parameters = (), /) -> _Cursor:
-        cursor: _Cursor = self.cursor()
-        return cursor.execute(sql, parameters)
+    def execute(self, sql: str, parameters: _Parameters = (), /) -> sqlite3.Cursor:
+        cursor: sqlite3.Cursor = self.cursor()
+        cursor.execute(sql, parameters)
+        return cursor
 
-    def executemany(self, sql: str, parameters: Iterable[_Parameters], /) -> _Cursor:
-        cursor: _Cursor = self.cursor()
-        return cursor.executemany(sql, parameters)
+    def executemany(self, sql: str, parameters: Iterable[_Parameters], /) -> sqlite3.Cursor:
+        cursor: sqlite3.Cursor = self.cursor()
+        cursor.executemany(sql, parameters)
+        return cursor
 
     def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
-        cursor: _Cursor = self.cursor()
-        return cursor.executescript(sql_script)
+        cursor: sqlite3.Cursor = self.cursor()
+        cursor.executescript(sql_script)
+        return cursor
+
+
+def _translated(method: Callable[..., Any]) -> Any:
+    """``method`` of ``sqlite3.Cursor``, with a fault of the file raised as our error."""
+
+    @functools.wraps(method)
+    def call(self: sqlite3.Cursor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise _fault(self.connection, exc) from exc
+
+    return call
 
 
 class _Cursor(sqlite3.Cursor):
     """Rows are read lazily, so a damaged page may surface while fetching: translated too."""
 
-    def execute(self, sql: str, parameters: _Parameters = (), /) -> Self:
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def executemany(self, sql: str, seq_of_parameters: Iterable[_Parameters], /) -> Self:
-        try:
-            return super().executemany(sql, seq_of_parameters)
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
-        try:
-            return super().executescript(sql_script)
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def fetchmany(self, size: int | None = 1) -> list[Any]:
-        try:
-            return super().fetchmany(size)
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
-
-    def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.Error as exc:
-            raise _fault(self.connection, exc) from exc
+    execute = _translated(sqlite3.Cursor.execute)
+    executemany = _translated(sqlite3.Cursor.executemany)
+    executescript = _translated(sqlite3.Cursor.executescript)
+    fetchone = _translated(sqlite3.Cursor.fetchone)
+    fetchmany = _translated(sqlite3.Cursor.fetchmany)
+    fetchall = _translated(sqlite3.Cursor.fetchall)
+    __next__ = _translated(sqlite3.Cursor.__next__)
