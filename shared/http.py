@@ -25,15 +25,14 @@ from shared.errors import (
     InvalidInput,
     InvalidJson,
     MethodNotAllowed,
-    PayloadTooLarge,
     RateLimited,
     Unauthorized,
     UnsupportedMediaType,
 )
 from shared.logs import configure_logging, get_logger
+from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
 
-MAX_BODY_BYTES = 1024 * 1024
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
 _log = get_logger("http")
 
@@ -62,6 +61,7 @@ def handle(
     """Serve one request of the function ``name`` (see the module docstring)."""
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     started = time.perf_counter()
+    guard_body(request)  # from here on nothing reads the body past its limits, or at all
     origin = request.headers.get("Origin")
     settings: Settings | None = None
     try:
@@ -133,13 +133,12 @@ def _bearer_matches(request: flask.Request, settings: Settings, token: str | Non
 
 
 def read_json_body(request: flask.Request) -> dict[str, Any]:
-    """The body as a JSON object, after the size and media-type checks."""
-    length = request.content_length
-    if length is not None and length > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
-    raw = request.stream.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
+    """The body as a JSON object, after the size and media-type checks.
+
+    The size is checked on the declared length before reading, then while reading (see
+    ``shared.request_body``); a body that stalls is a 408, a badly framed one a 400.
+    """
+    raw = guard_body(request).read_within(MAX_BODY_BYTES, get_settings().body_timeout_s)
     if request.mimetype != "application/json":
         raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json")
     try:
