@@ -2,7 +2,8 @@
 
 The test client route hands each function a body stream that counts what is read from it:
 a refused request must not read its body at all (functions-framework drains every body
-after the answer).
+after the answer). The server route sends real hostile requests to ``biblioteca serve``
+and watches the server's memory.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import pytest
 
 from shared.cli.serve import function_names
 from tests.fixtures.contract import assert_error
-from tests.fixtures.rawhttp import MIB, RawReply, drip, zeros
+from tests.fixtures.rawhttp import MIB, Memory, RawReply, chunked, drip, exchange, stall, zeros
 from tests.fixtures.secrets import TOKEN
-from tests.fixtures.server import Reply
+from tests.fixtures.server import Reply, ServerFactory
 
 Client = Callable[[str], Any]
 NAMES = function_names()
@@ -142,3 +143,68 @@ def test_a_body_the_server_cannot_unframe_is_a_400_invalid_body(
     """The server's reader fails mid-body (a broken chunk): 400 invalid_body, not a 500."""
     reply = post(client(name), Feed(broken_after(b'{"a": ')), length=None, headers=BEARER)
     assert_error(reply, 400, "invalid_body")
+
+
+# -- the server route: biblioteca serve under hostile bodies ----------------------------------
+
+
+def test_serve_holds_no_large_body_in_memory_whatever_the_answer(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """200 MiB bodies (401, declared 413, chunked 413): the server grows by under 1/10 of that."""
+    url = serve()
+    memory = Memory(serve.pid(url))
+    size = 200 * MIB
+    cases: list[tuple[dict[str, str], Iterable[bytes], int, str]] = [
+        ({"Content-Length": str(size)}, zeros(size), 401, "unauthorized"),
+        ({**BEARER, "Content-Length": str(size)}, zeros(size), 413, "payload_too_large"),
+        ({**BEARER, "Transfer-Encoding": "chunked"}, chunked(zeros(size)), 413,
+         "payload_too_large"),
+    ]  # fmt: skip
+    for headers, body, status, code in cases:
+        memory.reset_peak()
+        reply = exchange(url, "POST /wiki_create", {**JSON, **headers}, body, timeout_s=30)
+        raw_error(reply, status, code)
+        assert memory.growth_kib() * 1024 < size / 10, (status, memory.growth_kib())
+
+
+def test_serve_answers_a_stalled_body_with_a_408(env: dict[str, str], serve: ServerFactory) -> None:
+    """A body that stops (or drips) past BIBLIOTECA_BODY_TIMEOUT: 408 soon after the deadline."""
+    url = serve({"BIBLIOTECA_BODY_TIMEOUT": "1"})
+    headers = {**JSON, **BEARER, "Content-Length": "100"}
+    for body in (stall(b'{"content": "', 10), drip(b"x" * 100, 0.25)):
+        reply = exchange(url, "POST /wiki_create", headers, body, timeout_s=15)
+        raw_error(reply, 408, "request_timeout")
+        assert 1.0 <= reply.elapsed_s < 5.0  # the deadline, not the 10 s (or 25 s) body
+
+
+def test_serve_answers_a_malformed_chunked_body_with_a_400(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """A chunk size that is not hexadecimal: 400 invalid_body in JSON (not an HTML 500)."""
+    url = serve()
+    headers = {**JSON, **BEARER, "Transfer-Encoding": "chunked"}
+    reply = exchange(url, "POST /wiki_create", headers, [b"zz\r\n{}\r\n0\r\n\r\n"])
+    raw_error(reply, 400, "invalid_body")
+
+
+def test_serve_survives_an_endless_chunk_on_a_closed_connection(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """Chunk size ffffffffffffffff, a few bytes, then EOF: no allocation, still serving."""
+    url = serve()
+    memory = Memory(serve.pid(url))
+    before = memory.reset_peak()
+    headers = {**JSON, **BEARER, "Transfer-Encoding": "chunked"}
+    reply = exchange(
+        url,
+        "POST /wiki_create",
+        headers,
+        [b"ffffffffffffffff\r\n{}"],
+        close_write=True,
+        timeout_s=3,
+    )
+    time.sleep(1)  # an unbounded reader would be allocating all along
+    assert reply.status in (0, 400), reply
+    assert memory.growth_kib() < before / 4, (memory.growth_kib(), before)
+    assert httpx.get(f"{url}/").status_code == 200
