@@ -51,6 +51,7 @@ ENV = {
     "BIBLIOTECA_GEMINI_EMBED_MODEL": "gemini_embed_model",
     "BIBLIOTECA_CODE_URL": "code_url",
     "BIBLIOTECA_ASK_URL": "ask_url",
+    "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
     "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
@@ -86,6 +87,7 @@ class Settings(BaseModel):
     gemini_embed_model: str = DEFAULT_GEMINI_EMBED_MODEL
     code_url: str | None = None
     ask_url: str = "/ask"
+    trusted_proxies: int = Field(default=0, ge=0, le=10)
     body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
 
     @field_validator("store", "auth", "llm", "embedder", mode="before")

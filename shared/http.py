@@ -43,7 +43,7 @@ class RequestContext:
 
     settings: Settings
     authorized: bool  # the caller presented valid write credentials
-    client_id: str  # for rate limiting: the last X-Forwarded-For hop, else the peer address
+    client_id: str  # for rate limiting: see _client_id
     origin: str | None
 
 
@@ -86,7 +86,7 @@ def handle(
         )
     if cors and settings is not None:
         _cors_headers(response, origin, settings)
-    _log_request(request, response, name, started)
+    _log_request(request, response, name, started, settings)
     return response
 
 
@@ -101,7 +101,10 @@ def _serve(
     authorized = _check_credentials(request, settings, required=write)
     body = read_json_body(request)
     context = RequestContext(
-        settings=settings, authorized=authorized, client_id=_client_id(request), origin=origin
+        settings=settings,
+        authorized=authorized,
+        client_id=_client_id(request, settings.trusted_proxies),
+        origin=origin,
     )
     return handler(body, context)
 
@@ -179,16 +182,20 @@ def _json_type(value: object) -> str:
     )
 
 
-def _client_id(request: flask.Request) -> str:
-    """The caller's address as the nearest proxy saw it.
+def _client_id(request: flask.Request, trusted_proxies: int) -> str:
+    """The caller's address, as ``BIBLIOTECA_TRUSTED_PROXIES`` says to find it.
 
-    Google's front end *appends* the peer address to ``X-Forwarded-For``; anything
-    before it was written by the client and can be forged, so the last hop is the one
-    to trust (and to rate-limit on).
+    Each proxy in front of the function appends the address it received the request
+    from to ``X-Forwarded-For``; what comes before was written by the client and proves
+    nothing. So with ``n`` trusted proxies the client is the ``n``-th address from the
+    right, and with 0 (or a header shorter than ``n``: not from our proxies) it is the
+    connection's peer address (werkzeug's ProxyFix reads the header the same way).
     """
-    forwarded = request.headers.get("X-Forwarded-For", "")
-    last = forwarded.split(",")[-1].strip()
-    return last or request.remote_addr or "unknown"
+    if trusted_proxies > 0:
+        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",")]
+        if len(hops) >= trusted_proxies and hops[-trusted_proxies]:
+            return hops[-trusted_proxies]
+    return request.remote_addr or "unknown"
 
 
 def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
@@ -222,7 +229,11 @@ def _cors_headers(response: flask.Response, origin: str | None, settings: Settin
 
 
 def _log_request(
-    request: flask.Request, response: flask.Response, name: str, started: float
+    request: flask.Request,
+    response: flask.Response,
+    name: str,
+    started: float,
+    settings: Settings | None,
 ) -> None:
     elapsed = time.perf_counter() - started
     severity = 40 if response.status_code >= 500 else 30 if response.status_code >= 400 else 20
@@ -248,7 +259,7 @@ def _log_request(
                 "status": response.status_code,
                 "latency": f"{elapsed:.6f}s",
                 "userAgent": request.headers.get("User-Agent", "")[:200],
-                "remoteIp": _client_id(request),
+                "remoteIp": _client_id(request, settings.trusted_proxies if settings else 0),
             },
         },
     )
