@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.services.rate_limit import reset_limiters
+from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW, reset_limiters
 from tests.fixtures.server import Api
 
 TUTOR = {"question": "¿Qué es un pool de conexiones?", "mode": "tutor"}
@@ -52,3 +52,23 @@ def test_behind_trusted_proxies_the_client_is_the_hop_they_appended(
     assert statuses(api, forged) == [200, 200, 200, 429]
     others = [f"203.0.113.{20 + i}, 10.0.0.1" for i in range(4)]
     assert statuses(api, others) == [200] * 4
+
+
+def test_archiving_from_the_widget_has_its_own_much_lower_limit(
+    env: dict[str, str], open_api: Callable[[], Api], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anonymous archive requests reach the gates 5 times an hour per client; then the
+    answer still comes, with archive reason rate-limited. A token is not limited by it."""
+    reset_limiters()
+    monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
+    api = open_api()
+    allowed = WIDGET_ARCHIVE_WINDOW[0]
+    replies = [
+        api.post("ask", {"question": f"¿Cómo se ajusta el pool {i}?", "archive": True}, token=None)
+        for i in range(allowed + 2)
+    ]
+    assert [r.status for r in replies] == [200] * (allowed + 2)
+    assert [r.json["archive"]["attempted"] for r in replies] == [True] * allowed + [False] * 2
+    assert {r.json["archive"]["reason"] for r in replies[allowed:]} == {"rate-limited"}
+    trusted = api.post("ask", {"question": "¿Cómo se ajusta el pool?", "archive": True})
+    assert trusted.json["archive"]["attempted"] is True
