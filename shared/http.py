@@ -29,7 +29,7 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
-from shared.logs import configure_logging, get_logger
+from shared.logs import configure_logging, get_logger, scrub
 from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
 
@@ -199,8 +199,9 @@ def _client_id(request: flask.Request, trusted_proxies: int) -> str:
 
 
 def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
+    """``payload`` as the JSON body; no registered secret survives in it (see ``logs.scrub``)."""
     return flask.Response(
-        json.dumps(payload, ensure_ascii=False),
+        scrub(json.dumps(payload, ensure_ascii=False)),
         status=status,
         mimetype="application/json",
     )

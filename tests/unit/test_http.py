@@ -239,3 +239,14 @@ def test_a_pydantic_validation_error_becomes_the_contract_body() -> None:
     body = json.loads(response.get_data())
     assert body["code"] == "validation_error"
     assert body["field"] == "limit"
+
+
+def test_a_registered_secret_never_leaves_in_a_response_body() -> None:
+    """An error message that quotes the token (an upstream echo) answers with [redacted]."""
+
+    def echoing(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        raise errors.UpstreamError(f"the upstream said: bad request with token {TOKEN}")
+
+    text = serve(echoing, json={}).get_data(as_text=True)
+    assert TOKEN not in text
+    assert "token [redacted]" in text
