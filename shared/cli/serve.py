@@ -20,12 +20,13 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from shared.cli import server
 from shared.cli.output import setup
 from shared.config import get_settings
-from shared.errors import NotFound
+from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
-from shared.logs import configure_logging
+from shared.logs import configure_logging, get_logger
 from shared.store import forget_stores
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
+_log = get_logger("serve")
 
 
 def register(subparsers: Any) -> None:
@@ -92,6 +93,11 @@ def site_app() -> flask.Flask:
     @app.errorhandler(HTTPException)
     def not_here(exc: HTTPException) -> flask.Response:
         return error_response(NotFound(f"nothing at {flask.request.path}: {_functions_line()}"))
+
+    @app.errorhandler(Exception)
+    def broken(exc: Exception) -> flask.Response:
+        _log.exception("serving %s failed", flask.request.path)
+        return error_response(BibliotecaError("internal error: the failure was logged"))
 
     @app.route("/", methods=_ANY_METHOD)
     @app.route("/<path:path>", methods=_ANY_METHOD)

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from shared.cli import serve as serve_module
 from shared.cli.serve import function_names
 from tests.fixtures.rawhttp import RawReply, exchange
 from tests.fixtures.secrets import TOKEN
@@ -112,3 +113,21 @@ def test_a_token_in_the_query_string_reaches_no_request_log(
     out, err = capfd.readouterr()
     assert '"httpRequest"' in out
     assert TOKEN not in out + err
+
+
+def test_a_failure_while_serving_the_site_is_a_json_500(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug behind the site's route answers the contract's 500 (trace in the log only)."""
+
+    def broken() -> None:
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(serve_module, "get_settings", broken)
+    reply = serve_module.site_app().test_client().get("/")
+    assert reply.status_code == 500
+    assert reply.get_json() == {
+        "error": "internal error: the failure was logged",
+        "code": "internal_error",
+    }
+    assert "the disk went away" in caplog.text
