@@ -16,7 +16,7 @@ from typing import IO, Any, cast
 
 import flask
 
-from shared.errors import InvalidBody, PayloadTooLarge, RequestTimeout
+from shared.errors import BibliotecaError, InvalidBody, PayloadTooLarge, RequestTimeout
 from shared.logs import get_logger
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -37,34 +37,40 @@ class RequestBody:
 
     def __init__(self, environ: dict[str, Any]) -> None:
         self._environ = environ
-        self._data: bytes | None = None
+        self._outcome: bytes | BibliotecaError | None = None  # the one reading's result
         self._handed = False
 
     def read_within(self, limit: int, timeout_s: float) -> bytes:
         """The whole body; 413 past ``limit``, 408 past ``timeout_s``, 400 when badly framed.
 
         A declared length over the limit is refused before a byte is read. Otherwise the
-        body is read in pieces, counting, and reading stops at ``limit + 1`` bytes.
+        body is read in pieces, counting, and reading stops at ``limit + 1`` bytes. The
+        body is read once: a second call gives the first one's body or error.
         """
-        if self._data is not None:
-            return self._data
+        if self._outcome is None:
+            try:
+                self._outcome = self._read_all(limit, timeout_s)
+            except BibliotecaError as exc:
+                self._outcome = exc
+        if isinstance(self._outcome, BibliotecaError):
+            raise self._outcome
+        return self._outcome
+
+    def _read_all(self, limit: int, timeout_s: float) -> bytes:
         declared = _declared_length(self._environ)
         if declared is not None and declared > limit:
             raise _too_large(limit)
         if declared is None and not self._environ.get("wsgi.input_terminated"):
             # Neither a length nor a server that ends the stream (chunked): no body. Reading
             # would wait for bytes that may never come (werkzeug's own rule, get_input_stream).
-            self._data = b""
-            return self._data
+            return b""
         wanted = limit + 1 if declared is None else declared
-        self._data = self._read(wanted, time.monotonic() + timeout_s)
-        if declared is not None and len(self._data) < declared:
-            raise InvalidBody(
-                f"the body ended after {len(self._data)} of its {declared} declared bytes"
-            )
-        if len(self._data) > limit:
+        data = self._read(wanted, time.monotonic() + timeout_s)
+        if declared is not None and len(data) < declared:
+            raise InvalidBody(f"the body ended after {len(data)} of its {declared} declared bytes")
+        if len(data) > limit:
             raise _too_large(limit)
-        return self._data
+        return data
 
     def _read(self, wanted: int, deadline: float) -> bytes:
         stream = self._environ["wsgi.input"]
@@ -103,10 +109,10 @@ class RequestBody:
 
     def read(self, size: int = -1) -> bytes:
         """What ``read_within`` accepted, once; never a byte more from the client."""
-        if self._handed or self._data is None:
+        if self._handed or not isinstance(self._outcome, bytes):
             return b""
         self._handed = True
-        return self._data
+        return self._outcome
 
 
 def guard_body(request: flask.Request) -> RequestBody:
