@@ -18,7 +18,16 @@ import pytest
 
 from shared.cli.serve import function_names
 from tests.fixtures.contract import assert_error
-from tests.fixtures.rawhttp import MIB, Memory, RawReply, chunked, drip, exchange, stall, zeros
+from tests.fixtures.rawhttp import (
+    MIB,
+    Memory,
+    assert_raw_error,
+    chunked,
+    drip,
+    exchange,
+    stall,
+    zeros,
+)
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import Reply, ServerFactory
 
@@ -61,14 +70,6 @@ def post(app: Any, feed: Feed, *, length: int | None, headers: dict[str, str]) -
     result = app.post("/", headers={**JSON, **headers}, environ_overrides=environ)
     text = result.get_data(as_text=True)
     return Reply(result.status_code, httpx.Headers(list(result.headers.items())), text, result.json)
-
-
-def raw_error(reply: RawReply, status: int, code: str) -> None:
-    """A raw answer that is the contract's error body."""
-    assert reply.status == status, reply
-    assert reply.headers["content-type"] == "application/json", reply
-    assert_error(Reply(reply.status, httpx.Headers(reply.headers), reply.body.decode(), reply.json),
-                 status, code)  # fmt: skip
 
 
 def broken_after(data: bytes) -> Iterator[bytes]:
@@ -164,7 +165,7 @@ def test_serve_holds_no_large_body_in_memory_whatever_the_answer(
     for headers, body, status, code in cases:
         memory.reset_peak()
         reply = exchange(url, "POST /wiki_create", {**JSON, **headers}, body, timeout_s=30)
-        raw_error(reply, status, code)
+        assert_raw_error(reply, status, code)
         assert memory.growth_kib() * 1024 < size / 10, (status, memory.growth_kib())
 
 
@@ -174,7 +175,7 @@ def test_serve_answers_a_stalled_body_with_a_408(env: dict[str, str], serve: Ser
     headers = {**JSON, **BEARER, "Content-Length": "100"}
     for body in (stall(b'{"content": "', 10), drip(b"x" * 100, 0.25)):
         reply = exchange(url, "POST /wiki_create", headers, body, timeout_s=15)
-        raw_error(reply, 408, "request_timeout")
+        assert_raw_error(reply, 408, "request_timeout")
         assert 1.0 <= reply.elapsed_s < 5.0  # the deadline, not the 10 s (or 25 s) body
 
 
@@ -185,7 +186,7 @@ def test_serve_answers_a_malformed_chunked_body_with_a_400(
     url = serve()
     headers = {**JSON, **BEARER, "Transfer-Encoding": "chunked"}
     reply = exchange(url, "POST /wiki_create", headers, [b"zz\r\n{}\r\n0\r\n\r\n"])
-    raw_error(reply, 400, "invalid_body")
+    assert_raw_error(reply, 400, "invalid_body")
 
 
 def test_serve_survives_an_endless_chunk_on_a_closed_connection(

@@ -11,20 +11,11 @@ import pytest
 
 from shared.cli import serve as serve_module
 from shared.cli.serve import function_names
-from tests.fixtures.rawhttp import RawReply, exchange
+from tests.fixtures.rawhttp import assert_raw_error, exchange
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ServerFactory
 
 GEMINI_KEY = "AIzaFAKE-query-string-0123456789"
-
-
-def assert_json_error(reply: RawReply, status: int, code: str) -> None:
-    """A raw answer carrying the contract's error body."""
-    assert reply.status == status, reply
-    assert reply.headers["content-type"] == "application/json", reply
-    assert set(reply.json) <= {"error", "code", "field"}
-    assert reply.json["code"] == code
-    assert reply.json["error"]
 
 
 @pytest.fixture
@@ -35,7 +26,7 @@ def url(env: dict[str, str], serve: ServerFactory) -> str:
 def test_a_url_over_the_limit_is_a_json_414(url: str) -> None:
     """A request line over 8190 bytes: 414 with the JSON error body (not HTML)."""
     reply = exchange(url, "GET /ask?q=" + "a" * 9000)
-    assert_json_error(reply, 414, "payload_too_large")
+    assert_raw_error(reply, 414, "payload_too_large")
 
 
 @pytest.mark.parametrize(
@@ -49,13 +40,13 @@ def test_a_url_over_the_limit_is_a_json_414(url: str) -> None:
 def test_headers_over_the_limit_are_a_json_431(url: str, headers: dict[str, str]) -> None:
     """A header over 8190 bytes, or more than 100 headers: 431 with the JSON error body."""
     reply = exchange(url, "POST /ask", {"Content-Type": "application/json", **headers})
-    assert_json_error(reply, 431, "payload_too_large")
+    assert_raw_error(reply, 431, "payload_too_large")
 
 
 def test_a_request_that_is_not_http_is_a_json_400(url: str) -> None:
     """A malformed request line: 400 invalid_body in JSON."""
     reply = exchange(url, "NOT AN HTTP REQUEST")
-    assert_json_error(reply, 400, "invalid_body")
+    assert_raw_error(reply, 400, "invalid_body")
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "GET"])
