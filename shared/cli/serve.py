@@ -17,7 +17,6 @@ from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
-from shared.cli import server
 from shared.cli.output import setup
 from shared.config import get_settings
 from shared.errors import BibliotecaError, NotFound
@@ -148,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         # The server forks its worker: no SQLite connection may cross the fork.
         forget_stores()
     configure_logging(stream=sys.stdout)  # the worker's own refusals log as JSON too
+    # gunicorn only here: every other command (and a system without fork) does without it.
+    from shared.cli import server
 
     def ready(arbiter: Any) -> None:
         port = arbiter.LISTENERS[0].sock.getsockname()[1]
