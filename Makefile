@@ -41,6 +41,7 @@ bench: install
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/site.py
+	$(BIN)/python bench/load.py
 
 format: install
 	$(BIN)/ruff check --fix .

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from shared.errors import NotConfigured
 from shared.logs import register_secret
@@ -23,6 +23,9 @@ _RATE = re.compile(r"^\s*(\d+)\s*/\s*(second|minute|hour|day)\s*$")
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 
 DEFAULT_RATE_LIMIT = "30/minute"
+# The contract: a body that stops arriving gets its 408 within 30 s. Tests (and an operator
+# who wants slow clients dropped sooner) set BIBLIOTECA_BODY_TIMEOUT lower, never higher.
+MAX_BODY_TIMEOUT_S = 30.0
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
@@ -48,6 +51,8 @@ ENV = {
     "BIBLIOTECA_GEMINI_EMBED_MODEL": "gemini_embed_model",
     "BIBLIOTECA_CODE_URL": "code_url",
     "BIBLIOTECA_ASK_URL": "ask_url",
+    "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
+    "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
 
@@ -82,6 +87,8 @@ class Settings(BaseModel):
     gemini_embed_model: str = DEFAULT_GEMINI_EMBED_MODEL
     code_url: str | None = None
     ask_url: str = "/ask"
+    trusted_proxies: int = Field(default=0, ge=0, le=10)
+    body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
 
     @field_validator("store", "auth", "llm", "embedder", mode="before")
     @classmethod

@@ -5,14 +5,18 @@ the contract's ``code`` and, when one input field is at fault, its ``field`` pat
 
     BibliotecaError (500 internal_error)
     ├── InvalidInput (400 validation_error)
-    │   └── InvalidJson (400 invalid_json)
+    │   ├── InvalidJson (400 invalid_json)
+    │   └── InvalidBody (400 invalid_body): the body's framing is broken (chunks, length)
     ├── Unauthorized (401 unauthorized)
     ├── NotFound (404 not_found)
     ├── MethodNotAllowed (405 method_not_allowed)
+    ├── RequestTimeout (408 request_timeout): the body stopped arriving
     ├── Conflict (409 conflict)
     │   ├── VersionConflict (409 version_conflict)
     │   └── RebuildInProgress (409 rebuild_in_progress)
     ├── PayloadTooLarge (413 payload_too_large)
+    │   ├── UriTooLong (414 payload_too_large): the request line is over its limit
+    │   └── HeadersTooLarge (431 payload_too_large): a header, or all of them, over the limit
     ├── UnsupportedMediaType (415 unsupported_media_type)
     ├── RateLimited (429 rate_limited, with retry_after seconds)
     ├── UpstreamError (502 upstream_error): a provider answered nonsense
@@ -55,6 +59,10 @@ class InvalidJson(InvalidInput):
     code = "invalid_json"
 
 
+class InvalidBody(InvalidInput):
+    code = "invalid_body"
+
+
 class Unauthorized(BibliotecaError):
     status = 401
     code = "unauthorized"
@@ -74,6 +82,11 @@ class MethodNotAllowed(BibliotecaError):
         self.allowed = allowed
 
 
+class RequestTimeout(BibliotecaError):
+    status = 408
+    code = "request_timeout"
+
+
 class Conflict(BibliotecaError):
     status = 409
     code = "conflict"
@@ -90,6 +103,14 @@ class RebuildInProgress(Conflict):
 class PayloadTooLarge(BibliotecaError):
     status = 413
     code = "payload_too_large"
+
+
+class UriTooLong(PayloadTooLarge):
+    status = 414
+
+
+class HeadersTooLarge(PayloadTooLarge):
+    status = 431
 
 
 class UnsupportedMediaType(BibliotecaError):

@@ -25,15 +25,14 @@ from shared.errors import (
     InvalidInput,
     InvalidJson,
     MethodNotAllowed,
-    PayloadTooLarge,
     RateLimited,
     Unauthorized,
     UnsupportedMediaType,
 )
-from shared.logs import configure_logging, get_logger
+from shared.logs import configure_logging, get_logger, scrub
+from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
 
-MAX_BODY_BYTES = 1024 * 1024
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
 _log = get_logger("http")
 
@@ -44,7 +43,7 @@ class RequestContext:
 
     settings: Settings
     authorized: bool  # the caller presented valid write credentials
-    client_id: str  # for rate limiting: the last X-Forwarded-For hop, else the peer address
+    client_id: str  # for rate limiting: see _client_id
     origin: str | None
 
 
@@ -62,6 +61,7 @@ def handle(
     """Serve one request of the function ``name`` (see the module docstring)."""
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     started = time.perf_counter()
+    guard_body(request)  # from here on nothing reads the body past its limits, or at all
     origin = request.headers.get("Origin")
     settings: Settings | None = None
     try:
@@ -86,7 +86,7 @@ def handle(
         )
     if cors and settings is not None:
         _cors_headers(response, origin, settings)
-    _log_request(request, response, name, started)
+    _log_request(request, response, name, started, settings)
     return response
 
 
@@ -101,7 +101,10 @@ def _serve(
     authorized = _check_credentials(request, settings, required=write)
     body = read_json_body(request)
     context = RequestContext(
-        settings=settings, authorized=authorized, client_id=_client_id(request), origin=origin
+        settings=settings,
+        authorized=authorized,
+        client_id=_client_id(request, settings.trusted_proxies),
+        origin=origin,
     )
     return handler(body, context)
 
@@ -133,13 +136,12 @@ def _bearer_matches(request: flask.Request, settings: Settings, token: str | Non
 
 
 def read_json_body(request: flask.Request) -> dict[str, Any]:
-    """The body as a JSON object, after the size and media-type checks."""
-    length = request.content_length
-    if length is not None and length > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
-    raw = request.stream.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES // 1024} KiB")
+    """The body as a JSON object, after the size and media-type checks.
+
+    The size is checked on the declared length before reading, then while reading (see
+    ``shared.request_body``); a body that stalls is a 408, a badly framed one a 400.
+    """
+    raw = guard_body(request).read_within(MAX_BODY_BYTES, get_settings().body_timeout_s)
     if request.mimetype != "application/json":
         raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json")
     try:
@@ -180,21 +182,26 @@ def _json_type(value: object) -> str:
     )
 
 
-def _client_id(request: flask.Request) -> str:
-    """The caller's address as the nearest proxy saw it.
+def _client_id(request: flask.Request, trusted_proxies: int) -> str:
+    """The caller's address, as ``BIBLIOTECA_TRUSTED_PROXIES`` says to find it.
 
-    Google's front end *appends* the peer address to ``X-Forwarded-For``; anything
-    before it was written by the client and can be forged, so the last hop is the one
-    to trust (and to rate-limit on).
+    Each proxy in front of the function appends the address it received the request
+    from to ``X-Forwarded-For``; what comes before was written by the client and proves
+    nothing. So with ``n`` trusted proxies the client is the ``n``-th address from the
+    right, and with 0 (or a header shorter than ``n``: not from our proxies) it is the
+    connection's peer address (werkzeug's ProxyFix reads the header the same way).
     """
-    forwarded = request.headers.get("X-Forwarded-For", "")
-    last = forwarded.split(",")[-1].strip()
-    return last or request.remote_addr or "unknown"
+    if trusted_proxies > 0:
+        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",")]
+        if len(hops) >= trusted_proxies and hops[-trusted_proxies]:
+            return hops[-trusted_proxies]
+    return request.remote_addr or "unknown"
 
 
 def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
+    """``payload`` as the JSON body; no registered secret survives in it (see ``logs.scrub``)."""
     return flask.Response(
-        json.dumps(payload, ensure_ascii=False),
+        scrub(json.dumps(payload, ensure_ascii=False)),
         status=status,
         mimetype="application/json",
     )
@@ -223,7 +230,11 @@ def _cors_headers(response: flask.Response, origin: str | None, settings: Settin
 
 
 def _log_request(
-    request: flask.Request, response: flask.Response, name: str, started: float
+    request: flask.Request,
+    response: flask.Response,
+    name: str,
+    started: float,
+    settings: Settings | None,
 ) -> None:
     elapsed = time.perf_counter() - started
     severity = 40 if response.status_code >= 500 else 30 if response.status_code >= 400 else 20
@@ -249,7 +260,7 @@ def _log_request(
                 "status": response.status_code,
                 "latency": f"{elapsed:.6f}s",
                 "userAgent": request.headers.get("User-Agent", "")[:200],
-                "remoteIp": _client_id(request),
+                "remoteIp": _client_id(request, settings.trusted_proxies if settings else 0),
             },
         },
     )

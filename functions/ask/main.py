@@ -16,7 +16,11 @@ from shared.store import open_store
 def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     limiter(ctx.settings.rate_limit_window).check(ctx.client_id)
     return 200, answer_question(
-        body, ctx.settings, authorized=ctx.authorized, open_store=lambda: open_store(ctx.settings)
+        body,
+        ctx.settings,
+        authorized=ctx.authorized,
+        open_store=lambda: open_store(ctx.settings),
+        client_id=ctx.client_id,
     )
 
 

@@ -1,4 +1,7 @@
-"""``biblioteca serve``: every function at ``/<name>`` and the built site at ``/``, one process."""
+"""``biblioteca serve``: every function at ``/<name>`` and the built site at ``/``, one server.
+
+It runs on gunicorn's threaded worker, the server functions-framework runs in production.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +14,18 @@ from typing import Any
 import flask
 import functions_framework
 from markupsafe import escape
+from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
-from werkzeug.serving import make_server
 
 from shared.cli.output import setup
 from shared.config import get_settings
+from shared.errors import BibliotecaError, NotFound
+from shared.http import error_response
+from shared.logs import configure_logging, get_logger
+from shared.store import forget_stores
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
+_log = get_logger("serve")
 
 
 def register(subparsers: Any) -> None:
@@ -69,17 +77,37 @@ def _at_root(app: Any) -> Any:
     return at_root
 
 
+_ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
 def site_app() -> flask.Flask:
-    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page."""
+    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page.
+
+    Anything else (another method, a file the site lacks) is the contract's JSON 404,
+    naming the functions: a client that mistyped a function's URL learns the right ones.
+    """
     # No Flask static route: /static/ is the built site's own folder (the help widget).
     app = flask.Flask("biblioteca-site", static_folder=None)
 
-    @app.get("/")
-    @app.get("/<path:path>")
+    @app.errorhandler(HTTPException)
+    def not_here(exc: HTTPException) -> flask.Response:
+        return error_response(NotFound(f"nothing at {flask.request.path}: {_functions_line()}"))
+
+    @app.errorhandler(Exception)
+    def broken(exc: Exception) -> flask.Response:
+        _log.exception("serving %s failed", flask.request.path)
+        return error_response(BibliotecaError("internal error: the failure was logged"))
+
+    @app.route("/", methods=_ANY_METHOD)
+    @app.route("/<path:path>", methods=_ANY_METHOD)
     def serve_site(path: str = "") -> Any:
+        if flask.request.method not in ("GET", "HEAD"):
+            flask.abort(404)
         location = get_settings().site_location
         root = Path(location)
         if location.startswith("gs://") or not (root / "index.html").is_file():
+            if path:
+                flask.abort(404)
             return _landing(location)
         target = path if path and not path.endswith("/") else f"{path}index.html"
         if (root / target).is_dir():
@@ -87,6 +115,10 @@ def site_app() -> flask.Flask:
         return flask.send_from_directory(root.resolve(), target)
 
     return app
+
+
+def _functions_line() -> str:
+    return "the functions are " + ", ".join(f"POST /{n}" for n in function_names())
 
 
 def _landing(location: str) -> flask.Response:
@@ -112,12 +144,14 @@ def run(args: argparse.Namespace) -> int:
 
         report = build_site(get_settings())
         print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
-    server = make_server(args.host, args.port, build_app(), threaded=True)
-    print(f"Biblioteca serving on http://{args.host}:{server.port}/", file=sys.stderr, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+        # The server forks its worker: no SQLite connection may cross the fork.
+        forget_stores()
+    configure_logging(stream=sys.stdout)  # the worker's own refusals log as JSON too
+    # gunicorn only here: every other command (and a system without fork) does without it.
+    from shared.cli import server
+
+    def ready(arbiter: Any) -> None:
+        port = arbiter.LISTENERS[0].sock.getsockname()[1]
+        print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
+
+    return server.run(build_app(), args.host, args.port, ready=ready)

@@ -23,6 +23,7 @@ from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import strip_invisible
 from shared.services.archive import archive_answer
+from shared.services.rate_limit import widget_may_archive
 
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
@@ -85,8 +86,13 @@ def ask(
     *,
     authorized: bool,
     open_store: Callable[[], Store],
+    client_id: str = "",
 ) -> dict[str, Any]:
-    """Answer one ``ask`` request; the store is opened only in help mode, after validation."""
+    """Answer one ``ask`` request; the store is opened only in help mode, after validation.
+
+    ``client_id`` is who asks (the HTTP edge's client address), for the widget's own,
+    lower limit on archiving.
+    """
     started = time.perf_counter()
     question = parse_question(body)
     answerer = answerer_for(settings)  # before any work: a missing key is a 503 at once
@@ -143,7 +149,8 @@ def ask(
     slugs = list(dict.fromkeys(p.slug for p in passages))
     grounding: dict[str, Any] | None = None
     if question.archive:
-        if authorized or settings.archive_from_widget:
+        anonymous_ok = settings.archive_from_widget and not authorized
+        if authorized or (anonymous_ok and widget_may_archive(client_id)):
             decision = archive_answer(
                 question=question.text,
                 answer=generation.text,
@@ -154,6 +161,8 @@ def ask(
             )
             grounding = decision.pop("grounding", None)
             response["archive"] = {"attempted": True, **decision}
+        elif anonymous_ok:  # the answer still goes out; only the draft waits
+            response["archive"] = {"attempted": False, "reason": "rate-limited"}
         else:
             response["archive"] = {"attempted": False, "reason": "unauthorized"}
     if grounding is None:  # the archive gates ran it already when they got that far

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from shared.errors import RateLimited
 
 _PRUNE_EVERY = 1024  # calls between sweeps of clients that went quiet
+# Archiving from the widget (anonymous, BIBLIOTECA_ARCHIVE_FROM_WIDGET=1) writes drafts a
+# curator has to read, and runs the triage model: per client, far fewer than questions.
+WIDGET_ARCHIVE_WINDOW = (5, 3600)
 
 
 class SlidingWindow:
@@ -49,6 +52,14 @@ class SlidingWindow:
                 )
             hits.append(now)
 
+    def allow(self, client: str) -> bool:
+        """``check`` as a yes or no: counts the request when it is allowed."""
+        try:
+            self.check(client)
+        except RateLimited:
+            return False
+        return True
+
     def _prune(self, now: float) -> None:
         for client in [c for c, h in self._hits.items() if not h or h[-1] <= now - self.seconds]:
             del self._hits[client]
@@ -59,17 +70,23 @@ def _period(seconds: float) -> str:
     return names.get(int(seconds), f"{seconds:g} s")
 
 
-_limiters: dict[tuple[int, int], SlidingWindow] = {}
+_limiters: dict[tuple[str, int, int], SlidingWindow] = {}
 _limiters_lock = threading.Lock()
 
 
-def limiter(window: tuple[int, int]) -> SlidingWindow:
-    """The process's limiter for ``(requests, seconds)`` (one per configured window)."""
+def limiter(window: tuple[int, int], purpose: str = "ask") -> SlidingWindow:
+    """The process's limiter for ``(requests, seconds)`` of ``purpose`` (each counts apart)."""
+    key = (purpose, *window)
     with _limiters_lock:
-        found = _limiters.get(window)
+        found = _limiters.get(key)
         if found is None:
-            found = _limiters[window] = SlidingWindow(*window)
+            found = _limiters[key] = SlidingWindow(*window)
         return found
+
+
+def widget_may_archive(client: str) -> bool:
+    """Whether an anonymous ``client`` may send one more answer to the archive gates now."""
+    return limiter(WIDGET_ARCHIVE_WINDOW, purpose="widget-archive").allow(client)
 
 
 def reset_limiters() -> None:

@@ -399,3 +399,19 @@ def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
     assert set(defined) - used == set()
     substituted = substitute(text, dict.fromkeys(BUILTINS, "x") | defined)
     assert set(re.findall(r"\$(\(|\w+)", substituted)) <= {"(", "verb", "uri", "headers"}
+
+
+def test_public_functions_know_how_many_proxies_append_to_x_forwarded_for(
+    build: dict[str, Any],
+) -> None:
+    """A public function counts rate limits per client: it must be told the proxy hops (with
+    the default 0 every caller would be Google's front end, one client for the world)."""
+    values = dict.fromkeys(BUILTINS, "x") | {
+        str(k): str(v) for k, v in build["substitutions"].items()
+    }
+    for step in deploy_steps(build):
+        found = flags(step["args"])
+        if "--allow-unauthenticated" not in found:
+            continue
+        env = key_values(substitute(one(found, "--set-env-vars"), values))
+        assert int(env.get("BIBLIOTECA_TRUSTED_PROXIES", "0")) >= 1, step["args"][2]

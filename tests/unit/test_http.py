@@ -20,7 +20,12 @@ APP = flask.Flask("test-http")
 
 @pytest.fixture(autouse=True)
 def _settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("BIBLIOTECA_AUTH", "BIBLIOTECA_ALLOWED_ORIGINS", "BIBLIOTECA_API_TOKEN"):
+    for name in (
+        "BIBLIOTECA_AUTH",
+        "BIBLIOTECA_ALLOWED_ORIGINS",
+        "BIBLIOTECA_API_TOKEN",
+        "BIBLIOTECA_TRUSTED_PROXIES",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BIBLIOTECA_API_TOKEN", TOKEN)
     monkeypatch.setenv("BIBLIOTECA_ALLOWED_ORIGINS", "https://docs.example")
@@ -163,12 +168,30 @@ def test_iam_mode_trusts_the_platform_for_writes(monkeypatch: pytest.MonkeyPatch
     assert json.loads(response.get_data())["authorized"] is True
 
 
-def test_the_client_id_is_the_hop_the_nearest_proxy_added() -> None:
-    """X-Forwarded-For's last address (the one not forgeable by the client), else the peer."""
-    forwarded = serve(echo, json={}, headers={"X-Forwarded-For": "203.0.113.9, 10.0.0.1"})
-    assert json.loads(forwarded.get_data())["client"] == "10.0.0.1"
-    direct = serve(echo, json={}, environ_base={"REMOTE_ADDR": "192.0.2.4"})
-    assert json.loads(direct.get_data())["client"] == "192.0.2.4"
+@pytest.mark.parametrize(
+    ("trusted", "forwarded", "client"),
+    [
+        (None, None, "192.0.2.4"),  # the default (0): the peer, whatever the header says
+        (None, "203.0.113.9, 10.0.0.1", "192.0.2.4"),
+        ("0", "203.0.113.9", "192.0.2.4"),
+        ("1", "203.0.113.9, 10.0.0.1", "10.0.0.1"),  # the one hop our proxy appended
+        ("1", "198.51.100.7,203.0.113.9,  10.0.0.1 ", "10.0.0.1"),
+        ("2", "forged, 203.0.113.9, 10.0.0.1", "203.0.113.9"),
+        ("2", "10.0.0.1", "192.0.2.4"),  # fewer hops than proxies: not from them, the peer
+        ("1", None, "192.0.2.4"),
+        ("1", "", "192.0.2.4"),
+    ],
+)
+def test_the_client_is_the_address_the_trusted_proxies_saw(
+    monkeypatch: pytest.MonkeyPatch, trusted: str | None, forwarded: str | None, client: str
+) -> None:
+    """TRUSTED_PROXIES=n: the n-th X-Forwarded-For address from the right; 0: the peer."""
+    if trusted is not None:
+        monkeypatch.setenv("BIBLIOTECA_TRUSTED_PROXIES", trusted)
+    get_settings.cache_clear()
+    headers = {} if forwarded is None else {"X-Forwarded-For": forwarded}
+    reply = serve(echo, json={}, headers=headers, environ_base={"REMOTE_ADDR": "192.0.2.4"})
+    assert json.loads(reply.get_data())["client"] == client
 
 
 def test_cors_preflight_answers_allowed_origins_only() -> None:
@@ -216,3 +239,14 @@ def test_a_pydantic_validation_error_becomes_the_contract_body() -> None:
     body = json.loads(response.get_data())
     assert body["code"] == "validation_error"
     assert body["field"] == "limit"
+
+
+def test_a_registered_secret_never_leaves_in_a_response_body() -> None:
+    """An error message that quotes the token (an upstream echo) answers with [redacted]."""
+
+    def echoing(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        raise errors.UpstreamError(f"the upstream said: bad request with token {TOKEN}")
+
+    text = serve(echoing, json={}).get_data(as_text=True)
+    assert TOKEN not in text
+    assert "token [redacted]" in text

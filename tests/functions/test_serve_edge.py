@@ -1,0 +1,124 @@
+"""`biblioteca serve` at its edge: what the server itself refuses is the contract's JSON too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.cli import serve as serve_module
+from shared.cli.serve import function_names
+from tests.fixtures.rawhttp import assert_raw_error, exchange
+from tests.fixtures.secrets import TOKEN
+from tests.fixtures.server import ServerFactory
+
+GEMINI_KEY = "AIzaFAKE-query-string-0123456789"
+
+
+@pytest.fixture
+def url(env: dict[str, str], serve: ServerFactory) -> str:
+    return serve()
+
+
+def test_a_url_over_the_limit_is_a_json_414(url: str) -> None:
+    """A request line over 8190 bytes: 414 with the JSON error body (not HTML)."""
+    reply = exchange(url, "GET /ask?q=" + "a" * 9000)
+    assert_raw_error(reply, 414, "payload_too_large")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Large": "a" * 9000},
+        {f"X-Many-{i}": "1" for i in range(150)},
+    ],
+    ids=["one-large-header", "too-many-headers"],
+)
+def test_headers_over_the_limit_are_a_json_431(url: str, headers: dict[str, str]) -> None:
+    """A header over 8190 bytes, or more than 100 headers: 431 with the JSON error body."""
+    reply = exchange(url, "POST /ask", {"Content-Type": "application/json", **headers})
+    assert_raw_error(reply, 431, "payload_too_large")
+
+
+def test_a_request_that_is_not_http_is_a_json_400(url: str) -> None:
+    """A malformed request line: 400 invalid_body in JSON."""
+    reply = exchange(url, "NOT AN HTTP REQUEST")
+    assert_raw_error(reply, 400, "invalid_body")
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "GET"])
+def test_an_unknown_path_is_a_json_404_naming_the_functions(url: str, method: str) -> None:
+    """/wiki_creat (a typo) is a 404 not_found whose message lists every function."""
+    reply = httpx.request(method, f"{url}/wiki_creat", json={})
+    assert reply.status_code == 404
+    assert reply.headers["content-type"] == "application/json"
+    body = reply.json()
+    assert body["code"] == "not_found"
+    for name in function_names():
+        assert f"/{name}" in body["error"]
+
+
+def test_the_site_is_served_and_its_missing_pages_are_json_404s(
+    env: dict[str, str], serve: ServerFactory, tmp_path: Path
+) -> None:
+    """The built site still answers at / and under it; a page it lacks is the JSON 404."""
+    site = tmp_path / "site"
+    (site / "static").mkdir(parents=True)
+    (site / "index.html").write_text("<h1>Índice</h1>", encoding="utf-8")
+    (site / "static" / "widget.js").write_text("// widget", encoding="utf-8")
+    url = serve({"BIBLIOTECA_SITE_DIR": str(site)})
+    assert "Índice" in httpx.get(f"{url}/").text
+    assert httpx.get(f"{url}/static/widget.js").text == "// widget"
+    missing = httpx.get(f"{url}/no-such-page/")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+
+
+def test_a_token_in_the_query_string_reaches_no_log_of_serve(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """Secrets a client put in a URL are in neither the request lines nor the server's output."""
+    url = serve({"GOOGLE_AI_API_KEY": GEMINI_KEY})
+    query = f"?token={TOKEN}&key={GEMINI_KEY}"
+    with httpx.Client(base_url=url) as http:
+        http.post(f"/ask{query}", json={"question": "hola", "mode": "tutor"})
+        http.post(f"/wiki_create{query}", json={})
+        http.post(f"/wiki_creat{query}", json={})
+        http.get(f"/{query}")
+    exchange(url, f"GET /ask{query}&q=" + "a" * 9000)  # refused by the server itself
+    exchange(url, f"GET /ask{query} EXTRA")
+    stdout, stderr = serve.output(url)
+    assert "/ask" not in stderr  # no access log at all: the JSON lines are the request log
+    for text in (stdout, stderr):
+        assert TOKEN not in text
+        assert GEMINI_KEY not in text
+
+
+def test_a_token_in_the_query_string_reaches_no_request_log(
+    env: dict[str, str], client: Callable[[str], Any], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Through functions-framework too, the request line logs the path, never the query."""
+    client("ask").post(f"/?token={TOKEN}", json={"question": "hola", "mode": "tutor"})
+    out, err = capfd.readouterr()
+    assert '"httpRequest"' in out
+    assert TOKEN not in out + err
+
+
+def test_a_failure_while_serving_the_site_is_a_json_500(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug behind the site's route answers the contract's 500 (trace in the log only)."""
+
+    def broken() -> None:
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(serve_module, "get_settings", broken)
+    reply = serve_module.site_app().test_client().get("/")
+    assert reply.status_code == 500
+    assert reply.get_json() == {
+        "error": "internal error: the failure was logged",
+        "code": "internal_error",
+    }
+    assert "the disk went away" in caplog.text
