@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 filters=NONE,
                 limit=DEFAULT_LIMIT,
             )
-            return max((r.score for r in found.ranked), default=0.0)
+            return max((r.fused for r in found.ranked), default=0.0)
 
         negatives = [best_score(q["q"]) for q in data.get("negatives", [])]
         positives = [best_score(q["q"]) for q in questions]

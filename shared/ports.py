@@ -80,14 +80,14 @@ class SearchFilter:
 
 @dataclass(frozen=True, slots=True)
 class ChunkHit:
-    """A chunk found by a search, with its similarity to the query."""
+    """A chunk found by the dense search, with its cosine similarity to the query."""
 
     slug: str
     title: str
     heading: str
     text: str
     ordinal: int
-    score: float
+    cosine: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +237,7 @@ class Passage:
     title: str
     heading: str
     text: str
-    score: float
+    relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
 
 
 class Answerer(Protocol):

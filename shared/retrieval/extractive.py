@@ -42,7 +42,7 @@ class _Sentence:
     number: int
     position: int
     overlap: int
-    score: float
+    weight: float
 
 
 def sentences(markdown: str) -> list[str]:
@@ -87,9 +87,9 @@ def _rank(question: str, passages: Sequence[Passage]) -> list[_Sentence]:
             overlap = len(wanted & words)
             # Overlap with the question dominates; the passage's own rank breaks ties, and
             # long sentences pay a little so the answer stays readable.
-            score = overlap / math.sqrt(max(len(words), 4)) + 0.5 * p.score - 0.01 * position
-            found.append(_Sentence(sentence, p.number, position, overlap, score))
-    return sorted(found, key=lambda s: -s.score)
+            weight = overlap / math.sqrt(max(len(words), 4)) + 0.5 * p.relevance - 0.01 * position
+            found.append(_Sentence(sentence, p.number, position, overlap, weight))
+    return sorted(found, key=lambda s: -s.weight)
 
 
 def compose(question: str, passages: Sequence[Passage]) -> str:

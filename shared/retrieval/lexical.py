@@ -28,7 +28,7 @@ class LexicalHit:
     """A chunk's BM25 score and the share of the question's weight it matched (0..1)."""
 
     key: tuple[str, int]
-    score: float
+    bm25: float
     coverage: float
 
 
@@ -103,7 +103,7 @@ class LexicalIndex:
         return [
             LexicalHit(
                 key=self.keys[i],
-                score=float(scores[i]),
+                bm25=float(scores[i]),
                 coverage=min(1.0, float(scores[i]) / ceiling) if ceiling else 0.0,
             )
             for i in top

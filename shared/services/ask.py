@@ -27,10 +27,10 @@ from shared.services.archive import archive_answer
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
 MAX_LIMIT = 20
-# A chunk is relevant when its fused score or its dense similarity alone reaches these
+# A chunk is relevant when its fused score or its cosine alone reaches these
 # (bench/README.md: measured on answerable and off-topic questions).
-MIN_SCORE = 0.24
-MIN_DENSE = 0.30
+MIN_FUSED = 0.24
+MIN_COSINE = 0.30
 SNIPPET_CHARS = 240
 _FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
 _log = get_logger("ask")
@@ -166,7 +166,7 @@ def ask(
 
 def relevant(ranked: Ranked) -> bool:
     """Whether a retrieved chunk is worth citing at all."""
-    return ranked.score >= MIN_SCORE or (ranked.dense_found and ranked.dense >= MIN_DENSE)
+    return ranked.fused >= MIN_FUSED or (ranked.dense_found and ranked.cosine >= MIN_COSINE)
 
 
 def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
@@ -178,7 +178,7 @@ def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
             title=r.title,
             heading=r.heading,
             text=strip_invisible(r.text),
-            score=r.relevance,
+            relevance=r.relevance,
         )
         for i, r in enumerate(ranked, start=1)
     ]
@@ -190,7 +190,7 @@ def source(passage: Passage) -> dict[str, Any]:
         "slug": passage.slug,
         "title": passage.title,
         "heading": passage.heading,
-        "score": round(passage.score, 4),
+        "score": round(passage.relevance, 4),
         "snippet": snippet(passage.text),
     }
 
@@ -215,7 +215,7 @@ def record_hit(
                 "question": question.text,
                 "mode": question.mode,
                 "slugs": [p.slug for p in passages],
-                "scores": [round(p.score, 4) for p in passages],
+                "scores": [round(p.relevance, 4) for p in passages],
                 "duration_ms": duration_ms,
                 "model": model,
             },

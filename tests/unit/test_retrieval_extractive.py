@@ -13,7 +13,7 @@ POOL = Passage(
     heading="Ajustes",
     text="La variable `DB_POOL_SIZE` fija cuántas conexiones mantiene el pool abiertas. "
     "Su valor por defecto es diez conexiones.\n\n```bash\nexport DB_POOL_SIZE=20\n```",
-    score=0.6,
+    relevance=0.6,
 )
 OTHER = Passage(2, "guide—otro", "Otro", "Nada", "Las vacaciones se piden con antelación.", 0.3)
 
@@ -96,11 +96,11 @@ def test_a_list_after_a_cut_sentence_is_split_into_its_items() -> None:
 def test_english_framing_says_when_the_quoted_passages_are_spanish() -> None:
     """An English question answered from Spanish text says so; from English text it does not."""
     spanish = Passage(
-        number=1, slug="a", title="A", heading="A", score=0.9,
+        number=1, slug="a", title="A", heading="A", relevance=0.9,
         text="Un curador promueve el borrador cambiando su estado con wiki_update.",
     )  # fmt: skip
     english = Passage(
-        number=1, slug="b", title="B", heading="B", score=0.9,
+        number=1, slug="b", title="B", heading="B", relevance=0.9,
         text="A curator promotes the draft by setting its status with wiki_update.",
     )  # fmt: skip
     assert "in Spanish" in compose("How does a curator promote the draft?", [spanish])
