@@ -5,7 +5,7 @@ embedder, then ranks pages for every question of bench/questions.json with the
 shipped hybrid retrieval, with its parts and fusion alternatives, and with a plain
 page-level BM25 baseline, all in the same run.
 
-    .venv/bin/python bench/retrieval.py [--json] [--show-misses]
+    .venv/bin/python bench/retrieval.py [--json] [--show-misses] [--store DIR]
 """
 
 from __future__ import annotations
@@ -35,7 +35,15 @@ from shared.services.ask import DEFAULT_LIMIT  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
+# ../shared beside the checkout; a git worktree deeper down finds it further up.
+CORPUS = next(
+    (
+        folder / "shared" / "corpus" / "fastapi-es" / "docs"
+        for folder in ROOT.parents
+        if (folder / "shared" / "corpus" / "fastapi-es" / "docs").is_dir()
+    ),
+    ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs",
+)
 QUESTIONS = Path(__file__).with_name("questions.json")
 NONE = SearchFilter()
 SHIPPED = "hybrid (shipped: mix + pages)"
@@ -111,10 +119,24 @@ def paged(**options: Any) -> Callable[..., list[Ranked]]:
     return run
 
 
+def open_corpus(directory: Path) -> tuple[SqliteStore, float]:
+    """The corpus imported into an embedded store in ``directory``, and the import's seconds.
+
+    A folder that already holds it is only checked (unchanged files are not re-imported),
+    so ``--store DIR`` saves the import on repeated runs."""
+    store = SqliteStore(directory)
+    started = time.perf_counter()
+    report = import_directory(CORPUS, store, shared_local_embedder(), default_type="guide")
+    if report.failed:
+        raise RuntimeError(f"import failed for {report.failed}")
+    return store, time.perf_counter() - started
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--store", type=Path, help="keep the imported corpus in this folder")
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
         print(f"the corpus is not at {CORPUS}", file=sys.stderr)
@@ -124,13 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = shared_local_embedder()
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = SqliteStore(Path(tmp))
-        started = time.perf_counter()
-        report = import_directory(CORPUS, store, embedder, default_type="guide")
-        import_s = time.perf_counter() - started
-        if report.failed:
-            print(f"import failed for {report.failed}", file=sys.stderr)
-            return 1
+        store, import_s = open_corpus(args.store or Path(tmp))
         pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
         baseline = PageBm25(pages)
         index = hybrid.lexical_index(store.chunks)
