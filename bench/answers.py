@@ -30,10 +30,10 @@ from retrieval import CORPUS, NONE, QUESTIONS, open_corpus  # noqa: E402
 
 from shared.ports import Passage  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.retrieval import hybrid  # noqa: E402
+from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
 from shared.retrieval.text import fold, tokens  # noqa: E402
-from shared.services.ask import DEFAULT_LIMIT, numbered, relevant  # noqa: E402
+from shared.services.ask import DEFAULT_LIMIT, numbered  # noqa: E402
 
 # The answerer this benchmark was written against (issue 11), kept in git, not in the tree.
 BASELINE = "8ffd351"
@@ -197,7 +197,7 @@ def retrieve(store: Any, question: str) -> Retrieved:
         limit=DEFAULT_LIMIT,
     )
     best = max((r.fused for r in found.ranked), default=0.0)
-    return Retrieved(numbered([r for r in found.ranked if relevant(r)]), best)
+    return Retrieved(numbered(evidence.cited(found.ranked)), best)
 
 
 Answerer = Callable[[str, Retrieved], Answer]

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.retrieval import hybrid  # noqa: E402
+from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf  # noqa: E402
 from shared.retrieval.lexical import LexicalHit  # noqa: E402
 from shared.services.ask import DEFAULT_LIMIT  # noqa: E402
@@ -177,20 +177,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
 
         # The best fused score among the chunks `ask` would consider (its default limit):
-        # what the relevance gate sees.
-        def best_score(question: str) -> float:
+        # what the relevance gate and the hedge see.
+        def best_fused(question: str) -> float:
+            vector = embedder.embed_query(question)
             found = hybrid.retrieve(
                 store.chunks,
                 question,
-                embedder.embed_query(question),
+                vector,
                 embedder=embedder.name,
                 filters=NONE,
                 limit=DEFAULT_LIMIT,
             )
-            return max((r.fused for r in found.ranked), default=0.0)
+            return evidence.best_fused(found.ranked)
 
-        negatives = [best_score(q["q"]) for q in data.get("negatives", [])]
-        positives = [best_score(q["q"]) for q in questions]
+        negatives = [best_fused(q["q"]) for q in data.get("negatives", [])]
+        positives = [best_fused(q["q"]) for q in questions]
 
     subsets = {
         "all": lambda q: True,

@@ -18,7 +18,7 @@ from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
 from shared.ports import Passage, SearchFilter, Store
 from shared.providers.factory import answerer_for, embedder_for, embedder_name
-from shared.retrieval import hybrid
+from shared.retrieval import evidence, hybrid
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import strip_invisible
@@ -27,10 +27,6 @@ from shared.services.archive import archive_answer
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
 MAX_LIMIT = 20
-# A chunk is relevant when its fused score or its cosine alone reaches these
-# (bench/README.md: measured on answerable and off-topic questions).
-MIN_FUSED = 0.24
-MIN_COSINE = 0.30
 SNIPPET_CHARS = 240
 _FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
 _log = get_logger("ask")
@@ -125,7 +121,7 @@ def ask(
         limit=question.limit,
         state=state,
     )
-    passages = numbered([r for r in found.ranked if relevant(r)])
+    passages = numbered(evidence.cited(found.ranked))
     t2 = time.perf_counter()
     generation = answerer.answer(question.text, passages, mode="help")
     t3 = time.perf_counter()
@@ -162,11 +158,6 @@ def ask(
         response["grounding"] = grounding
     record_hit(store, question, passages, generation.model, response["duration_ms"])
     return response
-
-
-def relevant(ranked: Ranked) -> bool:
-    """Whether a retrieved chunk is worth citing at all."""
-    return ranked.fused >= MIN_FUSED or (ranked.dense_found and ranked.cosine >= MIN_COSINE)
 
 
 def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
