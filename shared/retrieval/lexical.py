@@ -76,7 +76,7 @@ class LexicalIndex:
 
     def search(self, question: str, filters: SearchFilter, limit: int) -> list[LexicalHit]:
         """The ``limit`` best chunks for ``question`` among those passing ``filters``."""
-        groups = query_groups(question, verbs=self._idf)
+        groups = query_groups(question)
         known = [[t for t in g if t in self._idf] for g in groups]
         if not any(known) or not self.rows:
             return []

@@ -3,22 +3,19 @@
 Pure functions. Tokens are accent-folded, Spanish-stemmed words plus exact identifiers
 (``cache:invalidate``, ``db_pool_size``, ``app/main.py``, ``RedirectResponse``) kept whole
 beside their parts (``redirect``, ``response``). A question's words are grouped with the
-forms a page may use for them instead: the Spanish of an English word, the English of a
-Spanish one (Spanish technical writing keeps "request body" or "path" in English), and
-the infinitive of an irregular Spanish verb form (``sirvo`` -> ``servir``).
+forms a page may use for them instead: the Spanish of an English word, and the English of
+a Spanish one (Spanish technical writing keeps "request body" or "path" in English).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Container
 from functools import lru_cache
 
 import snowballstemmer
 
 from shared.retrieval.glossary import EN_TO_ES
-from shared.retrieval.verbs import infinitive_stems
 
 # Characters that render as nothing (or reorder text) and can smuggle instructions past a
 # reader: the tag block, zero-width characters, variation selectors, bidi controls.
@@ -128,15 +125,12 @@ def _english_forms() -> dict[str, tuple[str, ...]]:
     return {key: tuple(dict.fromkeys(forms)) for key, forms in english.items()}
 
 
-def query_groups(text: str, *, verbs: Container[str] | None = None) -> list[tuple[str, ...]]:
+def query_groups(text: str) -> list[tuple[str, ...]]:
     """A question's tokens grouped per word: the word's stem, its identifier form, the
     stems of its Spanish translations when it is an English word and of its English
-    forms when it is a Spanish one, and, with ``verbs`` (a vocabulary), its infinitive's
-    stem when it is an irregular Spanish verb form and the vocabulary holds it. One group
-    is one thing the question asks for, whichever of its forms a page uses (the lexical
-    ranking scores a group once)."""
+    forms when it is a Spanish one. One group is one thing the question asks for,
+    whichever of its forms a page uses (the lexical ranking scores a group once)."""
     groups: list[tuple[str, ...]] = []
-    in_spanish = language(text) == "es"
     for whole, parts in _words(text):
         if whole:
             groups.append((whole,))
@@ -144,9 +138,7 @@ def query_groups(text: str, *, verbs: Container[str] | None = None) -> list[tupl
             if not _indexed(part):
                 continue
             own = stem(part)
-            guesses = infinitive_stems(part, own) if in_spanish and verbs is not None else ()
-            infinitives = [s for s in guesses if verbs is not None and s in verbs]
-            forms = [own, *infinitives, *_english_forms().get(own, ())]
+            forms = [own, *_english_forms().get(own, ())]
             for spanish in EN_TO_ES.get(part, ()):
                 forms.extend(stem(w) for w in spanish.split() if w not in STOPWORDS)
             groups.append(tuple(dict.fromkeys(forms)))
