@@ -228,6 +228,10 @@ class Generator(Protocol):
     def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...
 
 
+# How well the wiki's passages answer a question: "low" makes the answer say so first.
+Confidence = Literal["high", "low"]
+
+
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A numbered source handed to an answerer: cited in the answer as ``[number]``."""
@@ -244,10 +248,16 @@ class Answerer(Protocol):
     """Question (+ numbered passages in ``help`` mode) -> a cited answer.
 
     ``local`` composes extractively from the passages, offline; the model answerer
-    builds the ``help``/``tutor`` prompt and calls a ``Generator``."""
+    builds the ``help``/``tutor`` prompt and calls a ``Generator``. With ``confidence``
+    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it."""
 
     model: str
 
     def answer(
-        self, question: str, passages: Sequence[Passage], *, mode: Literal["help", "tutor"]
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        mode: Literal["help", "tutor"],
+        confidence: Confidence = "high",
     ) -> Generation: ...
