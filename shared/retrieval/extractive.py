@@ -23,7 +23,7 @@ NEAR_DUPLICATE = 0.5  # share of words two sentences may have in common
 LEAD_MARGIN = 1.5  # how much more another passage of the best page must quote to lead
 CODE_BONUS = 1.5  # what a passage's code is worth, in that comparison, for a 'how' question
 MAX_EXTRA_CHARS = 300
-EXTRA_SHARE = 0.5  # an extra sentence holds at least this share of the question's weight
+EXTRA_SHARE = 0.4  # an extra sentence holds at least this share of the question's weight
 
 NOTHING = {
     "es": "No encontré información sobre esto en la wiki. Prueba a reformular la pregunta "
