@@ -28,27 +28,32 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from retrieval import CORPUS, NONE, QUESTIONS, open_corpus  # noqa: E402
 
-from shared.ports import Passage  # noqa: E402
+from shared.ports import Confidence, Passage  # noqa: E402
+from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.retrieval import evidence, hybrid  # noqa: E402
+from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
-from shared.retrieval.text import fold, tokens  # noqa: E402
+from shared.retrieval.fusion import Ranked  # noqa: E402
+from shared.retrieval.text import fold, language, tokens  # noqa: E402
 from shared.services.ask import DEFAULT_LIMIT, numbered  # noqa: E402
 
+SECTIONS = True  # measured both ways: passages run on into their section
 # The answerer this benchmark was written against (issue 11), kept in git, not in the tree.
 BASELINE = "8ffd351"
 BASELINE_PATH = "shared/retrieval/extractive.py"
 # Two sentences of one answer are near duplicates when they share this much of their words.
 NEAR_DUPLICATE = 0.6
-# Openers that point back to something the reader was not shown (checked at the start of
-# every quoted unit: a paragraph, a list item, or the text after a citation).
+# Openers that point back to something the reader was not shown, checked at the start of
+# every quote (the text before a citation [n]): its antecedent would be in the same quote.
 DANGLING = re.compile(
-    r"^(esto|esta|este|estos|estas|eso|esa|ese|esos|esas|en este caso|en estos casos|"
-    r"as[ií] que|entonces|por lo tanto|tambi[eé]n|adem[aá]s|luego|this|these|that|those|"
-    r"in this case|so,|then|also)\b",
+    r"^(esto|esta|este|estos|estas|eso|esa|ese|esos|esas|en (?:este|ese) caso|"
+    r"en (?:estos|esos) casos|this|these|that|those|in this case)\b",
     re.IGNORECASE,
 )
 _CITATION = re.compile(r"\[(\d{1,3})\]")
+_CLOSING = re.compile(r"^(Más detalles en|More in)\b")
+_CITATIONS = re.compile(r"\[\d{1,3}\](?:\[\d{1,3}\])*")
+_LABEL = re.compile(r"^\s*\w+:\s*\n", re.M)  # a list's label line ("Also:")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.M | re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -120,30 +125,41 @@ def fact_found(fact: str, answer: str) -> bool:
 
 
 def prose_sentences(answer: str) -> list[str]:
-    """The answer's sentences outside code blocks, citations removed."""
-    prose = _FENCE.sub("\n", answer)
+    """The answer's quoted sentences: outside code blocks and the framing (its opening
+    line and the closing list of pages), citations removed."""
+    paragraphs = _FENCE.sub("\n", answer).split("\n\n")[1:]
+    prose = "\n\n".join(p for p in paragraphs if not _CLOSING.match(p))
     pieces = (_CITATION.sub("", s).strip(" -*>\t") for s in _SENTENCE.split(prose))
     return [p for p in pieces if len(p.split()) >= 4]
 
 
 def near_duplicates(answer: str) -> int:
-    """How many sentences repeat an earlier one of the same answer (in most of their words)."""
-    seen: list[set[str]] = []
+    """How many sentences repeat one of another quote of the same answer in most of their
+    words, or repeat any earlier sentence exactly. A quote is the text up to a citation:
+    two consecutive sentences of one page that share words are the page's, not a repeat."""
+    seen: list[tuple[int, str, set[str]]] = []
     count = 0
-    for sentence in prose_sentences(answer):
-        words = set(tokens(sentence))
-        if not words:
-            continue
-        if any(len(words & w) / len(words | w) >= NEAR_DUPLICATE for w in seen):
-            count += 1
-        seen.append(words)
+    body = answer.split("\n\n", 1)[-1]  # after the framing line
+    for quote, text in enumerate(_CITATIONS.split(body)):
+        for sentence in prose_sentences("\n\n" + text):
+            words = set(tokens(sentence))
+            if not words:
+                continue
+            if any(
+                s == sentence or (q != quote and len(words & w) / len(words | w) >= NEAR_DUPLICATE)
+                for q, s, w in seen
+            ):
+                count += 1
+            seen.append((quote, sentence, words))
     return count
 
 
 def dangling_openers(answer: str) -> int:
-    """Quoted units (paragraph, list item, text after a citation) opening with a back-reference."""
-    units = re.split(r"\n\s*\n|\n\s*[-*]\s+|\]\s+", _FENCE.sub("\n", answer))
-    return sum(bool(DANGLING.match(u.strip(" -*>\t"))) for u in units)
+    """Quotes (the text up to a citation) that open with a back-reference. A list inside a
+    quote is part of it: an item may point back to the item before it."""
+    body = _FENCE.sub("\n", answer).split("\n\n", 1)[-1]  # the framing line is not a quote
+    quotes = (_LABEL.sub("", q).strip(" -*>\t\n") for q in _CITATIONS.split(body))
+    return sum(bool(DANGLING.match(q)) for q in quotes)
 
 
 def first_citation(answer: str, slugs: Sequence[str]) -> str | None:
@@ -179,10 +195,15 @@ def score(tally: Tally, item: dict[str, Any], answer: Answer) -> None:
 
 @dataclass
 class Retrieved:
-    """What ``ask`` hands its answerer for one question."""
+    """What ``ask`` hands its answerer for one question, and the ranking it came from."""
 
     passages: list[Passage]
-    best_fused: float
+    ranked: list[Ranked]
+    confidence: Confidence
+
+    @property
+    def best_fused(self) -> float:
+        return evidence.best_fused(self.ranked)
 
 
 def retrieve(store: Any, question: str) -> Retrieved:
@@ -196,26 +217,34 @@ def retrieve(store: Any, question: str) -> Retrieved:
         filters=NONE,
         limit=DEFAULT_LIMIT,
     )
-    best = max((r.fused for r in found.ranked), default=0.0)
-    return Retrieved(numbered(evidence.cited(found.ranked)), best)
+    cited = evidence.cited(found.ranked)
+    rows = hybrid.lexical_index(store.chunks).by_key if SECTIONS else None
+    confidence = evidence.confidence(found.ranked, cited)
+    return Retrieved(numbered(cited, rows), found.ranked, confidence)
 
 
 Answerer = Callable[[str, Retrieved], Answer]
 
 
 def shipped(question: str, found: Retrieved) -> Answer:
-    from shared.retrieval.extractive import compose
-
-    text = compose(question, found.passages)
+    """The shipped answerer, as ``ask`` runs it (with its answer check)."""
+    text = (
+        LocalAnswerer()
+        .answer(question, found.passages, mode="help", confidence=found.confidence)
+        .text
+    )
+    checked = answer_checks.review(text, found.passages, found.confidence, language(question))
     return Answer(
-        text=text,
+        text=checked.text,
         slugs=[p.slug for p in found.passages],
-        hedged=False,
+        hedged=bool(found.passages) and checked.confidence == "low",
         refused=not found.passages,
     )
 
 
 def baseline(module: types.ModuleType) -> Answerer:
+    """The answerer of ``module`` (it never hedges)."""
+
     def answer(question: str, found: Retrieved) -> Answer:
         text = module.compose(question, found.passages)
         return Answer(
@@ -226,6 +255,50 @@ def baseline(module: types.ModuleType) -> Answerer:
         )
 
     return answer
+
+
+def thresholds(
+    questions: Sequence[dict[str, Any]],
+    negatives: Sequence[dict[str, Any]],
+    found: dict[str, Retrieved],
+) -> dict[str, Any]:
+    """The hedge's threshold against the alternative of a harder cosine bar, per split.
+
+    For a best-fused threshold: the share of answerable questions hedged, and of
+    neighbouring off-topic ones answered without a hedge. For a cosine bar (the gate's
+    second condition raised): the share of answerable questions whose labelled page is no
+    longer cited, and of off-topic ones still answered."""
+    out: dict[str, Any] = {"hedge_below": {}, "cosine_bar": {}}
+    near = [n for n in negatives if n["kind"] == "neighbouring"]
+    for t in (0.24, 0.26, 0.28, 0.30, 0.32, 0.34, 0.36, 0.38, 0.40):
+        row = {}
+        for split in ("tune", "holdout"):
+            pos = [found[q["q"]] for q in questions if q["split"] == split]
+            neg = [found[n["q"]] for n in near if n["split"] == split]
+            row[f"answerable hedged {split}"] = sum(f.best_fused < t for f in pos) / len(pos)
+            row[f"neighbours unhedged {split}"] = sum(
+                bool(f.passages) and f.best_fused >= t for f in neg
+            ) / len(neg)
+        out["hedge_below"][f"{t:.2f}"] = row
+    for bar in (0.30, 0.32, 0.34, 0.36, 0.38, 0.40):
+        row = {}
+
+        def kept(f: Retrieved, bar: float = bar) -> list[Ranked]:
+            return [
+                r
+                for r in f.ranked
+                if r.fused >= evidence.MIN_FUSED or (r.dense_found and r.cosine >= bar)
+            ]
+
+        for split in ("tune", "holdout"):
+            pos = [(q, found[q["q"]]) for q in questions if q["split"] == split]
+            neg = [found[n["q"]] for n in near if n["split"] == split]
+            row[f"answerable lose their page {split}"] = sum(
+                q["page"] not in {r.slug for r in kept(f)} for q, f in pos
+            ) / len(pos)
+            row[f"neighbours answered {split}"] = sum(bool(kept(f)) for f in neg) / len(neg)
+        out["cosine_bar"][f"{bar:.2f}"] = row
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -285,12 +358,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "misses": tallies["tune"].misses,
         }
 
-    best = {
-        "answerable": [found[q["q"]].best_fused for q in questions],
-        "off_topic": [found[n["q"]].best_fused for n in negatives],
-    }
+    gates = thresholds(questions, negatives, found)
     if args.json:
-        print(json.dumps({"results": results, "best_fused": best}, indent=2))
+        print(json.dumps({"results": results, "thresholds": gates}, indent=2))
         return 0
     print(
         f"{len(questions)} questions ({sum(q['split'] == 'holdout' for q in questions)} held out),"
@@ -317,6 +387,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             for k, v in result["off_topic_answered_without_hedge"].items()
         )
         print(f"  {name}: {cells}")
+    for name, table in gates.items():
+        print(f"{name} (answerable: {len(questions)}; neighbouring off-topic per split):")
+        for value, row in table.items():
+            print(f"  {value}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
     for i, texts in shown.items():
         print(f"\n=== {i}: {questions[i]['q']} -> {questions[i]['page']}")
         for name, text in texts.items():
