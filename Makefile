@@ -38,6 +38,7 @@ unit: install
 	$(BIN)/pytest tests/unit -q
 
 bench: install
+	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/site.py

@@ -30,11 +30,11 @@ sys.path.insert(0, str(ROOT))
 from shared.config import load_settings  # noqa: E402
 from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.retrieval import hybrid  # noqa: E402
+from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import compose  # noqa: E402
 from shared.retrieval.fusion import mix  # noqa: E402
 from shared.retrieval.lexical import LexicalIndex  # noqa: E402
-from shared.services.ask import ask, numbered, relevant  # noqa: E402
+from shared.services.ask import ask, numbered  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 
@@ -163,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     store.chunks, q, v, embedder=embedder.name, filters=ANY, limit=6
                 )
             )
-            passages = numbered([r for r in found.ranked if relevant(r)])
+            passages = numbered(evidence.cited(found.ranked))
             synth_ms, _ = timed(lambda q=q, p=passages: compose(q, p))
             parts["embed"].append(embed_ms)
             parts["search"].append(search_ms)

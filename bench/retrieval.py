@@ -5,7 +5,7 @@ embedder, then ranks pages for every question of bench/questions.json with the
 shipped hybrid retrieval, with its parts and fusion alternatives, and with a plain
 page-level BM25 baseline, all in the same run.
 
-    .venv/bin/python bench/retrieval.py [--json] [--show-misses]
+    .venv/bin/python bench/retrieval.py [--json] [--show-misses] [--store DIR]
 """
 
 from __future__ import annotations
@@ -28,14 +28,22 @@ sys.path.insert(0, str(ROOT))
 
 from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.retrieval import hybrid  # noqa: E402
+from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf  # noqa: E402
 from shared.retrieval.lexical import LexicalHit  # noqa: E402
 from shared.services.ask import DEFAULT_LIMIT  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
+# ../shared beside the checkout; a git worktree deeper down finds it further up.
+CORPUS = next(
+    (
+        folder / "shared" / "corpus" / "fastapi-es" / "docs"
+        for folder in ROOT.parents
+        if (folder / "shared" / "corpus" / "fastapi-es" / "docs").is_dir()
+    ),
+    ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs",
+)
 QUESTIONS = Path(__file__).with_name("questions.json")
 NONE = SearchFilter()
 SHIPPED = "hybrid (shipped: mix + pages)"
@@ -111,10 +119,24 @@ def paged(**options: Any) -> Callable[..., list[Ranked]]:
     return run
 
 
+def open_corpus(directory: Path) -> tuple[SqliteStore, float]:
+    """The corpus imported into an embedded store in ``directory``, and the import's seconds.
+
+    A folder that already holds it is only checked (unchanged files are not re-imported),
+    so ``--store DIR`` saves the import on repeated runs."""
+    store = SqliteStore(directory)
+    started = time.perf_counter()
+    report = import_directory(CORPUS, store, shared_local_embedder(), default_type="guide")
+    if report.failed:
+        raise RuntimeError(f"import failed for {report.failed}")
+    return store, time.perf_counter() - started
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--store", type=Path, help="keep the imported corpus in this folder")
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
         print(f"the corpus is not at {CORPUS}", file=sys.stderr)
@@ -124,13 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = shared_local_embedder()
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = SqliteStore(Path(tmp))
-        started = time.perf_counter()
-        report = import_directory(CORPUS, store, embedder, default_type="guide")
-        import_s = time.perf_counter() - started
-        if report.failed:
-            print(f"import failed for {report.failed}", file=sys.stderr)
-            return 1
+        store, import_s = open_corpus(args.store or Path(tmp))
         pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
         baseline = PageBm25(pages)
         index = hybrid.lexical_index(store.chunks)
@@ -161,20 +177,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
 
         # The best fused score among the chunks `ask` would consider (its default limit):
-        # what the relevance gate sees.
-        def best_score(question: str) -> float:
+        # what the relevance gate and the hedge see.
+        def best_fused(question: str) -> float:
+            vector = embedder.embed_query(question)
             found = hybrid.retrieve(
                 store.chunks,
                 question,
-                embedder.embed_query(question),
+                vector,
                 embedder=embedder.name,
                 filters=NONE,
                 limit=DEFAULT_LIMIT,
             )
-            return max((r.score for r in found.ranked), default=0.0)
+            return evidence.best_fused(found.ranked)
 
-        negatives = [best_score(q["q"]) for q in data.get("negatives", [])]
-        positives = [best_score(q["q"]) for q in questions]
+        negatives = [best_fused(q["q"]) for q in data.get("negatives", [])]
+        positives = [best_fused(q["q"]) for q in questions]
 
     subsets = {
         "all": lambda q: True,

@@ -80,14 +80,14 @@ class SearchFilter:
 
 @dataclass(frozen=True, slots=True)
 class ChunkHit:
-    """A chunk found by a search, with its similarity to the query."""
+    """A chunk found by the dense search, with its cosine similarity to the query."""
 
     slug: str
     title: str
     heading: str
     text: str
     ordinal: int
-    score: float
+    cosine: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +237,10 @@ class Generator(Protocol):
     def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...
 
 
+# How well the wiki's passages answer a question: "low" makes the answer say so first.
+Confidence = Literal["high", "low"]
+
+
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A numbered source handed to an answerer: cited in the answer as ``[number]``."""
@@ -246,17 +250,23 @@ class Passage:
     title: str
     heading: str
     text: str
-    score: float
+    relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
 
 
 class Answerer(Protocol):
     """Question (+ numbered passages in ``help`` mode) -> a cited answer.
 
     ``local`` composes extractively from the passages, offline; the model answerer
-    builds the ``help``/``tutor`` prompt and calls a ``Generator``."""
+    builds the ``help``/``tutor`` prompt and calls a ``Generator``. With ``confidence``
+    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it."""
 
     model: str
 
     def answer(
-        self, question: str, passages: Sequence[Passage], *, mode: Literal["help", "tutor"]
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        mode: Literal["help", "tutor"],
+        confidence: Confidence = "high",
     ) -> Generation: ...

@@ -54,6 +54,9 @@ _GAP = (
     rf"\b{_SOURCES_EN} (?:do not|don t|does not|doesn t) (?:say|mention|include|contain|cover"
     r"|explain|describe|specify)\b",
     r"\bi (?:do not|don t) know\b|\bunable to (?:answer|find|determine)\b",
+    # ask's own hedge on weak evidence ("La wiki no parece tratar esto directamente").
+    rf"\b{_SOURCES_ES} no parecen? (?:tratar|cubrir|mencionar|explicar)\b",
+    rf"\b{_SOURCES_EN} (?:do not|don t|does not|doesn t) seem to (?:cover|mention|explain)\b",
 )
 # "Actualizaciones parciales" and "partial updates" are FastAPI topics, not admissions.
 _PARTIAL = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from shared.ports import Generation, Generator, Passage
+from shared.ports import Confidence, Generation, Generator, Passage
 from shared.retrieval import extractive, prompts
 from shared.retrieval.text import language
 
@@ -42,11 +42,17 @@ class LocalAnswerer:
     model = LOCAL_MODEL
 
     def answer(
-        self, question: str, passages: Sequence[Passage], *, mode: Literal["help", "tutor"]
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        mode: Literal["help", "tutor"],
+        confidence: Confidence = "high",
     ) -> Generation:
         if mode == "tutor":
             return Generation(text=_TUTOR_OFFLINE[language(question)], model=self.model)
-        return Generation(text=extractive.compose(question, passages), model=self.model)
+        text = extractive.compose(question, passages, confidence)
+        return Generation(text=text, model=self.model)
 
 
 class ModelAnswerer:
@@ -58,7 +64,12 @@ class ModelAnswerer:
         self.model = generator.name
 
     def answer(
-        self, question: str, passages: Sequence[Passage], *, mode: Literal["help", "tutor"]
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        mode: Literal["help", "tutor"],
+        confidence: Confidence = "high",
     ) -> Generation:
         lang = language(question)
         if mode == "help" and not passages:
@@ -66,7 +77,8 @@ class ModelAnswerer:
         if mode == "tutor":
             system, prompt = prompts.TUTOR_SYSTEM, prompts.tutor_prompt(question)
         else:
-            system, prompt = prompts.HELP_SYSTEM, prompts.help_prompt(question, passages)
+            system = prompts.HELP_SYSTEM
+            prompt = prompts.help_prompt(question, passages, confidence)
         generation = self._generator.generate(system, prompt, max_tokens=self._max_tokens)
         if generation.finish == "stop" and generation.text.strip():
             return generation

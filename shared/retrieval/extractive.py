@@ -1,7 +1,5 @@
-"""The offline answer (pure): the most relevant sentences of the sources, each cited ``[n]``.
-
-Nothing is invented: every sentence of the answer's body is copied from a source. The
-framing lines follow the question's language; the sentences stay in the wiki's.
+"""The offline answer (pure): the best page's most relevant passage in its own order, its
+code when asked how, and a sentence or two from other pages that add something; cited [n].
 """
 
 from __future__ import annotations
@@ -10,20 +8,22 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from shared import wikilinks
 from shared.ports import Passage
-from shared.retrieval.text import language, query_tokens, strip_invisible, tokens
+from shared.retrieval.reading import Unit, sentences, stands_alone, units
+from shared.retrieval.text import language, query_groups, tokens
 
-MAX_SENTENCES = 4
-MAX_SENTENCE_CHARS = 400
-_FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.M | re.S)
-_DIRECTIVE = re.compile(r"\{\*.*?\*\}")  # MkDocs include directives: {* path hl[3] *}
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
-_ADMONITION = re.compile(r"^\s*(///|!!!|\?\?\?).*$", re.M)
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-ZÁÉÍÓÚÑ¿¡`*\"'(\[])")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
-MIN_WORDS = 4
+__all__ = ["HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
+
+MAX_LEAD_CHARS = 520  # about a chunk's prose: a paragraph, not a page
+MAX_EXTRA = 2  # sentences from other pages
+MAX_CODE_LINES = 40
+NEAR_DUPLICATE = 0.5  # share of words two sentences may have in common
+LEAD_MARGIN = 1.5  # how much more another passage of the best page must quote to lead
+CODE_BONUS = 1.5  # what a passage's code is worth, in that comparison, for a 'how' question
+MAX_EXTRA_CHARS = 300
+EXTRA_SHARE = 0.4  # an extra sentence holds at least this share of the question's weight
 
 NOTHING = {
     "es": "No encontré información sobre esto en la wiki. Prueba a reformular la pregunta "
@@ -31,100 +31,339 @@ NOTHING = {
     "en": "I couldn't find anything about this in the wiki. Try rephrasing the question, "
     "or ask the people who maintain the documentation.",
 }
+HEDGE = {
+    "es": "La wiki no parece tratar esto directamente; lo más cercano:",
+    "en": "The wiki does not seem to cover this directly; the closest it has:",
+}
+_HEDGE_IN_SPANISH = (
+    "The wiki does not seem to cover this directly; the closest it has (in Spanish):"
+)
 _LEAD = {"es": "Según la wiki:", "en": "From the wiki:"}
 _LEAD_IN_SPANISH = "From the wiki (these passages are in Spanish):"
+_EXAMPLE = {"es": "Ejemplo en el código:", "en": "Example in the code:"}
+_ALSO = {"es": "También:", "en": "Also:"}
 _SEE = {"es": "Más detalles en", "en": "More in"}
+
+# Openers that point back to something said before: quoted without it, they dangle.
+_POINTING = (
+    r"esto|esta|este|estos|estas|eso|esa|ese|esos|esas|ello|"
+    r"en (?:este|ese) caso|en (?:estos|esos) casos|de esta (?:manera|forma)|"
+    r"this|these|that|those|it|in this case|in these cases"
+)
+_DANGLING = re.compile(rf"^(?:{_POINTING})\b", re.IGNORECASE)
+# A sentence quoted alone from another page must not continue one either.
+_CONTINUING = re.compile(
+    rf"^(?:{_POINTING}|as[ií] que|entonces|por lo tanto|por eso|luego|despu[eé]s|"
+    r"tambi[eé]n|adem[aá]s|pero|y|o|sin embargo|so|then|also|but|and|or|however|"
+    r"here|now|hence)\b",
+    re.IGNORECASE,
+)
+# A question asks how when it says so, or asks for a command, or is an instruction.
+_HOW = re.compile(
+    r"(?:^|[¿\s])(?:c[oó]mo|de qu[eé] (?:manera|forma)|qu[eé] comandos?|"
+    r"how|what commands?|which commands?)\b",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(
+    r"^\s*¿|\?\s*$|^\s*(?:what|which|who|when|where|why|is|are|can|could|should|does|do|"
+    r"qu[eé]|cu[aá]l|cu[aá]ndo|d[oó]nde|por qu[eé]|para qu[eé]|qui[eé]n)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_how(question: str) -> bool:
+    """Whether the question wants steps or code: "¿cómo…?", "how do I…", "what command…",
+    or an instruction of a few words ("Validate a query string with a pattern")."""
+    if _HOW.search(question):
+        return True
+    return not _ASKING.search(question) and len(question.split()) >= 3
+
+
+def dangles(sentence: str) -> bool:
+    """Whether a sentence opens by pointing back ("Esto…", "En este caso…", "These…")."""
+    return bool(_DANGLING.match(sentence.lstrip("*_ ")))
+
+
+def continues(sentence: str) -> bool:
+    """Whether a sentence reads as the next step of another ("También…", "Luego…")."""
+    return bool(_CONTINUING.match(sentence.lstrip("*_ ")))
 
 
 @dataclass(frozen=True, slots=True)
-class _Sentence:
-    text: str
-    number: int
-    position: int
-    overlap: int
-    score: float
+class _Read:
+    """A passage read for the question: its units and which question words each has."""
+
+    passage: Passage
+    units: list[Unit]
+    matched: list[frozenset[int]]  # per unit: indexes of the question's word groups found
 
 
-def sentences(markdown: str) -> list[str]:
-    """Prose sentences of a chunk that can stand alone in an answer.
+@dataclass(frozen=True, slots=True)
+class _Weights:
+    """How much each of the question's word groups says: rarer among the passages' units
+    counts more (an idf over what was retrieved), so "opcional" outweighs "parámetro"."""
 
-    Code, include directives, HTML tags and markers are removed; ``[[slug|text]]`` reads
-    as its text. Questions (a page's own rhetorical ones), sentences ending in ':' (they
-    introduce a list or code that is not shown) and fragments of under four words are
-    left out.
+    of: tuple[float, ...]
+
+    def __call__(self, matched: frozenset[int]) -> float:
+        return sum(self.of[i] for i in matched)
+
+
+def _read(passage: Passage, groups: Sequence[tuple[str, ...]]) -> _Read:
+    found = units(passage.text)
+    matched = []
+    for unit in found:
+        words = set(tokens(unit.text)) if unit.prose else set()
+        matched.append(frozenset(i for i, g in enumerate(groups) if words.intersection(g)))
+    return _Read(passage, found, matched)
+
+
+def _weights(reads: Sequence[_Read], count: int) -> _Weights:
+    prose = [m for r in reads for u, m in zip(r.units, r.matched, strict=True) if u.prose]
+    n = max(len(prose), 1)
+    return _Weights(tuple(math.log(1 + n / (1 + sum(i in m for m in prose))) for i in range(count)))
+
+
+def compose(
+    question: str, passages: Sequence[Passage], confidence: Literal["high", "low"] = "high"
+) -> str:
+    """A Markdown answer built from ``passages`` (already judged relevant), or NOTHING.
+
+    With ``confidence`` "low" it opens by saying the wiki does not seem to treat the
+    question directly, then gives the closest passage all the same.
     """
-    text = _FENCE.sub("\n", strip_invisible(markdown))
-    text = _ADMONITION.sub("", _TAG.sub("", _DIRECTIVE.sub("", text)))
-    text = wikilinks.as_text(text)
-    out: list[str] = []
-    for block in re.split(r"\n\s*\n", text):
-        lines = block.splitlines()
-        listed = any(_BULLET.match(line) for line in lines)
-        for line in lines if listed else [" ".join(block.split())]:
-            line = _BULLET.sub("", line).strip()
-            if line.startswith(("#", "|", "{", ">")):
-                continue
-            out.extend(s for s in map(str.strip, _SENTENCE_END.split(line)) if _stands_alone(s))
-    return out
-
-
-def _stands_alone(sentence: str) -> bool:
-    # A lower-case start is the tail of a sentence cut by chunking (or a fragment).
-    return (
-        len(sentence) >= 25
-        and not sentence[0].islower()
-        and len(sentence.split()) >= MIN_WORDS
-        and not sentence.endswith(("?", ":"))
-    )
-
-
-def _rank(question: str, passages: Sequence[Passage]) -> list[_Sentence]:
-    wanted = set(query_tokens(question))
-    found: list[_Sentence] = []
-    for p in passages:
-        for position, sentence in enumerate(sentences(p.text)):
-            words = set(tokens(sentence))
-            overlap = len(wanted & words)
-            # Overlap with the question dominates; the passage's own rank breaks ties, and
-            # long sentences pay a little so the answer stays readable.
-            score = overlap / math.sqrt(max(len(words), 4)) + 0.5 * p.score - 0.01 * position
-            found.append(_Sentence(sentence, p.number, position, overlap, score))
-    return sorted(found, key=lambda s: -s.score)
-
-
-def compose(question: str, passages: Sequence[Passage]) -> str:
-    """A Markdown answer built from ``passages`` (already judged relevant), or NOTHING."""
     lang = language(question)
     if not passages:
         return NOTHING[lang]
-    chosen: list[_Sentence] = []
-    seen: set[str] = set()
-    for sentence in _rank(question, passages):
-        if sentence.overlap == 0 and chosen:
-            break  # once one sentence is in, only sentences that share words with the question
-        key = sentence.text.lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        chosen.append(sentence)
-        if len(chosen) == MAX_SENTENCES:
-            break
-    if not chosen:
+    groups = query_groups(question)
+    reads = [_read(p, groups) for p in passages]
+    weight = _weights(reads, len(groups))
+    how = asks_how(question)
+    lead, window = _lead(reads, weight, how)
+    number = lead.passage.number
+    quoted = [lead.units[i] for i in window if lead.units[i].prose]
+    covered = frozenset().union(*(lead.matched[i] for i in window))
+    shown: list[Unit] = []
+    for unit in (lead.units[i] for i in window):
+        # A page may include one example twice (other lines highlighted): show it once.
+        if (how or unit.prose) and all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
+            shown.append(unit)
+
+    body: list[str] = []
+    if shown:
+        body.append(_cite(_render(shown, lang), number))
+    cited = [number]
+    if how and all(u.prose or u.aside for u in shown):
+        code = _code(lead, window, reads, shown)
+        if code is not None:
+            unit, source = code
+            body.append(_cite(_render([unit], lang), source))
+            cited.append(source)
+    extras = _extras(reads, lead, quoted, covered, weight)
+    if extras:
+        body.append(_ALSO[lang] + "\n" + "\n".join(f"- {text} [{n}]" for text, n in extras))
+    cited += [n for _, n in extras]
+    quoted_text = " ".join([*(u.text for u in quoted), *(t for t, _ in extras)])
+    in_spanish = lang == "en" and bool(quoted_text) and language(quoted_text) == "es"
+    if confidence == "low":
+        opening = _HEDGE_IN_SPANISH if in_spanish else HEDGE[lang]
+    else:
+        opening = _LEAD_IN_SPANISH if in_spanish else _LEAD[lang]
+    if not body:  # nothing quotable: point to the best page
         first = passages[0]
-        return f"{_LEAD[lang]} {_SEE[lang]} **{first.title}** › {first.heading} [{first.number}]."
-    chosen.sort(key=lambda s: (s.number, s.position))
-    spanish_quotes = lang == "en" and language(" ".join(s.text for s in chosen)) == "es"
-    lines = [_LEAD_IN_SPANISH if spanish_quotes else _LEAD[lang], ""]
-    for s in chosen:
-        text = s.text if len(s.text) <= MAX_SENTENCE_CHARS else s.text[:MAX_SENTENCE_CHARS] + "…"
-        lines.append(f"- {text} [{s.number}]")
-    cited = sorted({s.number for s in chosen})
+        see = f"{_SEE[lang]} **{first.title}** › {first.heading} [{first.number}]."
+        return f"{opening}\n\n{see}"
     pages = ", ".join(
         f"**{title}** [{']['.join(str(n) for n in numbers)}]"
         for title, numbers in _by_page(passages, cited).items()
     )
-    lines += ["", f"{_SEE[lang]}: {pages}."]
-    return "\n".join(lines)
+    return "\n\n".join([opening, *body, f"{_SEE[lang]}: {pages}."])
+
+
+def _lead(reads: Sequence[_Read], weight: _Weights, how: bool) -> tuple[_Read, list[int]]:
+    """The best page's passage to quote, and which of its units: its best-ranked passage
+    unless another of its passages says clearly more of the question (LEAD_MARGIN times;
+    a passage with code counts CODE_BONUS times more when the question asks how)."""
+    page = [r for r in reads if r.passage.slug == reads[0].passage.slug]
+
+    def said(option: tuple[_Read, list[int]]) -> float:
+        read, window = option
+        value = weight(frozenset().union(*(read.matched[i] for i in window)))
+        has_code = any(not u.prose for u in read.units)
+        return value * (CODE_BONUS if how and has_code else 1.0)
+
+    options = [(r, _window(r, weight)) for r in page]
+    best = options[0]
+    for option in options[1:]:
+        if said(option) > LEAD_MARGIN * said(best):
+            best = option
+    return best
+
+
+def _window(read: _Read, weight: _Weights) -> list[int]:
+    """Indexes of the units to quote from a passage, in order.
+
+    Every clean opening (not a fragment cut by chunking, not a sentence pointing back to
+    what the passage lacks; a list opens at its lead-in) starts a candidate quote that
+    runs on through the prose up to MAX_LEAD_CHARS, past asides (admonitions) that say
+    nothing of the question. The candidate saying most of the question wins, the
+    earliest on a tie: so the quote keeps the text between the matches, in its order.
+    Code between quoted sentences, or right after a lead-in (':'), is part of the quote.
+    When no word of the question matches, the first clean quote stands.
+    """
+    units_ = read.units
+    # Nothing may match word for word (an English question over a Spanish page found by
+    # meaning): the first clean quote stands then.
+    best: tuple[float, list[int]] = (-1.0, [])
+    for start, unit in enumerate(units_):
+        if not unit.prose or not _opens(units_, start):
+            continue
+        chosen: list[int] = []
+        pending: list[int] = []  # code seen since the last quoted sentence
+        length = 0
+        for i in range(start, len(units_)):
+            here = units_[i]
+            if not here.prose:
+                pending.append(i)
+                continue
+            if here.aside and not read.matched[i] and i != start:
+                continue
+            if chosen and length + len(here.text) > MAX_LEAD_CHARS:
+                break
+            chosen += [*pending, i]
+            pending = []
+            length += len(here.text)
+        if pending and units_[chosen[-1]].text.endswith(":"):
+            chosen.append(pending[0])  # the code a lead-in introduces
+        said = weight(frozenset().union(*(read.matched[i] for i in chosen)))
+        if said > best[0]:
+            best = (said, chosen)
+    return _without_dangling_lead_ins(units_, best[1])
+
+
+def _without_dangling_lead_ins(units_: Sequence[Unit], chosen: list[int]) -> list[int]:
+    """``chosen`` without a last sentence that introduces (':') something not quoted."""
+    while chosen and units_[chosen[-1]].text.endswith(":") and len(chosen) > 1:
+        following = chosen[-1] + 1
+        if following < len(units_) and units_[following].kind == "item":
+            break  # its list was cut by the budget, not left out
+        chosen = chosen[:-1]
+    return chosen
+
+
+def _opens(units_: Sequence[Unit], i: int) -> bool:
+    """Whether a quote can start at unit ``i``."""
+    unit = units_[i]
+    if unit.text[0].islower() or dangles(unit.text):
+        return False
+    if unit.kind == "item" and i > 0:
+        before = units_[i - 1]
+        lead_in = before.prose and (before.block == unit.block or before.text.endswith(":"))
+        # A list opens at its lead-in, unless that one cannot open a quote itself.
+        if lead_in and _opens(units_, i - 1):
+            return False
+    return True
+
+
+def _cite(text: str, number: int) -> str:
+    """``text`` followed by its citation; after a code block, on a line of its own (a
+    fence's closing line cannot carry text)."""
+    return f"{text}\n\n[{number}]" if text.endswith(("```", "~~~")) else f"{text} [{number}]"
+
+
+def _render(shown: Sequence[Unit], lang: str) -> str:
+    """Quoted units as Markdown: a block's sentences as a paragraph, blocks apart, items
+    as a list, code as its fenced block, an included example as its path."""
+    text = ""
+    previous: Unit | None = None
+    for unit in shown:
+        if unit.kind == "code":
+            piece, glue = _trim_code(unit.text), "\n\n"
+        elif unit.kind == "example":
+            piece, glue = f"{_EXAMPLE[lang]} `{unit.text}`", "\n\n"
+        elif unit.kind == "item":
+            piece = f"- {unit.text}"
+            glue = "\n" if previous is not None and previous.kind == "item" else "\n\n"
+        else:
+            piece = unit.text
+            same = previous is not None and (previous.kind, previous.block) == (
+                "sentence",
+                unit.block,
+            )
+            glue = " " if same else "\n\n"
+        text = piece if previous is None else text + glue + piece
+        previous = unit
+    return text
+
+
+def _code(
+    lead: _Read, window: Sequence[int], reads: Sequence[_Read], shown: Sequence[Unit]
+) -> tuple[Unit, int] | None:
+    """The code to show for a 'how' question when the quote holds none (or only an
+    aside's, such as an install command): the lead passage's, after the quote first;
+    else that of another passage of the same page and section; an aside's last."""
+    start = window[0] if window else 0
+    page = [r for r in reads if r is not lead and r.passage.slug == lead.passage.slug]
+    same_section = [r for r in page if r.passage.heading == lead.passage.heading]
+    candidates = [
+        *((u, lead) for i, u in enumerate(lead.units) if i >= start),
+        *((u, lead) for i, u in enumerate(lead.units) if i < start),
+        *((u, r) for r in same_section for u in r.units),
+        *((u, r) for r in page if r not in same_section for u in r.units),
+    ]
+    code = [(u, r) for u, r in candidates if not u.prose and u not in shown]
+    for unit, read in sorted(code, key=lambda c: c[0].aside):  # stable: asides last
+        return unit, read.passage.number
+    return None
+
+
+def _trim_code(block: str) -> str:
+    lines = block.splitlines()
+    if len(lines) <= MAX_CODE_LINES:
+        return block
+    return "\n".join([*lines[: MAX_CODE_LINES - 2], "…", lines[-1]])
+
+
+def _extras(
+    reads: Sequence[_Read],
+    lead: _Read,
+    quoted: Sequence[Unit],
+    covered: frozenset[int],
+    weight: _Weights,
+) -> list[tuple[str, int]]:
+    """At most MAX_EXTRA sentences, one per other page, that hold a good share of the
+    question (EXTRA_SHARE of its weight), bring some of it the quote lacks, stand alone,
+    and repeat nothing already said."""
+    said = [set(tokens(u.text)) for u in quoted]
+    whole = weight(frozenset(range(len(weight.of))))
+    out: list[tuple[str, int]] = []
+    pages = {lead.passage.slug}
+    for read in reads:
+        if read.passage.slug in pages or len(out) == MAX_EXTRA:
+            continue
+        best: tuple[float, int] | None = None
+        for i, unit in enumerate(read.units):
+            matched = read.matched[i]
+            if not unit.prose or unit.aside or not matched - covered:
+                continue
+            if weight(matched) < EXTRA_SHARE * whole:
+                continue
+            if not stands_alone(unit.text) or continues(unit.text):
+                continue
+            if len(unit.text) > MAX_EXTRA_CHARS:
+                continue
+            words = set(tokens(unit.text))
+            if any(len(words & s) / max(len(words | s), 1) >= NEAR_DUPLICATE for s in said):
+                continue
+            if best is None or weight(matched) > best[0]:
+                best = (weight(matched), i)
+        if best is not None:
+            unit = read.units[best[1]]
+            out.append((unit.text, read.passage.number))
+            said.append(set(tokens(unit.text)))
+            covered = covered | read.matched[best[1]]
+            pages.add(read.passage.slug)
+    return out
 
 
 def _by_page(passages: Sequence[Passage], cited: Sequence[int]) -> dict[str, list[int]]:

@@ -1,9 +1,8 @@
 """Score fusion of the dense and lexical rankings, and page-level ranking (pure).
 
-``mix`` is the default: a dense-weighted sum of the cosine similarity and the lexical
-coverage, both on 0..1, so the fused score reads the same across questions. ``by_page``
-then lets a page's other matching chunks lift its chunks (bench/README.md). ``rrf``
-(reciprocal rank fusion) is kept for the benchmark that chose between them.
+One name per score: ``cosine`` (dense similarity), ``coverage`` (lexical, 0..1),
+``fused`` (their mix), ``ranking`` (fused plus the page's ``support``) and ``relevance``
+(``ranking`` on 0..1, what ``ask`` reports). ``rrf`` is kept for the benchmark.
 """
 
 from __future__ import annotations
@@ -18,12 +17,12 @@ from shared.retrieval.lexical import LexicalHit
 # questions once the lexical side grouped a word's forms (bench/README.md).
 DENSE_WEIGHT = 0.5
 RRF_K = 60
-# A page's 2nd, 3rd and 4th best chunks add 0.5, 0.25 and 0.125 of their scores to the
-# rank of its best chunk: a page that answers in several places beats a sibling page
+# A page's 2nd, 3rd and 4th best chunks add 0.5, 0.25 and 0.125 of their fused scores to
+# the ranking of its best chunk: a page that answers in several places beats a sibling page
 # matching in one (chosen on the tuning questions, bench/README.md).
 PAGE_DECAY = 0.5
 PAGE_DEPTH = 4
-# The largest ``rank`` a chunk can reach (all of a page's chunks at 1.0): divides ``rank``
+# The largest ``ranking`` a chunk can reach (all of a page's chunks at 1.0): divides it
 # into the 0..1 relevance that ``ask`` reports, in the order it ranks.
 PAGE_SCALE = sum(PAGE_DECAY**i for i in range(PAGE_DEPTH))
 
@@ -37,21 +36,21 @@ class Ranked:
     heading: str
     text: str
     ordinal: int
-    score: float
-    dense: float
-    lexical: float
-    dense_found: bool = True  # False: the dense search did not return it (dense is a bound)
+    fused: float  # the chunk's own score, 0..1: what the relevance gate reads
+    cosine: float
+    coverage: float
+    dense_found: bool = True  # False: the dense search did not return it (cosine is a bound)
     support: float = 0.0  # on a page's best chunk: what its other chunks add (``by_page``)
 
     @property
-    def rank(self) -> float:
-        """The ranking key: the chunk's own score plus its page's support, if any."""
-        return self.score + self.support
+    def ranking(self) -> float:
+        """The ranking key: the chunk's fused score plus its page's support, if any."""
+        return self.fused + self.support
 
     @property
     def relevance(self) -> float:
-        """``rank`` on 0..1: what ``ask`` reports, so ``sources`` read best first by it."""
-        return min(1.0, self.rank / PAGE_SCALE)
+        """``ranking`` on 0..1: what ``ask`` reports, so ``sources`` read best first by it."""
+        return min(1.0, self.ranking / PAGE_SCALE)
 
 
 Key = tuple[str, int]
@@ -61,9 +60,9 @@ def _fused(
     dense: Sequence[ChunkHit],
     lexical: Sequence[LexicalHit],
     rows: Mapping[Key, IndexedChunk],
-    score: Callable[[Key, float, float], float],
+    fuse: Callable[[Key, float, float], float],
 ) -> list[Ranked]:
-    """Every candidate of either side, scored by ``score(key, cosine, coverage)``, best first.
+    """Every candidate of either side, scored by ``fuse(key, cosine, coverage)``, best first.
 
     A chunk the dense search did not return scores at most its last candidate's cosine.
     """
@@ -71,13 +70,13 @@ def _fused(
     for hit in lexical:
         if hit.key not in found and hit.key in rows:
             found[hit.key] = rows[hit.key]
-    dense_scores = {(h.slug, h.ordinal): h.score for h in dense}
-    lexical_scores = {h.key: h.coverage for h in lexical}
-    floor = min(dense_scores.values()) if dense_scores else 0.0
+    cosines = {(h.slug, h.ordinal): h.cosine for h in dense}
+    coverages = {h.key: h.coverage for h in lexical}
+    floor = min(cosines.values()) if cosines else 0.0
     out = []
     for key, item in found.items():
-        d = max(0.0, min(1.0, dense_scores.get(key, floor)))
-        lex = lexical_scores.get(key, 0.0)
+        cosine = max(0.0, min(1.0, cosines.get(key, floor)))
+        coverage = coverages.get(key, 0.0)
         out.append(
             Ranked(
                 slug=item.slug,
@@ -85,13 +84,13 @@ def _fused(
                 heading=item.heading,
                 text=item.text,
                 ordinal=item.ordinal,
-                score=score(key, d, lex),
-                dense=d,
-                lexical=lex,
-                dense_found=key in dense_scores,
+                fused=fuse(key, cosine, coverage),
+                cosine=cosine,
+                coverage=coverage,
+                dense_found=key in cosines,
             )
         )
-    out.sort(key=lambda r: (-r.score, r.slug, r.ordinal))
+    out.sort(key=lambda r: (-r.fused, r.slug, r.ordinal))
     return out
 
 
@@ -102,7 +101,7 @@ def mix(
     *,
     dense_weight: float = DENSE_WEIGHT,
 ) -> list[Ranked]:
-    """Chunks ordered by ``w * cosine + (1 - w) * lexical coverage``, best first."""
+    """Chunks ordered by ``w * cosine + (1 - w) * coverage``, best first."""
     w = dense_weight
     return _fused(dense, lexical, rows, lambda _, cosine, cover: w * cosine + (1 - w) * cover)
 
@@ -130,18 +129,18 @@ def by_page(
 
     A page's best chunk is ranked by ``best + decay·second + decay²·third + …`` (up to
     ``depth`` chunks), so pages come in that order; its other chunks keep their own
-    score as their rank, so a strong page does not push weak chunks ahead of another
-    page's good ones. ``score`` stays each chunk's own fused score (0..1), which the
-    relevance gate reads.
+    fused score as their ranking, so a strong page does not push weak chunks ahead of another
+    page's good ones. ``fused`` stays each chunk's own score (0..1), which the relevance
+    gate reads.
     """
     by_slug: dict[str, list[Ranked]] = {}
     for r in ranked:
         by_slug.setdefault(r.slug, []).append(r)
     out: list[Ranked] = []
     for chunks in by_slug.values():
-        chunks = sorted(chunks, key=lambda r: (-r.score, r.ordinal))
-        support = sum(decay**i * r.score for i, r in enumerate(chunks[1:depth], start=1))
+        chunks = sorted(chunks, key=lambda r: (-r.fused, r.ordinal))
+        support = sum(decay**i * r.fused for i, r in enumerate(chunks[1:depth], start=1))
         out.append(replace(chunks[0], support=support))
         out.extend(chunks[1:])
-    out.sort(key=lambda r: (-r.rank, r.slug, r.ordinal))
+    out.sort(key=lambda r: (-r.ranking, r.slug, r.ordinal))
     return out

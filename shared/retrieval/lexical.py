@@ -28,7 +28,7 @@ class LexicalHit:
     """A chunk's BM25 score and the share of the question's weight it matched (0..1)."""
 
     key: tuple[str, int]
-    score: float
+    bm25: float
     coverage: float
 
 
@@ -82,29 +82,29 @@ class LexicalIndex:
             return []
         # A group is one word in its several forms (`cuerpo`, `body`): a chunk scores the
         # best of its forms, not their sum, so a page using both is not counted twice.
-        scores = np.zeros(len(self.rows), dtype=np.float32)
+        bm25 = np.zeros(len(self.rows), dtype=np.float32)
         best = np.empty(len(self.rows), dtype=np.float32)
         for forms in filter(None, known):
             best.fill(0.0)
             for term in forms:
                 docs, tf = self._postings[term]
-                term_scores = self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
-                best[docs] = np.maximum(best[docs], term_scores)
-            scores += best
-        scores[~self.mask(filters)] = 0.0
+                term_bm25 = self._idf[term] * tf * (K1 + 1) / (tf + self._norm[docs])
+                best[docs] = np.maximum(best[docs], term_bm25)
+            bm25 += best
+        bm25[~self.mask(filters)] = 0.0
         # The best a chunk could score: every word of the question (a word the wiki never
         # uses counts as the rarest), at a saturated frequency. Coverage is the share of it.
         ceiling = (K1 + 1) * sum(max(self._idf.get(t, self._max_idf) for t in g) for g in groups)
-        count = int(np.count_nonzero(scores))
+        count = int(np.count_nonzero(bm25))
         if count == 0:
             return []
-        top = np.argpartition(-scores, min(limit, count) - 1)[: min(limit, count)]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        top = np.argpartition(-bm25, min(limit, count) - 1)[: min(limit, count)]
+        top = top[np.argsort(-bm25[top], kind="stable")]
         return [
             LexicalHit(
                 key=self.keys[i],
-                score=float(scores[i]),
-                coverage=min(1.0, float(scores[i]) / ceiling) if ceiling else 0.0,
+                bm25=float(bm25[i]),
+                coverage=min(1.0, float(bm25[i]) / ceiling) if ceiling else 0.0,
             )
             for i in top
         ]

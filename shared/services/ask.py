@@ -14,24 +14,21 @@ from typing import Any, Literal
 
 from shared.config import Settings
 from shared.errors import BibliotecaError, InvalidInput, ReindexRequired
+from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
-from shared.ports import Passage, SearchFilter, Store
+from shared.ports import Confidence, IndexedChunk, Passage, SearchFilter, Store
 from shared.providers.factory import answerer_for, embedder_for, embedder_name
-from shared.retrieval import hybrid
+from shared.retrieval import answer_checks, evidence, hybrid
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
-from shared.retrieval.text import strip_invisible
+from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 
 MAX_QUESTION_CHARS = 2000
 DEFAULT_LIMIT = 6
 MAX_LIMIT = 20
-# A chunk is relevant when its fused score or its dense similarity alone reaches these
-# (bench/README.md: measured on answerable and off-topic questions).
-MIN_SCORE = 0.24
-MIN_DENSE = 0.30
 SNIPPET_CHARS = 240
 _FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
 _log = get_logger("ask")
@@ -131,18 +128,25 @@ def ask(
         limit=question.limit,
         state=state,
     )
-    passages = numbered([r for r in found.ranked if relevant(r)])
+    cited = evidence.cited(found.ranked)
+    passages = numbered(cited, state.index.by_key)
+    confidence = evidence.confidence(found.ranked, cited)
     t2 = time.perf_counter()
-    generation = answerer.answer(question.text, passages, mode="help")
+    generation = answerer.answer(question.text, passages, mode="help", confidence=confidence)
     t3 = time.perf_counter()
+    # Whatever wrote it, the answer cites only passages it was given and says so when weak.
+    checked = answer_checks.review(generation.text, passages, confidence, language(question.text))
+    if checked.dropped:
+        _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
     response: dict[str, Any] = {
-        "answer": generation.text,
+        "answer": checked.text,
         "sources": [source(p) for p in passages],
         "model": generation.model,
         "chunks_used": len(passages),
         "duration_ms": _ms(started, t3),
         "mode": "help",
+        "confidence": checked.confidence,
         "archive": {"attempted": False, "reason": "not-requested"},
         "timings": {"embed_ms": _ms(t0, t1), "search_ms": _ms(t1, t2), "generate_ms": _ms(t2, t3)},
     }
@@ -153,7 +157,7 @@ def ask(
         if authorized or (anonymous_ok and widget_may_archive(client_id)):
             decision = archive_answer(
                 question=question.text,
-                answer=generation.text,
+                answer=checked.text,
                 sources=slugs,
                 store=store,
                 settings=settings,
@@ -166,28 +170,44 @@ def ask(
         else:
             response["archive"] = {"attempted": False, "reason": "unauthorized"}
     if grounding is None:  # the archive gates ran it already when they got that far
-        grounding = grounding_of(generation.text, store)
+        grounding = grounding_of(checked.text, store)
     if grounding is not None:
         response["grounding"] = grounding
-    record_hit(store, question, passages, generation.model, response["duration_ms"])
+    # The grounding check's one read of the code index also says which paths it holds.
+    if grounding is not None and grounding["checked"]:
+        not_indexed = list(grounding["unresolved"])
+    else:  # the index could not say: judged by the passages alone
+        not_indexed = cited_paths(checked.text)
+    unsupported = answer_checks.unsupported(checked.text, passages, not_indexed)
+    if unsupported:
+        response["unsupported"] = unsupported
+    record_hit(
+        store,
+        question,
+        passages,
+        generation.model,
+        response["duration_ms"],
+        confidence=checked.confidence,
+        best_fused=evidence.best_fused(found.ranked),
+    )
     return response
 
 
-def relevant(ranked: Ranked) -> bool:
-    """Whether a retrieved chunk is worth citing at all."""
-    return ranked.score >= MIN_SCORE or (ranked.dense_found and ranked.dense >= MIN_DENSE)
-
-
-def numbered(ranked: Sequence[Ranked]) -> list[Passage]:
-    """Retrieved chunks as the answerer's numbered sources, best first from [1]."""
+def numbered(
+    ranked: Sequence[Ranked], rows: Mapping[tuple[str, int], IndexedChunk] | None = None
+) -> list[Passage]:
+    """Retrieved chunks as the answerer's numbered sources, best first from [1]; with the
+    index's ``rows``, each runs on into the rest of its section (``evidence.section_text``)."""
     return [
         Passage(
             number=i,
             slug=r.slug,
             title=r.title,
             heading=r.heading,
-            text=strip_invisible(r.text),
-            score=r.relevance,
+            text=strip_invisible(
+                r.text if rows is None else evidence.section_text(r, rows, ranked)
+            ),
+            relevance=r.relevance,
         )
         for i, r in enumerate(ranked, start=1)
     ]
@@ -199,7 +219,7 @@ def source(passage: Passage) -> dict[str, Any]:
         "slug": passage.slug,
         "title": passage.title,
         "heading": passage.heading,
-        "score": round(passage.score, 4),
+        "score": round(passage.relevance, 4),
         "snippet": snippet(passage.text),
     }
 
@@ -214,9 +234,17 @@ def snippet(text: str) -> str:
 
 
 def record_hit(
-    store: Store, question: Question, passages: Sequence[Passage], model: str, duration_ms: float
+    store: Store,
+    question: Question,
+    passages: Sequence[Passage],
+    model: str,
+    duration_ms: float,
+    *,
+    confidence: Confidence,
+    best_fused: float,
 ) -> None:
-    """The utility hit for gap analytics; a failure is logged, never the caller's problem."""
+    """The utility hit for gap analytics (``confidence`` "low" and the best fused score
+    mark what the wiki answered weakly); a failure is logged, never the caller's problem."""
     try:
         store.events.record(
             "utility_hit",
@@ -224,7 +252,9 @@ def record_hit(
                 "question": question.text,
                 "mode": question.mode,
                 "slugs": [p.slug for p in passages],
-                "scores": [round(p.score, 4) for p in passages],
+                "scores": [round(p.relevance, 4) for p in passages],
+                "confidence": confidence,
+                "best_fused": round(best_fused, 4),
                 "duration_ms": duration_ms,
                 "model": model,
             },

@@ -306,3 +306,37 @@ def test_markdown_subset_builds_the_expected_elements(page: Any, stub: StubAsk) 
         ["the guide", f"{root}{quote('guide—primeros-pasos')}/"],
     ]
     assert shape["quote"] == ["quoted"]
+
+
+def test_low_confidence_answer_is_shown_as_approximate(page: Any, stub: StubAsk) -> None:
+    """confidence "low": a notice before the answer, the answer marked apart; "high": neither."""
+    weak = default_answer(
+        "La wiki no parece tratar esto directamente; lo más cercano:\n\nAlgo [1]."
+    )
+    weak["confidence"] = "low"
+    strong = default_answer()
+    strong["confidence"] = "high"
+    stub.queue(Reply(body=weak), Reply(body=strong))
+    page.goto(stub.page(lang="es"))
+    open_with_keyboard(page)
+    ask(page, "¿Cómo configuro Django?")
+    page.wait_for_selector(ANSWER)
+
+    notice = page.locator(".bib-answer .bib-hedge")
+    assert notice.inner_text() == (
+        "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente."
+    )
+    assert notice.get_attribute("role") == "note"
+    answer = page.locator(".bib-answer .bib-markdown-low")
+    assert answer.get_attribute("aria-describedby") == notice.get_attribute("id")
+    assert answer.evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
+    assert page.evaluate(
+        "() => { const r = document.querySelector('.bib-hedge').getBoundingClientRect();"
+        " return r.width > 0 && r.height > 0; }"
+    )
+
+    page.fill(".bib-input", "¿Y CORS?")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('.bib-hedge')")
+    page.wait_for_selector(ANSWER)
+    assert page.locator(".bib-markdown-low").count() == 0

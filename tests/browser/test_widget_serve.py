@@ -165,3 +165,18 @@ def test_real_rate_limit_shows_the_wait(page: Any, built: Site, serve_shared: An
     seconds = int(text.split("dentro de ")[1].split()[0])
     assert 0 < seconds <= 60
     assert page.locator(ANSWER).count() == 0
+
+
+def test_weak_evidence_answer_is_marked_approximate(page: Any, site: str) -> None:
+    """A neighbouring question the pages only brush: the real answer hedges and the widget
+    shows it as approximate, with the closest page still cited."""
+    page.goto(f"{site}/copias/")
+    open_with_keyboard(page)
+    ask(page, "How do I restore a PostgreSQL backup with pg_restore?")
+    page.wait_for_selector(ANSWER, timeout=30_000)
+
+    assert page.locator(".bib-hedge").is_visible()
+    assert page.inner_text(ANSWER).startswith("The wiki does not seem to cover this directly")
+    assert page.locator(".bib-markdown-low").count() == 1
+    links = page.locator(SOURCE_LINKS)
+    assert f"{site}/copias/" in [links.nth(i).get_attribute("href") for i in range(links.count())]

@@ -51,6 +51,15 @@ def setting_name(request: pytest.FixtureRequest) -> str:
     return f"POOL_{hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:8].upper()}"
 
 
+def good_question(var: str) -> str:
+    """A question both pages answer in part: the offline answer quotes one and adds the
+    other, long enough for triage (a quote of a single page is not a new page's worth)."""
+    return (
+        f"¿Cuántas conexiones abre cada worker con {var} y a qué valor se fijó en producción "
+        "tras el incidente?"
+    )
+
+
 @pytest.fixture
 def var(api: Api, request: pytest.FixtureRequest) -> str:
     """A unique setting name, with its two pages written through wiki_create."""
@@ -64,7 +73,7 @@ def var(api: Api, request: pytest.FixtureRequest) -> str:
 
 def test_a_good_answer_is_archived_as_a_draft(api: Api, var: str) -> None:
     """The answer becomes a draft with the answer's sources, the question and the model."""
-    question = f"¿Cómo se elige el valor de {var}?"
+    question = good_question(var)
     reply = api.post("ask", {"question": question, "archive": True})
     assert reply.status == 200, reply.text
     body = reply.json
@@ -122,9 +131,7 @@ def test_the_widget_may_archive_when_allowed(
     for page in pool_pages(name):
         assert client("wiki_create").post("/", json=page, headers=auth).status_code == 201
     body = (
-        client("ask")
-        .post("/", json={"question": f"¿Cómo se elige el valor de {name}?", "archive": True})
-        .get_json()
+        client("ask").post("/", json={"question": good_question(name), "archive": True}).get_json()
     )
     assert body["archive"]["attempted"] is True
     assert body["archive"]["reason"] == "archived"

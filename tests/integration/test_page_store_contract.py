@@ -201,7 +201,7 @@ def test_nearest_orders_by_similarity_and_scores_like_cosine(store: Any) -> None
     hits = store.chunks.nearest(unit(1), embedder=EMBEDDER, filters=SearchFilter(), limit=3)
 
     assert [(h.slug, h.ordinal) for h in hits] == [("near", 0), ("near", 1), ("near", 2)]
-    assert [round(h.score, 5) for h in hits] == [1.0, round(float(np.sqrt(0.5)), 5), 0.0]
+    assert [round(h.cosine, 5) for h in hits] == [1.0, round(float(np.sqrt(0.5)), 5), 0.0]
     assert hits[0].title == "Title of near"
     assert hits[0].heading == "near › part 0"
     assert hits[0].text == "text 0 of near"

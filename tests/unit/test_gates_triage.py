@@ -42,6 +42,8 @@ def test_a_complete_answer_passes() -> None:
         "The context does not explain how to do it.",
         "There is no information about it.",
         "I don't know.",
+        "La wiki no parece tratar esto directamente; lo más cercano:",
+        "The wiki does not seem to cover this directly; the closest it has:",
     ],
 )
 def test_admitted_gaps_are_refused(admission: str) -> None:

@@ -1,9 +1,11 @@
-"""The offline extractive answer and the prompts: cited, honest, delimited (pure)."""
+"""The offline answer and the prompts: cited, in the page's order, honest, delimited (pure)."""
 
 from __future__ import annotations
 
+import pytest
+
 from shared.ports import Passage
-from shared.retrieval.extractive import NOTHING, compose, sentences
+from shared.retrieval.extractive import HEDGE, NOTHING, asks_how, compose
 from shared.retrieval.prompts import help_prompt, tutor_prompt
 
 POOL = Passage(
@@ -13,25 +15,119 @@ POOL = Passage(
     heading="Ajustes",
     text="La variable `DB_POOL_SIZE` fija cuántas conexiones mantiene el pool abiertas. "
     "Su valor por defecto es diez conexiones.\n\n```bash\nexport DB_POOL_SIZE=20\n```",
-    score=0.6,
+    relevance=0.6,
 )
 OTHER = Passage(2, "guide—otro", "Otro", "Nada", "Las vacaciones se piden con antelación.", 0.3)
 
 
-def test_answer_cites_sentences_copied_from_sources() -> None:
-    """Every bullet is a sentence of a source followed by its [n]."""
+def passage(number: int, slug: str, text: str, heading: str = "H") -> Passage:
+    return Passage(number, slug, slug.title(), heading, text, 1.0 - number / 10)
+
+
+def body(answer: str) -> str:
+    """The answer without its opening line and its closing list of pages."""
+    return "\n\n".join(answer.split("\n\n")[1:-1])
+
+
+def test_answer_quotes_the_best_pages_passage_in_its_order_as_one_paragraph() -> None:
+    """The lead is the passage's sentences in the page's order, one paragraph, cited once."""
     answer = compose("¿Qué fija DB_POOL_SIZE?", [POOL, OTHER])
     assert answer.startswith("Según la wiki:")
-    bullets = [line for line in answer.splitlines() if line.startswith("- ")]
-    assert bullets
-    assert all(line.endswith("[1]") for line in bullets)
+    assert body(answer) == (
+        "La variable `DB_POOL_SIZE` fija cuántas conexiones mantiene el pool abiertas. "
+        "Su valor por defecto es diez conexiones. [1]"
+    )
     assert "vacaciones" not in answer  # shares no word with the question
-    assert "**Pool** [1]" in answer
+    assert answer.endswith("**Pool** [1].")
 
 
-def test_english_question_gets_english_framing() -> None:
-    """The lead says, in English, that the pages are Spanish."""
-    assert compose("What does DB_POOL_SIZE set?", [POOL]).startswith("From the wiki")
+def test_a_how_question_gets_the_passages_code_block() -> None:
+    """ "¿Cómo…?" shows the passage's fenced block as written; a "what" question does not."""
+    how = compose("¿Cómo cambio DB_POOL_SIZE?", [POOL])
+    assert "```bash\nexport DB_POOL_SIZE=20\n```" in how
+    assert "```" not in compose("¿Qué fija DB_POOL_SIZE?", [POOL])
+
+
+def test_code_after_a_lead_in_stays_where_the_page_puts_it() -> None:
+    """A sentence ending in ':' keeps the code it introduces right after it."""
+    text = "Para cambiarlo, exporta la variable DB_POOL_SIZE:\n\n```sh\nexport DB_POOL_SIZE=5\n```"
+    answer = compose("How do I change DB_POOL_SIZE?", [passage(1, "a", text)])
+    assert body(answer) == (
+        "Para cambiarlo, exporta la variable DB_POOL_SIZE:\n\n"
+        "```sh\nexport DB_POOL_SIZE=5\n```\n\n[1]"
+    )
+
+
+def test_an_included_example_is_named_by_its_repository_path() -> None:
+    """A MkDocs include becomes a line naming the example's path, cited."""
+    text = "Monta `StaticFiles` en un path.\n\n{* ../../docs_src/static/t1_py310.py hl[2] *}"
+    answer = compose("¿Cómo monto StaticFiles?", [passage(1, "a", text)])
+    assert "Ejemplo en el código: `docs_src/static/t1_py310.py`" in answer
+
+
+def test_the_code_of_another_passage_of_the_page_is_used_when_the_lead_has_none() -> None:
+    """The lead passage says how; its page's next passage holds the code: it is shown."""
+    lead = passage(1, "runbook", "Para promover un borrador se cambia su estado a active.")
+    code = passage(2, "runbook", '```sh\ncurl -d \'{"status": "active"}\'\n```', "Promover")
+    answer = compose("¿Cómo promuevo un borrador?", [lead, code])
+    assert "```sh\ncurl" in answer
+    assert "\n```\n\n[2]" in answer
+
+
+def test_a_sentence_pointing_back_keeps_its_antecedent_or_is_not_the_opening() -> None:
+    """ "Esto…" follows the sentence it points to; without it, the quote starts later."""
+    both = passage(
+        1,
+        "a",
+        "El pool abre diez conexiones al arrancar. Esto evita esperas al pedir una conexión.",
+    )
+    assert body(compose("¿Por qué el pool evita esperas?", [both])).startswith("El pool abre")
+    alone = passage(1, "a", "Esto evita esperas. El pool abre diez conexiones al arrancar.")
+    assert body(compose("¿Cuántas conexiones abre el pool al arrancar?", [alone])).startswith(
+        "El pool abre"
+    )
+
+
+def test_other_pages_add_at_most_a_new_sentence_each_and_never_a_repeat() -> None:
+    """The same advice on three pages is quoted once; an extra must bring new question words."""
+    repeated = (
+        "Sigue las guías de tu proveedor de la nube para desplegar apps de FastAPI con ellos."
+    )
+    docker = passage(
+        1, "docker", "Para desplegar FastAPI con Docker construye una imagen con un Dockerfile."
+    )
+    copies = [passage(n, f"cloud{n}", repeated) for n in (2, 3, 4)]
+    answer = compose("¿Cómo desplegar FastAPI con Docker en la nube?", [docker, *copies])
+    assert answer.count("Sigue las guías") == 1
+    assert "[2]" in answer
+    assert "[3]" not in answer
+    assert "[4]" not in answer
+    assert body(answer).startswith("Para desplegar FastAPI con Docker")
+
+
+def test_english_framing_says_when_the_quoted_passages_are_spanish() -> None:
+    """An English question answered from Spanish text says so; from English text it does not."""
+    spanish = passage(
+        1, "a", "Un curador promueve el borrador cambiando su estado con wiki_update."
+    )
+    english = passage(
+        1, "b", "A curator promotes the draft by setting its status with wiki_update."
+    )
+    assert "in Spanish" in compose("How does a curator promote the draft?", [spanish])
+    assert "in Spanish" not in compose("How does a curator promote the draft?", [english])
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"), [("¿Cómo cambio el pool?", "es"), ("How do I change the pool?", "en")]
+)
+def test_low_confidence_opens_with_the_hedge_then_gives_the_closest(
+    question: str, lang: str
+) -> None:
+    """Weak evidence: the answer says the wiki does not seem to cover it, then quotes."""
+    answer = compose(question, [POOL], confidence="low")
+    assert answer.startswith(HEDGE[lang].removesuffix(":"))
+    assert "[1]" in answer
+    assert not compose(question, [POOL]).startswith(HEDGE[lang])
 
 
 def test_nothing_found_is_said_plainly_in_the_question_language() -> None:
@@ -40,15 +136,21 @@ def test_nothing_found_is_said_plainly_in_the_question_language() -> None:
     assert compose("What is X?", []) == NOTHING["en"]
 
 
-def test_sentences_leave_out_code_and_markup() -> None:
-    """Fenced code, include directives and HTML tags are not answer sentences."""
-    text = (
-        "Uno dos tres cuatro cinco seis siete.\n\n{* ../x.py hl[2] *}\n\n"
-        '<dfn title="a">Hola mundo con etiqueta visible</dfn>\n\n```\ncodigo = 1\n```'
-    )
-    found = sentences(text)
-    assert "Uno dos tres cuatro cinco seis siete." in found
-    assert all("codigo" not in s and "{*" not in s and "<dfn" not in s for s in found)
+@pytest.mark.parametrize(
+    ("question", "how"),
+    [
+        ("¿Cómo configuro CORS?", True),
+        ("How do I deploy with Docker?", True),
+        ("¿Qué comando arranca el servidor?", True),
+        ("Validate a query string with a regular expression pattern", True),
+        ("¿Qué es la inyección de dependencias?", False),
+        ("When should I use async def?", False),
+        ("jsonable_encoder", False),
+    ],
+)
+def test_a_question_asks_how_when_it_wants_steps_or_a_command(question: str, how: bool) -> None:
+    """'¿Cómo…?', 'how…', 'what command…' and instructions ask how; 'what is' does not."""
+    assert asks_how(question) is how
 
 
 def test_help_prompt_delimits_sources_and_escapes_their_closing_tag() -> None:
@@ -65,43 +167,3 @@ def test_help_prompt_delimits_sources_and_escapes_their_closing_tag() -> None:
 def test_tutor_prompt_has_only_the_question() -> None:
     """No sources in tutor mode."""
     assert "<source" not in tutor_prompt("¿Qué es REST?")
-
-
-def test_sentences_that_cannot_stand_alone_are_left_out() -> None:
-    """Rhetorical questions, lead-ins ending in ':' and bare links are not answer sentences."""
-    text = (
-        "¿Cómo se promueve un borrador? Un curador cambia su estado a active con wiki_update. "
-        "Los pasos son estos:\n\n[[runbook—promover-un-borrador]].\n\n"
-        "Consulta [[concept—puertas|las puertas del archivo]] antes de promoverlo a mano."
-    )
-    assert sentences(text) == [
-        "Un curador cambia su estado a active con wiki_update.",
-        "Consulta las puertas del archivo antes de promoverlo a mano.",
-    ]
-
-
-def test_a_list_after_a_cut_sentence_is_split_into_its_items() -> None:
-    """A chunk starting mid-sentence (the overlap) drops the fragment and keeps each item."""
-    text = (
-        "is retried from a fresh read, so two racing updates land.\n"
-        "- Setting `status: active` promotes a draft page.\n"
-        "- Setting `status: archived` unpublishes the page."
-    )
-    assert sentences(text) == [
-        "Setting `status: active` promotes a draft page.",
-        "Setting `status: archived` unpublishes the page.",
-    ]
-
-
-def test_english_framing_says_when_the_quoted_passages_are_spanish() -> None:
-    """An English question answered from Spanish text says so; from English text it does not."""
-    spanish = Passage(
-        number=1, slug="a", title="A", heading="A", score=0.9,
-        text="Un curador promueve el borrador cambiando su estado con wiki_update.",
-    )  # fmt: skip
-    english = Passage(
-        number=1, slug="b", title="B", heading="B", score=0.9,
-        text="A curator promotes the draft by setting its status with wiki_update.",
-    )  # fmt: skip
-    assert "in Spanish" in compose("How does a curator promote the draft?", [spanish])
-    assert "in Spanish" not in compose("How does a curator promote the draft?", [english])

@@ -8,7 +8,7 @@ from shared.retrieval.lexical import LexicalHit
 
 
 def hit(slug: str, score: float) -> ChunkHit:
-    return ChunkHit(slug=slug, title=slug, heading="", text="t", ordinal=0, score=score)
+    return ChunkHit(slug=slug, title=slug, heading="", text="t", ordinal=0, cosine=score)
 
 
 def row(slug: str) -> IndexedChunk:
@@ -21,11 +21,11 @@ ROWS = {("c", 0): row("c"), ("d", 0): row("d")}
 
 
 def test_mix_is_the_weighted_sum_on_a_common_scale() -> None:
-    """score = w*cosine + (1-w)*coverage; a lexical-only chunk gets the dense floor."""
+    """fused = w*cosine + (1-w)*coverage; a lexical-only chunk gets the dense floor."""
     ranked = {r.slug: r for r in mix(DENSE, LEXICAL, ROWS, dense_weight=0.6)}
-    assert abs(ranked["c"].score - (0.6 * 0.3 + 0.4 * 0.9)) < 1e-9
-    assert abs(ranked["a"].score - 0.36) < 1e-9
-    assert abs(ranked["d"].score - (0.6 * 0.3 + 0.4 * 0.5)) < 1e-9
+    assert abs(ranked["c"].fused - (0.6 * 0.3 + 0.4 * 0.9)) < 1e-9
+    assert abs(ranked["a"].fused - 0.36) < 1e-9
+    assert abs(ranked["d"].fused - (0.6 * 0.3 + 0.4 * 0.5)) < 1e-9
     assert mix(DENSE, LEXICAL, ROWS, dense_weight=0.6)[0].slug == "c"
 
 
@@ -42,7 +42,7 @@ def test_rrf_rewards_agreement() -> None:
 def test_negative_cosines_are_clamped() -> None:
     """Scores stay within 0..1."""
     ranked = mix([hit("x", -0.4)], [], {})
-    assert ranked[0].score == 0.0
+    assert ranked[0].fused == 0.0
 
 
 def test_lexical_only_chunks_say_their_dense_score_is_a_bound() -> None:
@@ -61,14 +61,14 @@ def test_by_page_lets_a_page_with_more_evidence_win() -> None:
     chunks = [ranked("sibling", 0, 0.50), ranked("page", 0, 0.45), ranked("page", 1, 0.40)]
     order = by_page(chunks, decay=0.5, depth=4)
     assert [(r.slug, r.ordinal) for r in order] == [("page", 0), ("sibling", 0), ("page", 1)]
-    assert order[2].rank == order[2].score  # only the page's lead chunk is lifted
-    assert abs(order[0].rank - (0.45 + 0.5 * 0.40)) < 1e-9
+    assert order[2].ranking == order[2].fused  # only the page's lead chunk is lifted
+    assert abs(order[0].ranking - (0.45 + 0.5 * 0.40)) < 1e-9
 
 
 def test_by_page_keeps_each_chunks_own_score() -> None:
-    """Scores stay the chunks' own fused scores: the relevance gate reads them unchanged."""
+    """``fused`` stays each chunk's own score: the relevance gate reads it unchanged."""
     chunks = [ranked("a", 0, 0.3), ranked("a", 1, 0.2), ranked("b", 0, 0.25)]
-    assert sorted(r.score for r in by_page(chunks)) == [0.2, 0.25, 0.3]
+    assert sorted(r.fused for r in by_page(chunks)) == [0.2, 0.25, 0.3]
 
 
 def test_by_page_counts_only_depth_chunks_with_decaying_weights() -> None:
@@ -92,6 +92,6 @@ def test_reported_relevance_follows_the_page_order_on_0_to_1() -> None:
         [ranked("b", 0, 0.55), ranked("a", 0, 0.5), ranked("a", 1, 0.45), ranked("a", 2, 0.4)]
     )
     assert [r.slug for r in order][:1] == ["a"]
-    scores = [p.score for p in numbered(order)]
+    scores = [p.relevance for p in numbered(order)]
     assert scores == sorted(scores, reverse=True)
     assert all(0 <= s <= 1 for s in scores)

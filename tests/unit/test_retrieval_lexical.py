@@ -68,7 +68,7 @@ def test_a_word_scores_once_whichever_of_its_forms_a_chunk_uses() -> None:
             chunk("spanish", "cuerpo ww vv", title=""),
         ]
     )
-    scores = {h.key[0]: h.score for h in index.search("cuerpo", ANY, 5)}
+    scores = {h.key[0]: h.bm25 for h in index.search("cuerpo", ANY, 5)}
     assert scores["both"] == pytest.approx(scores["spanish"])
     assert scores["both"] == pytest.approx(scores["english"])
 

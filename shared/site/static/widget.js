@@ -49,6 +49,7 @@
       serverError: "The help service has a problem right now (HTTP {status}). Please try again later.",
       badResponse: "The help service sent an answer this page cannot read.",
       noSources: "No wiki pages matched this question.",
+      lowConfidence: "Approximate answer: the wiki does not seem to cover this question directly.",
       meta: "{model} · {s} s"
     },
     es: {
@@ -75,6 +76,7 @@
       serverError: "El servicio de ayuda tiene un problema ahora mismo (HTTP {status}). Inténtalo más tarde.",
       badResponse: "El servicio de ayuda envió una respuesta que esta página no puede leer.",
       noSources: "Ninguna página de la wiki coincide con esta pregunta.",
+      lowConfidence: "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente.",
       meta: "{model} · {s} s"
     }
   };
@@ -666,6 +668,16 @@
       : [];
     var ctx = { root: this.config.root, sources: sources, t: t };
     var answer = el("div", PREFIX + "-markdown");
+    // Weak evidence (the contract's confidence "low"): a notice before the answer, and the
+    // answer itself marked, so nobody mistakes the closest passages for an answer.
+    if (data.confidence === "low" && sources.length) {
+      var notice = el("p", PREFIX + "-hedge", t.lowConfidence);
+      notice.setAttribute("role", "note");
+      notice.id = this.panel.id + "-hedge";
+      answer.className += " " + PREFIX + "-markdown-low";
+      answer.setAttribute("aria-describedby", notice.id);
+      this.answer.appendChild(notice);
+    }
     answer.appendChild(renderMarkdown(data.answer, ctx));
     this.answer.appendChild(answer);
 

@@ -150,10 +150,10 @@ class FirestoreChunks:
                     heading=str(data.get("heading", "")),
                     text=str(data.get("text", "")),
                     ordinal=int(data.get("ordinal", 0)),
-                    score=float(data.get(SCORE_FIELD, 0.0)),
+                    cosine=float(data.get(SCORE_FIELD, 0.0)),
                 )
             )
-        hits.sort(key=lambda h: -h.score)
+        hits.sort(key=lambda h: -h.cosine)
         return hits
 
 

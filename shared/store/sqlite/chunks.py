@@ -217,12 +217,12 @@ def _indexed(row: sqlite3.Row) -> IndexedChunk:
     )
 
 
-def _hit(row: IndexedChunk, score: float) -> ChunkHit:
+def _hit(row: IndexedChunk, cosine: float) -> ChunkHit:
     return ChunkHit(
         slug=row.slug,
         title=row.title,
         heading=row.heading,
         text=row.text,
         ordinal=row.ordinal,
-        score=score,
+        cosine=cosine,
     )

@@ -1,0 +1,49 @@
+"""What an answer may cite and how strong the evidence is: the gate, sections, confidence."""
+
+from __future__ import annotations
+
+from shared.ports import IndexedChunk
+from shared.retrieval import evidence
+from shared.retrieval.fusion import Ranked
+
+
+def ranked(ordinal: int, fused: float = 0.5, cosine: float = 0.5, slug: str = "p") -> Ranked:
+    return Ranked(slug, "P", "Uso", f"texto {ordinal}", ordinal, fused, cosine, 0.5)
+
+
+def row(ordinal: int, text: str, heading: str = "Uso") -> IndexedChunk:
+    return IndexedChunk("p", ordinal, "P", heading, text, "guide", None, ())
+
+
+def test_the_gate_keeps_a_chunk_by_its_fused_score_or_its_cosine_alone() -> None:
+    """fused ≥ 0.24 passes; so does a cosine ≥ 0.30 the dense search really returned."""
+    assert evidence.relevant(ranked(0, fused=0.24, cosine=0.0))
+    assert evidence.relevant(ranked(0, fused=0.1, cosine=0.30))
+    lexical_only = Ranked("p", "P", "Uso", "t", 0, 0.1, 0.35, 0.0, dense_found=False)
+    assert not evidence.relevant(lexical_only)
+    assert [r.ordinal for r in evidence.cited([ranked(0), ranked(1, 0.1, 0.1)])] == [0]
+
+
+def test_a_chunk_runs_on_into_its_section_without_the_carried_overlap() -> None:
+    """The next chunk of the same heading is appended, minus the tail chunking repeated."""
+    rows = {
+        ("p", 0): row(0, "Importa la clase. Después móntala así:"),
+        ("p", 1): row(1, "Después móntala así:\n\n```py\napp.mount()\n```"),
+        ("p", 2): row(2, "Otra sección.", heading="Otra"),
+    }
+    chunk = Ranked("p", "P", "Uso", rows[("p", 0)].text, 0, 0.5, 0.5, 0.5)
+    assert evidence.section_text(chunk, rows, [chunk]) == (
+        "Importa la clase. Después móntala así:\n\n```py\napp.mount()\n```"
+    )
+
+
+def test_a_chunk_does_not_run_into_a_cited_chunk_or_past_the_budget() -> None:
+    """A following chunk cited on its own is not repeated; the section text stays bounded."""
+    rows = {("p", i): row(i, "x" * 700) for i in range(3)}
+    first = Ranked("p", "P", "Uso", "x" * 700, 0, 0.5, 0.5, 0.5)
+    assert evidence.section_text(first, rows, [first]) == "x" * 700  # 1,400 > SECTION_CHARS
+    short = {("p", 0): row(0, "a"), ("p", 1): row(1, "b")}
+    lead = Ranked("p", "P", "Uso", "a", 0, 0.5, 0.5, 0.5)
+    also_cited = Ranked("p", "P", "Uso", "b", 1, 0.4, 0.4, 0.4)
+    assert evidence.section_text(lead, short, [lead, also_cited]) == "a"
+    assert evidence.section_text(lead, short, [lead]) == "a\n\nb"
