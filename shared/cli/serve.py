@@ -103,14 +103,20 @@ def _landing(location: str) -> flask.Response:
 def run(args: argparse.Namespace) -> int:
     setup(args)
     if args.demo:
+        from shared.bootstrap import wiring
         from shared.demo import load_demo_if_empty
-
-        created = load_demo_if_empty()
-        if created:
-            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
         from shared.services.site_build import build_site
 
-        report = build_site(get_settings())
+        w = wiring()
+        created = load_demo_if_empty(w.store, w.embedder)
+        if created:
+            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
+        report = build_site(
+            w.settings,
+            store=w.store,
+            publisher=w.publisher(),
+            curator_report=w.curator_report(),
+        )
         print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
     server = make_server(args.host, args.port, build_app(), threaded=True)
     print(f"Biblioteca serving on http://{args.host}:{server.port}/", file=sys.stderr, flush=True)

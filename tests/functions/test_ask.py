@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import open_store
 from shared.config import get_settings
 from shared.services.rate_limit import reset_limiters
-from shared.store import open_store
 from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api, Reply
 
@@ -310,6 +310,7 @@ def test_rate_limit_is_429_with_retry_after(
 def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Api) -> None:
     """A second store object on the same backend writes (through the server route, this
     test's own process is another process); the next question sees the page."""
+    from shared.api.models import WikiCreateRequest
     from shared.providers.local_embedder import shared_local_embedder
     from shared.services.wiki import create_page
 
@@ -328,7 +329,7 @@ def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Api) -> N
         "content": "# Kraken\n\nEl servicio `KRAKEN_TIMEOUT` corta las llamadas lentas al kraken.",
         "front_matter": {"title": "Kraken", "type": "runbook"},
     }
-    create_page(page, other, shared_local_embedder())
+    create_page(WikiCreateRequest.parse(page), other, shared_local_embedder())
     body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).json
     assert body["sources"][0]["slug"] == "runbook—kraken"
 
@@ -379,18 +380,23 @@ def test_a_question_checks_whether_the_index_changed_once(store: Any) -> None:
     """One fingerprint read per question: the reindex check and the search share a snapshot.
 
     (In process: it counts the service's reads of the real store.)"""
+    from shared.api.models import AskRequest, WikiCreateRequest
+    from shared.bootstrap import wiring
     from shared.providers.local_embedder import shared_local_embedder
     from shared.services.ask import ask as answer
     from shared.services.wiki import create_page
 
     for page in PAGES:
-        create_page(page, store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page), store, shared_local_embedder())
     counting = _CountingStore(store)
+    w = wiring(get_settings())
     body = answer(
-        {"question": "¿Qué hace cache:invalidate?"},
-        get_settings(),
+        AskRequest.parse({"question": "¿Qué hace cache:invalidate?"}),
+        w.settings,
         authorized=False,
-        open_store=lambda: counting,
+        store=counting,
+        embedder=w.embedder,
+        answerer=w.answerer(),
     )
     assert body["sources"]
     assert counting.fingerprints == 1

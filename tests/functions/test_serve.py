@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
+from shared.bootstrap import open_store
 from shared.config import get_settings
-from shared.store import open_store
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ServerFactory
 

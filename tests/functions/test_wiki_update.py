@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from shared.bootstrap import build_embedder
 from shared.config import get_settings
 from shared.ports import SearchFilter
-from shared.providers.factory import embedder_for
 from tests.fixtures.server import Api
 
 
@@ -39,7 +39,7 @@ def snapshot(api: Api, slug: str) -> tuple[Any, dict[str, bytes]]:
 
 def retrievable(api: Api, slug: str, title: str) -> bool:
     """Whether ask's index would return a chunk of ``slug`` for a query on its title."""
-    embedder = embedder_for(get_settings())
+    embedder = build_embedder(get_settings())
     hits = api.store.chunks.nearest(
         embedder.embed_query(title), embedder=embedder.name, filters=SearchFilter(), limit=50
     )
