@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8080
 
-.PHONY: install run test lint types unit bench format clean
+.PHONY: install run test lint types unit bench format openapi clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Biblioteca needs Python 3.11 or newer on PATH"; exit 1; }
@@ -41,6 +41,9 @@ bench: install
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/site.py
+
+openapi: install  ## regenerate openapi.json from shared/api/models.py
+	$(BIN)/python -m shared.api.openapi
 
 format: install
 	$(BIN)/ruff check --fix .

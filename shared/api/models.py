@@ -12,7 +12,7 @@ page as ``{"slug": ...}``, ``mode`` of any value), documented in each descriptio
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Optional, Self
+from typing import Annotated, Any, Literal, Optional, Self
 
 from pydantic import (
     BaseModel,
@@ -210,6 +210,7 @@ class AskRequest(RequestBody):
 
     question: str = Field(
         max_length=MAX_QUESTION_CHARS,
+        pattern=r"\S",
         description="A non-blank string of at most 2,000 characters: the question.",
     )
     mode: Literal["help", "tutor"] = Field(
@@ -257,7 +258,11 @@ class AskRequest(RequestBody):
     def _filter(cls, value: str | None) -> str | None:
         return value.strip() or None if value is not None else None
 
-    @field_validator("limit", mode="before", json_schema_input_type=int | None)
+    @field_validator(
+        "limit",
+        mode="before",
+        json_schema_input_type=Annotated[int, Field(ge=1, le=MAX_LIMIT)] | None,
+    )
     @classmethod
     def _limit(cls, value: object) -> object:
         return DEFAULT_LIMIT if value is None else value
@@ -273,9 +278,12 @@ class ArchiveRequest(RequestBody):
 
     question: str = Field(
         max_length=MAX_QUESTION_CHARS,
+        pattern=r"\S",
         description="A non-blank string of at most 2,000 characters: the question asked.",
     )
-    answer: str = Field(description="A non-blank string of Markdown, at most 512 KiB: the answer.")
+    answer: str = Field(
+        pattern=r"\S", description="A non-blank string of Markdown, at most 512 KiB: the answer."
+    )
     sources: list[str] = Field(
         default_factory=list,
         description="A list of the slugs of the pages the answer used (an entry may also be "

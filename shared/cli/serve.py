@@ -70,9 +70,16 @@ def _at_root(app: Any) -> Any:
 
 
 def site_app() -> flask.Flask:
-    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page."""
+    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page;
+    and the API's OpenAPI document at ``/openapi.json``."""
     # No Flask static route: /static/ is the built site's own folder (the help widget).
     app = flask.Flask("biblioteca-site", static_folder=None)
+
+    @app.get("/openapi.json")
+    def openapi() -> Any:
+        from shared.api.openapi import document
+
+        return flask.jsonify(document())
 
     @app.get("/")
     @app.get("/<path:path>")
