@@ -2,7 +2,8 @@
 
 Each thread gets its own connection (WAL mode, so readers never block the writer
 and several processes may share the file); each adapter module registers the DDL
-of its own tables, applied once per process.
+of its own tables, and the upgrades of files older versions wrote, applied once
+per process.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,9 +23,15 @@ BUSY_TIMEOUT_MS = 10_000
 class Database:
     """A lazily opened SQLite file, one connection per thread."""
 
-    def __init__(self, path: Path, schema: list[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: list[str],
+        upgrades: Sequence[Callable[[sqlite3.Connection], None]] = (),
+    ) -> None:
         self.path = path
         self._schema = schema
+        self._upgrades = upgrades
         self._local = threading.local()
         self._ready = False
         self._lock = threading.Lock()
@@ -69,6 +76,8 @@ class Database:
             try:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.executescript("\n".join(self._schema))
+                for upgrade in self._upgrades:  # files written by older versions
+                    upgrade(conn)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
