@@ -200,10 +200,14 @@ class _LazyGenerator:
 class Wiring:
     """The collaborators one ``Settings`` configures, each built on first use."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, *, store: Store | None = None, embedder: Embedder | None = None
+    ) -> None:
+        """``store`` and ``embedder`` replace the configured ones (the service test tier
+        wires a temporary SQLite store and a deterministic embedder)."""
         self.settings = settings
-        self.store: Store = _LazyStore(settings)
-        self.embedder: Embedder = _LazyEmbedder(
+        self.store: Store = store or _LazyStore(settings)
+        self.embedder: Embedder = embedder or _LazyEmbedder(
             embedder_name(settings), lambda: build_embedder(settings)
         )
         # None: the archive gates use their local rules only (BIBLIOTECA_LLM=local).
@@ -247,6 +251,13 @@ def wiring(settings: Settings | None = None) -> Wiring:
         if _current is None or _current.settings is not chosen:
             _current = Wiring(chosen)
         return _current
+
+
+def install(chosen: Wiring) -> None:
+    """Make ``chosen`` the process's wiring of its settings (tests that wire by hand)."""
+    global _current
+    with _lock:
+        _current = chosen
 
 
 def reset() -> None:
