@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import httpx
 import numpy as np
 import numpy.typing as npt
 
@@ -31,11 +31,13 @@ from shared.ports import (
     Store,
     Vector,
 )
-from shared.providers.gemini_client import DEFAULT_DEADLINE_S, GeminiClient
-from shared.providers.gemini_embedder import DIMENSIONS as GEMINI_DIMENSIONS
-from shared.providers.gemini_embedder import GeminiEmbedder
-from shared.providers.gemini_generator import GeminiGenerator
-from shared.providers.local_embedder import LocalEmbedder, shared_local_embedder
+
+# Provider modules are imported where a provider is built: a function configured for
+# the local models never loads httpx or the Gemini client (a cold start pays for less).
+if TYPE_CHECKING:
+    import httpx
+
+    from shared.providers.gemini_client import GeminiClient
 
 _lock = threading.RLock()
 _stores: dict[tuple[str, str], Store] = {}
@@ -108,12 +110,18 @@ def http_client() -> httpx.Client:
     global _http
     with _lock:
         if _http is None:
+            import httpx
+
+            from shared.providers.gemini_client import DEFAULT_DEADLINE_S
+
             _http = httpx.Client(timeout=DEFAULT_DEADLINE_S, follow_redirects=False)
         return _http
 
 
 def _gemini_client(settings: Settings) -> GeminiClient:
     """A Gemini API client; ``NotConfigured`` naming GOOGLE_AI_API_KEY when it is unset."""
+    from shared.providers.gemini_client import GeminiClient
+
     return GeminiClient(
         api_key=settings.require_gemini_key(),
         base_url=settings.gemini_base_url,
@@ -124,15 +132,23 @@ def _gemini_client(settings: Settings) -> GeminiClient:
 def embedder_name(settings: Settings) -> str:
     """The name the configured embedder records with its vectors, without building it."""
     if settings.embedder == "gemini":
+        from shared.providers.gemini_embedder import DIMENSIONS
+
         model = settings.gemini_embed_model.removeprefix("models/")
-        return f"gemini:{model}@{GEMINI_DIMENSIONS}"
+        return f"gemini:{model}@{DIMENSIONS}"
+    from shared.providers.local_embedder import LocalEmbedder
+
     return LocalEmbedder.name
 
 
 def build_embedder(settings: Settings) -> Embedder:
     """The configured embedder, built now (``NotConfigured`` if it needs a missing key)."""
     if settings.embedder == "gemini":
+        from shared.providers.gemini_embedder import GeminiEmbedder
+
         return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
+    from shared.providers.local_embedder import shared_local_embedder
+
     return shared_local_embedder()
 
 
@@ -140,6 +156,8 @@ def build_generator(settings: Settings) -> Generator | None:
     """The configured language model (``BIBLIOTECA_LLM=gemini``), or None when offline."""
     if settings.llm != "gemini":
         return None
+    from shared.providers.gemini_generator import GeminiGenerator
+
     return GeminiGenerator(_gemini_client(settings), settings.gemini_model)
 
 
