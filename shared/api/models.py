@@ -29,7 +29,7 @@ from shared.gates.code_paths import clean_path
 from shared.normalize import normalize_related
 from shared.retrieval.text import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
-from shared.slugs import slug_problem
+from shared.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
 MAX_QUESTION_CHARS = 2000
@@ -124,17 +124,21 @@ class WikiCreateRequest(RequestBody):
     """``POST /wiki_create``: a new page."""
 
     slug: str | None = Field(
-        default=None, description=_SLUG + " Derived from type and title when absent."
+        default=None,
+        pattern=SLUG_RE.pattern,
+        max_length=MAX_SLUG,
+        description=_SLUG + " Derived from type and title when absent.",
     )
     content: str = Field(description=_CONTENT)
     front_matter: FrontMatter = Field(
         description="A JSON object: the page's front matter (title and type required)."
     )
 
-    @field_validator("slug")
+    @field_validator("slug", mode="before")
     @classmethod
-    def _slug(cls, value: str | None) -> str | None:
-        return None if value is None else _checked_slug(value)
+    def _slug(cls, value: object) -> object:
+        # Before the pattern: the message says what is wrong with this slug.
+        return _checked_slug(value) if isinstance(value, str) else value
 
     @field_validator("content")
     @classmethod
@@ -164,7 +168,7 @@ FrontMatterPatch = create_model(  # type: ignore[call-overload]
 class WikiUpdateRequest(RequestBody):
     """``POST /wiki_update``: new content and/or metadata for an existing page."""
 
-    slug: str = Field(description=_SLUG)
+    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
     content: str | None = Field(default=None, description=_CONTENT + " Absent: kept.")
     update_metadata: dict[str, Any] = Field(
         default_factory=dict,
@@ -178,10 +182,11 @@ class WikiUpdateRequest(RequestBody):
         "(409 version_conflict when the page has moved on).",
     )
 
-    @field_validator("slug")
+    @field_validator("slug", mode="before")
     @classmethod
-    def _slug(cls, value: str) -> str:
-        return _checked_slug(value)
+    def _slug(cls, value: object) -> object:
+        # Before the pattern: the message says what is wrong with this slug.
+        return _checked_slug(value) if isinstance(value, str) else value
 
     @field_validator("content")
     @classmethod
