@@ -41,6 +41,7 @@ bench: install
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/site.py
+	$(BIN)/python bench/cold_start.py
 
 openapi: install  ## regenerate openapi.json from shared/api/models.py
 	$(BIN)/python -m shared.api.openapi
