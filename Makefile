@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8080
 
-.PHONY: install run test lint types unit bench format clean
+.PHONY: install run test lint types unit bench format openapi clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Biblioteca needs Python 3.11 or newer on PATH"; exit 1; }
@@ -43,6 +43,10 @@ bench: install
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/site.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/cold_start.py
+
+openapi: install  ## regenerate openapi.json from shared/api/models.py
+	$(BIN)/python -m shared.api.openapi
 
 format: install
 	$(BIN)/ruff check --fix .

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from retrieval import CORPUS, NONE, QUESTIONS, open_corpus  # noqa: E402
 
+from shared.api.models import DEFAULT_LIMIT  # noqa: E402
 from shared.ports import Confidence, Passage  # noqa: E402
 from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
@@ -35,7 +36,7 @@ from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
 from shared.retrieval.fusion import Ranked  # noqa: E402
 from shared.retrieval.text import fold, language, tokens  # noqa: E402
-from shared.services.ask import DEFAULT_LIMIT, numbered  # noqa: E402
+from shared.services.ask import numbered  # noqa: E402
 
 SECTIONS = True  # measured both ways: passages run on into their section
 # The answerer this benchmark was written against (issue 11), kept in git, not in the tree.

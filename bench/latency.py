@@ -27,8 +27,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from shared.api.models import AskRequest  # noqa: E402
 from shared.config import load_settings  # noqa: E402
 from shared.ports import ChunkHit, SearchFilter  # noqa: E402
+from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import compose  # noqa: E402
@@ -171,7 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             parts["sum"].append(embed_ms + search_ms + synth_ms)
             total_ms, _ = timed(
                 lambda q=q: ask(
-                    {"question": q}, settings, authorized=False, open_store=lambda: store
+                    AskRequest.parse({"question": q}),
+                    settings,
+                    authorized=False,
+                    store=store,
+                    embedder=embedder,
+                    answerer=LocalAnswerer(),
                 )
             )
             service.append(total_ms)

@@ -26,12 +26,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from shared.api.models import DEFAULT_LIMIT  # noqa: E402
 from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf  # noqa: E402
 from shared.retrieval.lexical import LexicalHit  # noqa: E402
-from shared.services.ask import DEFAULT_LIMIT  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 

@@ -28,13 +28,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from shared.bootstrap import open_store, reset, wiring  # noqa: E402
 from shared.config import Settings, load_settings  # noqa: E402
 from shared.ports import PageRecord  # noqa: E402
 from shared.schema import PAGE_TYPES  # noqa: E402
 from shared.services.importer import markdown_files  # noqa: E402
 from shared.services.site_build import BuildReport, build_site  # noqa: E402
 from shared.slugs import slug_from_path  # noqa: E402
-from shared.store import forget_stores, open_store  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
 _TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?$", re.M)
@@ -117,7 +117,7 @@ def synthetic_pages(count: int, seed: int = 42) -> list[Page]:
 
 
 def settings_for(folder: Path) -> Settings:
-    forget_stores()
+    reset()
     return load_settings({"BIBLIOTECA_DATA_DIR": str(folder / "data")})
 
 
@@ -228,12 +228,24 @@ class Row:
         return f"{self.phases[name] / 1000:.2f}" if name in self.phases else "—"
 
 
+def build(settings: Settings, full: bool = False) -> BuildReport:
+    """``build_site`` wired as the ``rebuild`` function wires it."""
+    w = wiring(settings)
+    return build_site(
+        settings,
+        full,
+        store=w.store,
+        publisher=w.publisher(),
+        curator_report=w.curator_report(),
+    )
+
+
 def full_build(settings: Settings, repeat: int) -> tuple[float, BuildReport]:
     """The best of ``repeat`` full builds: its wall time and its own report (phases)."""
     runs = []
     for _ in range(repeat):
         started = time.perf_counter()
-        report = build_site(settings, full=True)
+        report = build(settings, full=True)
         runs.append((time.perf_counter() - started, report))
         assert report.status == "ok", report.body()
     return min(runs, key=lambda run: run[0])
@@ -242,7 +254,7 @@ def full_build(settings: Settings, repeat: int) -> tuple[float, BuildReport]:
 def incremental(settings: Settings, slug: str, *, title: str | None = None) -> tuple[float, Any]:
     edit_one(settings, slug, title=title)
     started = time.perf_counter()
-    report = build_site(settings)
+    report = build(settings)
     elapsed = time.perf_counter() - started
     assert report.status == "ok", report.body()
     assert not report.full

@@ -1,8 +1,9 @@
 """The ports: what the services need from storage and from model providers.
 
 Each is a ``typing.Protocol`` defined once here. Adapters live in ``shared.store``
-(SQLite, Firestore) and ``shared.providers`` (local, Gemini); the embedded SQLite
-store is a real implementation, and one contract suite runs against both stores.
+(SQLite, Firestore), ``shared.providers`` (local, Gemini) and ``shared.publish`` (a
+folder, a bucket); ``shared.bootstrap`` builds them. The embedded SQLite store is a
+real implementation, and one contract suite runs against both stores.
 """
 
 from __future__ import annotations
@@ -184,6 +185,68 @@ class SiteState(Protocol):
     def load_manifest(self) -> dict[str, Any] | None: ...
 
     def save_manifest(self, manifest: Mapping[str, Any]) -> None: ...
+
+
+# -- publishing the site ---------------------------------------------------------------
+
+# Publication stages: what a reader reaches first is written last (GCS has no swap).
+STAGE_PAGES = 0  # pages and static files
+STAGE_LISTINGS = 1  # type listings, sitemap, search index
+STAGE_INDEX = 2  # index.html
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One file of the site: its path under the root, its bytes, and its stage."""
+
+    path: str
+    data: bytes
+    stage: int = STAGE_PAGES
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What one build changes: files to write, unchanged files to keep, files to delete."""
+
+    build_id: str
+    full: bool
+    writes: Sequence[Output]
+    keep: Sequence[str] = field(default_factory=tuple)
+    delete: Sequence[str] = field(default_factory=tuple)
+
+
+class StalePublication(Exception):
+    """The published site is not the one the manifest describes: rebuild in full."""
+
+
+class SitePublisher(Protocol):
+    """Where ``rebuild`` puts the public site: a folder swapped atomically, or a bucket."""
+
+    location: str
+
+    @property
+    def public_url(self) -> str | None:
+        """The absolute base URL the site is served at, when the location implies one."""
+
+    def current_build(self) -> str | None:
+        """The build id of what is published now (None when nothing, or unknown)."""
+
+    def publish(self, publication: Publication) -> None: ...
+
+    def cleanup(self) -> None:
+        """Housekeeping after a publication (old generations); readers never wait for it."""
+
+
+class ReportWriter(Protocol):
+    """Where ``rebuild`` writes the private curator report (never inside the public site)."""
+
+    location: str
+
+    def check(self) -> None:
+        """``NotConfigured`` when the location is unusable or the public could read it."""
+
+    def write(self, files: Mapping[str, bytes]) -> None:
+        """Replace the report's files (relative name -> bytes)."""
 
 
 class Store(Protocol):

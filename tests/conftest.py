@@ -10,8 +10,8 @@ from typing import Any
 import functions_framework
 import pytest
 
+from shared.bootstrap import reset
 from shared.config import get_settings
-from shared.store import forget_stores
 from tests.fixtures.secrets import TOKEN, leaked
 
 pytest_plugins = [
@@ -63,10 +63,10 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, s
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     get_settings.cache_clear()
-    forget_stores()
+    reset()
     yield values
     get_settings.cache_clear()
-    forget_stores()
+    reset()
 
 
 @pytest.fixture

@@ -7,13 +7,16 @@ from typing import Any
 import flask
 import functions_framework
 
+from shared.api.models import ArchiveRequest
+from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
 from shared.services.archive import archive_request
-from shared.store import open_store
 
 
 def _archive(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
-    return 200, archive_request(body, open_store(ctx.settings), ctx.settings)
+    request = ArchiveRequest.parse(body)
+    w = wiring(ctx.settings)
+    return 200, archive_request(request, w.store, w.embedder, w.judge, w.answerer_name)
 
 
 @functions_framework.http

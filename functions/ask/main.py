@@ -7,19 +7,25 @@ from typing import Any
 import flask
 import functions_framework
 
+from shared.api.models import AskRequest
+from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
 from shared.services.ask import ask as answer_question
 from shared.services.rate_limit import limiter
-from shared.store import open_store
 
 
 def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     limiter(ctx.settings.rate_limit_window).check(ctx.client_id)
+    request = AskRequest.parse(body)
+    w = wiring(ctx.settings)
     return 200, answer_question(
-        body,
+        request,
         ctx.settings,
         authorized=ctx.authorized,
-        open_store=lambda: open_store(ctx.settings),
+        store=w.store,
+        embedder=w.embedder,
+        answerer=w.answerer(),
+        judge=w.judge,
         client_id=ctx.client_id,
     )
 

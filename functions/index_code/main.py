@@ -7,13 +7,16 @@ from typing import Any
 import flask
 import functions_framework
 
+from shared.api.models import IndexCodeRequest
+from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.services.code_index import index_request
-from shared.store import open_store
+from shared.services.code_index import index_paths
 
 
 def _index(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
-    return 200, index_request(body, open_store(ctx.settings))
+    request = IndexCodeRequest.parse(body)
+    store = wiring(ctx.settings).store
+    return 200, index_paths(request.repo, request.paths, store, replace=request.replace)
 
 
 @functions_framework.http

@@ -7,12 +7,22 @@ from typing import Any
 import flask
 import functions_framework
 
+from shared.api.models import RebuildRequest
+from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.services.site_build import build_site, parse_request
+from shared.services.site_build import build_site
 
 
 def _rebuild(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
-    report = build_site(ctx.settings, full=parse_request(body))
+    request = RebuildRequest.parse(body)
+    w = wiring(ctx.settings)
+    report = build_site(
+        ctx.settings,
+        full=request.full,
+        store=w.store,
+        publisher=w.publisher(),
+        curator_report=w.curator_report(),
+    )
     return report.http_status, report.body()
 
 

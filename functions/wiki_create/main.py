@@ -7,14 +7,16 @@ from typing import Any
 import flask
 import functions_framework
 
+from shared.api.models import WikiCreateRequest
+from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.providers.factory import embedder_for
 from shared.services.wiki import create_page
-from shared.store import open_store
 
 
 def _create(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
-    result = create_page(body, open_store(ctx.settings), embedder_for(ctx.settings))
+    request = WikiCreateRequest.parse(body)
+    w = wiring(ctx.settings)
+    result = create_page(request, w.store, w.embedder)
     return 201, result.body()
 
 

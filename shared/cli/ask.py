@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from shared.api.models import DEFAULT_LIMIT, MAX_LIMIT, AskRequest
+from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
 from shared.config import get_settings
-from shared.services.ask import DEFAULT_LIMIT, MAX_LIMIT, ask
-from shared.store import open_store
+from shared.services.ask import ask
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +41,15 @@ def run(args: argparse.Namespace) -> int:
         "limit": args.limit,
     }
     # The command line runs with the operator's own rights: no archive from here.
-    response = ask(body, settings, authorized=False, open_store=lambda: open_store(settings))
+    w = wiring(settings)
+    response = ask(
+        AskRequest.parse(body),
+        settings,
+        authorized=False,
+        store=w.store,
+        embedder=w.embedder,
+        answerer=w.answerer(),
+    )
     lines = [response["answer"], ""]
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.config import get_settings
 from shared.ports import PageRecord
-from shared.store import open_store
 
 TITLE_WIDTH = 60
 
@@ -55,7 +54,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    records = open_store(get_settings()).pages.list(status="draft")
+    records = wiring().store.pages.list(status="draft")
     rows = [draft_row(r) for r in sorted(records, key=lambda r: (r.created_at, r.slug))]
     emit(args, {"drafts": rows, "count": len(rows)}, table(rows))
     return 0

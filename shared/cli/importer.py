@@ -7,14 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
-from shared.cli.output import emit, setup
-from shared.config import get_settings
-from shared.providers.factory import embedder_for
+from shared.bootstrap import wiring
+from shared.cli.output import emit, progress_bar, setup
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.importer import import_directory
-from shared.store import open_store
 
 
 def register(subparsers: Any) -> None:
@@ -35,19 +31,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.directory.is_dir():
         print(f"biblioteca import: {args.directory} is not a directory", file=sys.stderr)
         return 2
-    settings = get_settings()
-    interactive = sys.stderr.isatty() and not args.json
-
-    def progress(files: Any) -> Any:
-        return tqdm(files, desc="import", unit="page", disable=not interactive, file=sys.stderr)
-
+    w = wiring()
     report = import_directory(
         args.directory,
-        open_store(settings),
-        embedder_for(settings),
+        w.store,
+        w.embedder,
         default_type=args.type,
         default_status=args.status,
-        progress=progress,
+        progress=progress_bar("import", "page", quiet=args.json),
     )
     lines = [
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "

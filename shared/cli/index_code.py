@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from shared.api.models import check_repo
+from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.config import get_settings
-from shared.services.code_index import check_repo, clean_path, index_paths
-from shared.store import open_store
+from shared.gates.code_paths import clean_path
+from shared.services.code_index import index_paths
 
 
 def register(subparsers: Any) -> None:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             shown = line[:200].encode("utf-8", errors="replace").decode()
             skipped.append({"line": number, "path": shown, "error": problem})
-    result = index_paths(repo, list(paths), open_store(get_settings()), replace=args.replace)
+    result = index_paths(repo, list(paths), wiring().store, replace=args.replace)
     result["skipped"] = skipped
     mode = "replaced" if args.replace else "added to"
     lines = [f"indexed {result['indexed']} paths of '{repo}' ({mode} the index)"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.config import get_settings
 from shared.services.site_build import OK, build_site
 
 
@@ -21,8 +21,15 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    settings = get_settings()
-    report = build_site(settings, full=args.full)
+    w = wiring()
+    settings = w.settings
+    report = build_site(
+        settings,
+        full=args.full,
+        store=w.store,
+        publisher=w.publisher(),
+        curator_report=w.curator_report(),
+    )
     body = report.body()
     lines = [
         f"{report.status}: built {report.built}, unchanged {report.unchanged}, "

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from tqdm import tqdm
-
-from shared.cli.output import emit, setup
-from shared.config import get_settings
-from shared.providers.factory import embedder_for
+from shared.bootstrap import wiring
+from shared.cli.output import emit, progress_bar, setup
 from shared.services.reindex import reindex
-from shared.store import open_store
 
 
 def register(subparsers: Any) -> None:
@@ -23,14 +18,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    settings = get_settings()
-    interactive = sys.stderr.isatty() and not args.json
-
-    def progress(pages: Any) -> Any:
-        return tqdm(pages, desc="reindex", unit="page", disable=not interactive, file=sys.stderr)
-
-    embedder = embedder_for(settings)
-    report = reindex(open_store(settings), embedder, progress=progress)
+    w = wiring()
+    embedder = w.embedder
+    report = reindex(w.store, embedder, progress=progress_bar("reindex", "page", quiet=args.json))
     lines = [
         f"reindexed {report.reindexed}, unchanged {report.unchanged}, "
         f"failed {len(report.failed)} (embedder {embedder.name})"

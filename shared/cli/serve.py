@@ -22,7 +22,6 @@ from shared.config import get_settings
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
 from shared.logs import configure_logging, get_logger
-from shared.store import forget_stores
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
 _log = get_logger("serve")
@@ -81,7 +80,8 @@ _ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 def site_app() -> flask.Flask:
-    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page.
+    """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page;
+    and the API's OpenAPI document at ``/openapi.json``.
 
     Anything else (another method, a file the site lacks) is the contract's JSON 404,
     naming the functions: a client that mistyped a function's URL learns the right ones.
@@ -97,6 +97,12 @@ def site_app() -> flask.Flask:
     def broken(exc: Exception) -> flask.Response:
         _log.exception("serving %s failed", flask.request.path)
         return error_response(BibliotecaError("internal error: the failure was logged"))
+
+    @app.get("/openapi.json")
+    def openapi() -> Any:
+        from shared.api.openapi import document
+
+        return flask.jsonify(document())
 
     @app.route("/", methods=_ANY_METHOD)
     @app.route("/<path:path>", methods=_ANY_METHOD)
@@ -135,17 +141,23 @@ def _landing(location: str) -> flask.Response:
 def run(args: argparse.Namespace) -> int:
     setup(args)
     if args.demo:
+        from shared.bootstrap import reset, wiring
         from shared.demo import load_demo_if_empty
-
-        created = load_demo_if_empty()
-        if created:
-            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
         from shared.services.site_build import build_site
 
-        report = build_site(get_settings())
+        w = wiring()
+        created = load_demo_if_empty(w.store, w.embedder)
+        if created:
+            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
+        report = build_site(
+            w.settings,
+            store=w.store,
+            publisher=w.publisher(),
+            curator_report=w.curator_report(),
+        )
         print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
         # The server forks its worker: no SQLite connection may cross the fork.
-        forget_stores()
+        reset()
     configure_logging(stream=sys.stdout)  # the worker's own refusals log as JSON too
     # gunicorn only here: every other command (and a system without fork) does without it.
     from shared.cli import server

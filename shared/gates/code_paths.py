@@ -32,7 +32,33 @@ _DOMAIN = re.compile(
     re.IGNORECASE,
 )
 _LEADING = ("./", "../", "~/", "/")
+MAX_PATH = 1024
+MAX_SEGMENTS = 64  # deeper is a mistake, and a path's keys must fit one store batch
 _BLOB_MARKERS = ("blob", "tree", "raw", "edit", "blame")
+
+
+def path_problem(path: str) -> str | None:
+    """Why ``path`` (normalized) cannot be indexed, or None."""
+    if not path:
+        return "a path must not be blank"
+    if len(path) > MAX_PATH:
+        return f"a path has at most {MAX_PATH} characters"
+    segments = path.split("/")
+    if len(segments) > MAX_SEGMENTS:
+        return f"a path has at most {MAX_SEGMENTS} segments"
+    if any(s in (".", "..") for s in segments):
+        return "a path inside a repository has no '.' or '..' segments"
+    if any(ord(c) < 32 or c == "\x7f" for c in path):
+        return "a path has no control characters"
+    return None
+
+
+def clean_path(raw: str) -> tuple[str, str | None]:
+    """(the normalized path, why it cannot be indexed or None); '../x' leaves the repository."""
+    if ".." in raw.replace("\\", "/").split("/"):
+        return raw, "a path inside a repository has no '..' segments"
+    path = normalize_path(raw)
+    return path, path_problem(path)
 
 
 def normalize_path(path: str) -> str:

@@ -2,12 +2,14 @@
 
 Entry points (the ``ask`` service calls the first when a request has ``archive: true``):
 
-- ``archive_answer(*, question, answer, sources, store, settings, model=None,
-  origin="ask", generator=None, embedder=None) -> dict`` — the decision
+- ``archive_answer(*, question, answer, sources, store, embedder, judge, model,
+  origin="ask") -> dict`` — the decision
   ``{"archived": bool, "reason": str, "slug"?: str, "grounding"?: {...}}``;
-  ``sources`` are slugs, ``model`` the name of the model that wrote the answer.
-- ``archive_request(body, store, settings) -> dict`` — ``POST /archive``: validates
-  the body (``InvalidInput``/``PayloadTooLarge`` at the field), then the above.
+  ``sources`` are slugs, ``model`` the name of the model that wrote the answer,
+  ``judge`` the triage model (None: the local rules only).
+- ``archive_request(request, store, embedder, judge, default_model) -> dict`` —
+  ``POST /archive`` (an ``ArchiveRequest``, checked at the door), then the above;
+  ``default_model`` is who wrote an answer posted without one.
 
 Order: meta-question, grounding, local triage, then the store (``rejected-before``,
 ``duplicate``), then the model triage (a model call costs more than a read), then
@@ -20,28 +22,22 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.config import Settings
-from shared.errors import Conflict, InvalidInput, PayloadTooLarge
+from shared.api.models import ArchiveRequest
+from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
 from shared.gates.meta import check_meta
 from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
-from shared.normalize import MAX_SOURCES, normalize_related
 from shared.ports import Embedder, Generator, Store
 from shared.schema import parse_front_matter
-from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, now
+from shared.services.wiki import create_validated, now
 from shared.slugs import MAX_SLUG, cut, derive_slug
 
-MAX_QUESTION_CHARS = 2000
-# The draft cites every source as a wiki source plus the question itself: one less than a
-# page's cap leaves room for that query source.
-MAX_ARCHIVE_SOURCES = MAX_SOURCES - 1
 MAX_TITLE = 200
-_KEYS = ("question", "answer", "sources", "model")
 _ATTEMPTS = 3  # a create that loses a race re-reads and decides again
 _log = get_logger("archive")
 
@@ -122,11 +118,10 @@ def archive_answer(
     answer: str,
     sources: Sequence[str],
     store: Store,
-    settings: Settings,
-    model: str | None = None,
+    embedder: Embedder,
+    judge: Generator | None,
+    model: str,
     origin: str = "ask",
-    generator: Generator | None = None,
-    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     """Send one answer through the gates; a pass creates a draft (see the module docstring)."""
     run = _Run(
@@ -134,9 +129,8 @@ def archive_answer(
         answer=answer,
         slugs=list(dict.fromkeys(s.strip() for s in sources if s.strip())),
         store=store,
-        settings=settings,
         model=model,
-        generator=generator,
+        judge=judge,
         embedder=embedder,
     )
     try:
@@ -155,10 +149,9 @@ class _Run:
     answer: str
     slugs: list[str]
     store: Store
-    settings: Settings
-    model: str | None
-    generator: Generator | None
-    embedder: Embedder | None
+    model: str
+    judge: Generator | None
+    embedder: Embedder
     attempt: _Attempt = field(default_factory=_Attempt)
 
     def __post_init__(self) -> None:
@@ -185,22 +178,14 @@ class _Run:
         self.clock.lap("store_ms")
         if target is None:
             return
-        judge = self._judge()
-        if judge is not None:
-            refused = self._refused(model_triage(self.question, self.answer, self.slugs, judge))
+        if self.judge is not None:
+            verdict = model_triage(self.question, self.answer, self.slugs, self.judge)
+            refused = self._refused(verdict)
             self.clock.lap("model_ms")
             if refused:
                 return
         self._create(target)
         self.clock.lap("store_ms")
-
-    def _judge(self) -> Generator | None:
-        """The triage model when ``BIBLIOTECA_LLM=gemini``; None runs the local rules only."""
-        if self.settings.llm != "gemini":
-            return None
-        from shared.providers.factory import generator_for
-
-        return self.generator or generator_for(self.settings)
 
     def _refused(self, verdict: Verdict) -> bool:
         self.attempt.detail = verdict.detail
@@ -233,9 +218,6 @@ class _Run:
         return None
 
     def _create(self, target: str) -> None:
-        from shared.providers.factory import embedder_for
-
-        writer = self.embedder or embedder_for(self.settings)
         front_matter = parse_front_matter(
             {
                 "title": draft_title(self.question),
@@ -244,7 +226,7 @@ class _Run:
                 "sources": [{"type": "wiki", "ref": s} for s in self.slugs]
                 + [{"type": "query", "ref": " ".join(self.question.split())}],
                 "generated": {
-                    "by": self.model or _default_model(self.settings),
+                    "by": self.model,
                     "at": now().isoformat(),
                 },
             },
@@ -252,7 +234,8 @@ class _Run:
         )
         for _ in range(_ATTEMPTS):
             try:
-                create_validated(target, front_matter, self.answer.strip(), self.store, writer)
+                content = self.answer.strip()
+                create_validated(target, front_matter, content, self.store, self.embedder)
             except Conflict:
                 # Another request created a page there first: decide again against it.
                 again = self._target()
@@ -264,15 +247,6 @@ class _Run:
             self.attempt.slug = target
             return
         raise Conflict("the draft's slug kept changing under this request; retry")
-
-
-def _default_model(settings: Settings) -> str:
-    """Who wrote an answer posted without ``model``: this deployment's answerer."""
-    if settings.llm == "gemini":
-        return f"gemini:{settings.gemini_model.removeprefix('models/')}"
-    from shared.providers.answerers import LOCAL_MODEL
-
-    return LOCAL_MODEL
 
 
 def _record(store: Store, attempt: _Attempt, question: str, slugs: list[str], origin: str) -> None:
@@ -300,49 +274,21 @@ def _record(store: Store, attempt: _Attempt, question: str, slugs: list[str], or
 # -- POST /archive ----------------------------------------------------------------------
 
 
-def _text(body: Mapping[str, Any], key: str) -> str:
-    value = body.get(key)
-    if value is None:
-        raise InvalidInput(f"{key} is required: a non-blank string", field=key)
-    if not isinstance(value, str):
-        raise InvalidInput(f"{key} must be a string", field=key)
-    if not value.strip():
-        raise InvalidInput(f"{key} must not be blank", field=key)
-    return value
-
-
-def parse_archive_body(body: Mapping[str, Any]) -> tuple[str, str, list[str], str | None]:
-    """(question, answer, source slugs, model) of a ``POST /archive`` body, checked."""
-    for key in body:
-        if key not in _KEYS:
-            raise InvalidInput(f"unknown field '{key}'; allowed: {', '.join(_KEYS)}", field=key)
-    question = _text(body, "question")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidInput(
-            f"question is longer than {MAX_QUESTION_CHARS} characters", field="question"
-        )
-    answer = _text(body, "answer")
-    if len(answer.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise PayloadTooLarge(
-            f"answer is larger than a page's content may be ({MAX_CONTENT_BYTES // 1024} KiB)",
-            field="answer",
-        )
-    slugs = normalize_related(body.get("sources"), "sources", cap=MAX_ARCHIVE_SOURCES)
-    model = body.get("model")
-    if model is not None and (not isinstance(model, str) or not 0 < len(model.strip()) <= 200):
-        raise InvalidInput("model must be a non-blank string of at most 200 chars", field="model")
-    return question.strip(), answer, slugs, model.strip() if model else None
-
-
-def archive_request(body: Mapping[str, Any], store: Store, settings: Settings) -> dict[str, Any]:
-    """``POST /archive``: every decision is a 200 body; malformed input raises at its field."""
-    question, answer, slugs, model = parse_archive_body(body)
+def archive_request(
+    request: ArchiveRequest,
+    store: Store,
+    embedder: Embedder,
+    judge: Generator | None,
+    default_model: str,
+) -> dict[str, Any]:
+    """``POST /archive``: every decision is a 200 body (the request is already checked)."""
     return archive_answer(
-        question=question,
-        answer=answer,
-        sources=slugs,
+        question=request.question,
+        answer=request.answer,
+        sources=request.sources,
         store=store,
-        settings=settings,
-        model=model,
+        embedder=embedder,
+        judge=judge,
+        model=request.model or default_model,
         origin="archive",
     )

@@ -8,17 +8,26 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from shared.api.models import AskRequest
 from shared.config import Settings
-from shared.errors import BibliotecaError, InvalidInput, ReindexRequired
+from shared.errors import BibliotecaError, ReindexRequired
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
-from shared.ports import Confidence, IndexedChunk, Passage, SearchFilter, Store
-from shared.providers.factory import answerer_for, embedder_for, embedder_name
+from shared.ports import (
+    Answerer,
+    Confidence,
+    Embedder,
+    Generator,
+    IndexedChunk,
+    Passage,
+    SearchFilter,
+    Store,
+)
 from shared.retrieval import answer_checks, evidence, hybrid
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
@@ -26,11 +35,7 @@ from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 
-MAX_QUESTION_CHARS = 2000
-DEFAULT_LIMIT = 6
-MAX_LIMIT = 20
 SNIPPET_CHARS = 240
-_FILTERS = (("source_type", "page_type"), ("category", "category"), ("tag", "tag"))
 _log = get_logger("ask")
 
 
@@ -45,54 +50,38 @@ class Question:
     archive: bool
 
 
-def parse_question(body: Mapping[str, Any]) -> Question:
-    """The request's fields, checked against the contract (``InvalidInput`` at the field)."""
-    raw = body.get("question")
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidInput("question is required: a non-blank string", field="question")
-    text = strip_invisible(raw).strip()
-    if len(raw) > MAX_QUESTION_CHARS:
-        raise InvalidInput(
-            f"question is longer than {MAX_QUESTION_CHARS} characters", field="question"
-        )
-    if not text:
-        raise InvalidInput("question has no visible characters", field="question")
-    limit = body.get("limit", DEFAULT_LIMIT)
-    if limit is None:
-        limit = DEFAULT_LIMIT
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be an integer from 1 to {MAX_LIMIT}", field="limit")
-    values: dict[str, str | None] = {}
-    for name, attribute in _FILTERS:
-        value = body.get(name)
-        if value is not None and not isinstance(value, str):
-            raise InvalidInput(f"{name} must be a string or null", field=name)
-        values[attribute] = value.strip() if isinstance(value, str) and value.strip() else None
+def as_question(request: AskRequest) -> Question:
+    """The checked request as the service uses it: the filters as one ``SearchFilter``."""
     return Question(
-        text=text,
-        mode="tutor" if body.get("mode") == "tutor" else "help",
-        filters=SearchFilter(**values),
-        limit=limit,
-        archive=body.get("archive") is True,
+        text=request.question,
+        mode=request.mode,
+        filters=SearchFilter(
+            page_type=request.source_type, category=request.category, tag=request.tag
+        ),
+        limit=request.limit,
+        archive=request.archive,
     )
 
 
 def ask(
-    body: Mapping[str, Any],
+    request: AskRequest,
     settings: Settings,
     *,
     authorized: bool,
-    open_store: Callable[[], Store],
+    store: Store,
+    embedder: Embedder,
+    answerer: Answerer,
+    judge: Generator | None = None,
     client_id: str = "",
 ) -> dict[str, Any]:
-    """Answer one ``ask`` request; the store is opened only in help mode, after validation.
+    """Answer one checked ``ask`` request; the store is touched only in help mode.
 
+    ``judge`` is the archive gates' triage model (None: their local rules only);
     ``client_id`` is who asks (the HTTP edge's client address), for the widget's own,
     lower limit on archiving.
     """
     started = time.perf_counter()
-    question = parse_question(body)
-    answerer = answerer_for(settings)  # before any work: a missing key is a 503 at once
+    question = as_question(request)
     if question.mode == "tutor":
         generated = time.perf_counter()
         generation = answerer.answer(question.text, [], mode="tutor")
@@ -107,8 +96,7 @@ def ask(
             "archive": {"attempted": False, "reason": "tutor-mode"},
             "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
         }
-    store = open_store()
-    expected = embedder_name(settings)
+    expected = embedder.name
     state = hybrid.snapshot(store.chunks)
     held = state.embedders
     if held and expected not in held:
@@ -117,7 +105,7 @@ def ask(
             f"embedder is {expected}: run `biblioteca reindex`"
         )
     t0 = time.perf_counter()
-    vector = embedder_for(settings).embed_query(question.text)
+    vector = embedder.embed_query(question.text)
     t1 = time.perf_counter()
     found = hybrid.retrieve(
         store.chunks,
@@ -160,7 +148,8 @@ def ask(
                 answer=checked.text,
                 sources=slugs,
                 store=store,
-                settings=settings,
+                embedder=embedder,
+                judge=judge,
                 model=generation.model,
             )
             grounding = decision.pop("grounding", None)

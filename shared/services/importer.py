@@ -15,10 +15,11 @@ from typing import Any
 
 import yaml
 
+from shared.api.models import MAX_CONTENT_BYTES
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
-from shared.services.wiki import MAX_CONTENT_BYTES, create_validated, update_validated
+from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -1,8 +1,9 @@
 """The rebuild use case: validate every page, render what changed, publish, report.
 
 One run at a time (a lease in the store), incremental (the manifest of the last
-successful build), published atomically (``shared.site.publish``/``gcs``), and a
-private curator report beside it. The report's status decides the HTTP status.
+successful build), published through a ``SitePublisher`` (a folder swapped atomically,
+or a bucket in a safe order), and a private curator report beside it (a
+``ReportWriter``). The report's status decides the HTTP status.
 """
 
 from __future__ import annotations
@@ -23,28 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import Settings
-from shared.errors import BibliotecaError, InvalidInput, Unavailable
+from shared.errors import BibliotecaError, Unavailable
 from shared.logs import get_logger
+from shared.ports import (
+    STAGE_INDEX,
+    STAGE_LISTINGS,
+    STAGE_PAGES,
+    Output,
+    Publication,
+    ReportWriter,
+    SitePublisher,
+    StalePublication,
+    Store,
+)
 from shared.schema import Page
 from shared.services.site_records import Sorted, sort_records
 from shared.site import paths, renderer
 from shared.site.entries import Entry, SiteView, entry_of
-from shared.site.gcs import GcsPublisher, public_url
 from shared.site.links import outgoing
 from shared.site.markdown import Body, render_body
 from shared.site.plan import Manifest, PageState, affected, content_hash, diff, page_hash
-from shared.site.publish import (
-    STAGE_INDEX,
-    STAGE_LISTINGS,
-    STAGE_PAGES,
-    LocalPublisher,
-    Output,
-    Publication,
-    Publisher,
-    StalePublication,
-)
-from shared.site.report import check_report_location, write_report
-from shared.store import open_store
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -95,29 +94,11 @@ class BuildReport:
         return out
 
 
-def parse_request(body: Mapping[str, Any]) -> bool:
-    """``full`` from a ``POST /rebuild`` body (absent or null: false)."""
-    for key in body:
-        if key != "full":
-            raise InvalidInput(f"unknown field '{key}'; allowed: full", field=key)
-    full = body.get("full")
-    if full is None:
-        return False
-    if not isinstance(full, bool):
-        raise InvalidInput("full must be true or false", field="full")
-    return full
-
-
-def publisher_for(location: str) -> Publisher:
-    return GcsPublisher(location) if location.startswith("gs://") else LocalPublisher(location)
-
-
-def site_config(settings: Settings) -> renderer.SiteConfig:
-    location = settings.site_location
+def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteConfig:
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
-        base_url=public_url(location) if location.startswith("gs://") else None,
+        base_url=publisher.public_url,
     )
 
 
@@ -125,8 +106,10 @@ def build_site(
     settings: Settings,
     full: bool = False,
     *,
+    store: Store,
+    publisher: SitePublisher,
+    curator_report: ReportWriter,
     lease_seconds: float = LEASE_SECONDS,
-    publisher: Publisher | None = None,
 ) -> BuildReport:
     """Build the site once (see the module docstring); whatever fails, the answer is a report.
 
@@ -136,15 +119,14 @@ def build_site(
     started = time.perf_counter()
     owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
     try:
-        check_report_location(settings.site_location, settings.report_location)
-        store = open_store(settings)
-        target = publisher or publisher_for(settings.site_location)
+        curator_report.check()
         if not store.site.acquire_lease(owner, lease_seconds):
             report = BuildReport(status=IN_PROGRESS)
         else:
             try:
                 with _collector_paused():
-                    report = _Build(settings, store, target, owner, lease_seconds).run(full)
+                    build = _Build(settings, store, publisher, curator_report, owner)
+                    report = build.run(full, lease=lease_seconds)
             finally:
                 _release(store, owner)
     except BibliotecaError as exc:
@@ -272,17 +254,24 @@ class _Build:
     """One run, holding the lease."""
 
     def __init__(
-        self, settings: Settings, store: Any, publisher: Publisher, owner: str, lease: float
+        self,
+        settings: Settings,
+        store: Store,
+        publisher: SitePublisher,
+        curator_report: ReportWriter,
+        owner: str,
     ) -> None:
         self.settings = settings
         self.store = store
         self.publisher = publisher
+        self.curator_report = curator_report
         self.owner = owner
-        self.lease = lease
-        self.config = site_config(settings)
+        self.lease = LEASE_SECONDS
+        self.config = site_config(settings, publisher)
         self.timer = _Timer()
 
-    def run(self, full: bool) -> BuildReport:
+    def run(self, full: bool, lease: float) -> BuildReport:
+        self.lease = lease
         with self.timer.phase("load"):
             pages = sort_records(self.store.pages.list())
             previous = Manifest.from_json(self.store.site.load_manifest())
@@ -470,9 +459,9 @@ class _Build:
             "drafts": pages.drafts,
         }
         html, text = renderer.render_report(data)
-        location = self.settings.report_location
+        location = self.curator_report.location
         try:
-            write_report(location, {"index.html": html.encode(), "report.json": text.encode()})
+            self.curator_report.write({"index.html": html.encode(), "report.json": text.encode()})
         except OSError as exc:
             _log.error("the curator report could not be written to %s: %s", location, exc)
         except BibliotecaError as exc:  # a bucket that refused or did not answer

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from shared.api.models import WikiCreateRequest, WikiUpdateRequest
 from shared.errors import (
     Conflict,
     InvalidInput,
@@ -27,11 +28,8 @@ from shared.errors import (
 from shared.ports import Chunk, Embedder, PageRecord, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.indexing import build_chunks
-from shared.slugs import derive_slug, slug_problem, with_suffix
+from shared.slugs import derive_slug, with_suffix
 
-MAX_CONTENT_BYTES = 512 * 1024
-_CREATE_KEYS = ("slug", "content", "front_matter")
-_UPDATE_KEYS = ("slug", "content", "update_metadata", "expected_version")
 _RETRIES = 5
 # An unversioned update keeps retrying a lost race this long: well inside the function's
 # 120 s timeout, and far more than 50 writers of one page need (measured: 7-10 s in all,
@@ -103,63 +101,12 @@ def to_page(record: PageRecord, field: str = "") -> Page:
     )
 
 
-# -- input checks ---------------------------------------------------------------------
-
-
-def _refuse_unknown(body: Mapping[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
-    for key in body:
-        if key not in allowed:
-            shown = key if len(key) <= 60 else f"{key[:60]}…"  # quoted, not echoed whole
-            raise InvalidInput(
-                f"unknown field '{shown}'; allowed: {', '.join(allowed)}", field=f"{prefix}{key}"
-            )
-
-
-def _content(body: Mapping[str, Any], *, required: bool) -> str | None:
-    if "content" not in body or body["content"] is None:
-        if required:
-            raise InvalidInput("content is required (the page's Markdown body)", field="content")
-        return None
-    content = body["content"]
-    if not isinstance(content, str):
-        raise InvalidInput("content must be a string of Markdown", field="content")
-    if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise PayloadTooLarge(
-            f"content is larger than {MAX_CONTENT_BYTES // 1024} KiB", field="content"
-        )
-    return content
-
-
-def _explicit_slug(value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput("slug must be a string", field="slug")
-    problem = slug_problem(value)
-    if problem is not None:
-        raise InvalidInput(f"invalid slug '{value[:220]}': {problem}", field="slug")
-    return value
-
-
-def _object(body: Mapping[str, Any], key: str, *, required: bool) -> dict[str, Any] | None:
-    value = body.get(key)
-    if value is None:
-        if required:
-            raise InvalidInput(f"{key} is required", field=key)
-        return None
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{key} must be a JSON object", field=key)
-    return value
-
-
 # -- create ---------------------------------------------------------------------------
 
 
-def create_page(body: Mapping[str, Any], store: Store, embedder: Embedder) -> WriteResult:
-    """``wiki_create``: validate, derive the slug if needed, write page and chunks at once."""
-    _refuse_unknown(body, _CREATE_KEYS)
-    explicit = _explicit_slug(body["slug"]) if body.get("slug") is not None else None
-    content = _content(body, required=True) or ""
-    front_matter = parse_front_matter(_object(body, "front_matter", required=True))
-    return create_validated(explicit, front_matter, content, store, embedder)
+def create_page(request: WikiCreateRequest, store: Store, embedder: Embedder) -> WriteResult:
+    """``wiki_create``: derive the slug if needed, write page and chunks at once."""
+    return create_validated(request.slug, request.front_matter, request.content, store, embedder)
 
 
 def create_validated(
@@ -207,21 +154,20 @@ def _free_slugs(base: str, store: Store) -> list[str]:
 # -- update ---------------------------------------------------------------------------
 
 
-def update_page(body: Mapping[str, Any], store: Store, embedder: Embedder) -> WriteResult:
-    """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing."""
-    _refuse_unknown(body, _UPDATE_KEYS)
-    if body.get("slug") is None:
-        raise InvalidInput("slug is required", field="slug")
-    slug = _explicit_slug(body["slug"])
-    expected = body.get("expected_version")
-    if expected is not None and (
-        isinstance(expected, bool) or not isinstance(expected, int) or expected < 1
-    ):
-        raise InvalidInput("expected_version must be a positive integer", field="expected_version")
-    content = _content(body, required=False)
-    metadata = _object(body, "update_metadata", required=False) or {}
-    _refuse_unknown(metadata, FRONT_MATTER_KEYS, prefix="update_metadata.")
-    return update_validated(slug, metadata, content, expected, store, embedder)
+def update_page(request: WikiUpdateRequest, store: Store, embedder: Embedder) -> WriteResult:
+    """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing.
+
+    ``embedder`` is asked for vectors only when text changed: a metadata-only update (a
+    curator promoting a draft) calls no model.
+    """
+    return update_validated(
+        request.slug,
+        request.update_metadata,
+        request.content,
+        request.expected_version,
+        store,
+        embedder,
+    )
 
 
 def update_validated(

@@ -26,7 +26,6 @@ _DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
 _TAG = re.compile(r"<[^>\n]{0,200}>")
 _LIST = re.compile(r"^[ \t]*(?:[-+]|\d+\.)[ \t]+|^-{3,}[ \t]*$", re.M)
 _MARKUP = re.compile(r"[*_`>|#~]+")
-_SPACE = re.compile(r"\s+")
 
 
 def _plain(markdown: str) -> str:

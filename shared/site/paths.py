@@ -68,8 +68,3 @@ def page_href(root: str, slug: str) -> str:
 
 def listing_href(root: str, page_type: str) -> str:
     return f"{root}{TYPE_DIR}/{quote(page_type, safe='')}/{INDEX}"
-
-
-def root_of(path: str) -> str:
-    """The relative path back to the site root from the folder of ``path``."""
-    return "../" * path.count("/")

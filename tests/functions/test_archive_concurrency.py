@@ -7,7 +7,8 @@ import uuid
 from typing import Any
 
 from shared.config import Settings, get_settings
-from shared.services.archive import archive_answer, same_text
+from shared.services.archive import same_text
+from tests.fixtures.wiring import archive_wired
 from tests.functions.test_archive import answer
 
 ROUNDS = 3
@@ -23,7 +24,7 @@ def race(store: Any, settings: Settings, q: str, a: str, slugs: list[str]) -> li
         barrier.wait()
         try:
             outcomes.append(
-                archive_answer(question=q, answer=a, sources=slugs, store=store, settings=settings)
+                archive_wired(question=q, answer=a, sources=slugs, store=store, settings=settings)
             )
         except BaseException as exc:  # reported by the caller's assert
             outcomes.append(exc)
@@ -39,7 +40,7 @@ def race(store: Any, settings: Settings, q: str, a: str, slugs: list[str]) -> li
 def test_racing_duplicates_make_one_page(store: Any) -> None:
     """Six simultaneous identical attempts, three times: one archives, five are duplicates."""
     settings = get_settings()
-    archive_answer(  # warm the embedder and the store client before the race
+    archive_wired(  # warm the embedder and the store client before the race
         question="¿Hay docs sobre esto?", answer="x", sources=[], store=store, settings=settings
     )
     for _ in range(ROUNDS):

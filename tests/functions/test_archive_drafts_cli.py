@@ -9,7 +9,7 @@ import pytest
 
 from shared.cli import main
 from shared.config import get_settings
-from shared.services.archive import archive_answer
+from tests.fixtures.wiring import archive_wired
 from tests.functions.test_archive import answer
 
 
@@ -25,7 +25,7 @@ def test_drafts_are_listed_with_their_provenance(
     """Archived answers appear with slug, title, creation time and the model that wrote them."""
     settings = get_settings()
     made = [
-        archive_answer(
+        archive_wired(
             question=f"¿Cómo configuro {topic}?",
             answer=answer(),
             sources=["guide—a", "guide—b"],
@@ -53,18 +53,18 @@ def test_drafts_are_listed_with_their_provenance(
 
 def test_promoted_drafts_leave_the_queue(store: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """After wiki_update status active, a page is no longer a draft."""
-    from shared.providers.factory import embedder_for
+    from shared.bootstrap import build_embedder
     from shared.services.wiki import update_validated
 
     settings = get_settings()
-    made = archive_answer(
+    made = archive_wired(
         question="¿Cómo pruebo WebSockets?",
         answer=answer(),
         sources=["guide—a", "guide—b"],
         store=store,
         settings=settings,
     )
-    update_validated(made["slug"], {"status": "active"}, None, 1, store, embedder_for(settings))
+    update_validated(made["slug"], {"status": "active"}, None, 1, store, build_embedder(settings))
     assert main(["drafts", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["count"] == 0
     assert store.pages.get(made["slug"]).front_matter["status"] == "active"

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import reset
 from shared.config import get_settings
-from shared.store import forget_stores
 from tests.fixtures.gemini import FakeGemini, Scripted
 from tests.functions.test_archive import answer, question, sources
 
@@ -30,7 +30,7 @@ def archive(
     monkeypatch.setenv("GEMINI_BASE_URL", gemini.url)
     monkeypatch.setenv("BIBLIOTECA_LLM", "gemini")
     get_settings.cache_clear()
-    forget_stores()
+    reset()
 
     def post(q: str, a: str, **extra: Any) -> Any:
         body = {"question": q, "answer": a, "sources": sources(), **extra}

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import reset
 from shared.config import get_settings
 from shared.services.rate_limit import reset_limiters
-from shared.store import forget_stores
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES as BACKGROUND
 
@@ -126,7 +126,7 @@ def test_the_widget_may_archive_when_allowed(
     reset_limiters()
     monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
     get_settings.cache_clear()
-    forget_stores()
+    reset()
     name = setting_name(request)
     for page in pool_pages(name):
         assert client("wiki_create").post("/", json=page, headers=auth).status_code == 201

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import build_embedder, open_store
 from shared.config import get_settings
 from shared.demo import DEMO_DIR
-from shared.providers.factory import embedder_for
 from shared.retrieval.extractive import HEDGE
 from shared.services.importer import import_directory
-from shared.store import open_store
 from tests.fixtures.gemini import FakeGemini
 
 # The ask/Gemini setup those tests use: one page, one question, the fake API switched on.
@@ -30,7 +29,7 @@ Client = Callable[[str], Any]
 def demo(env: dict[str, str]) -> None:
     """The demo wiki `make run` loads, imported into this test's store."""
     settings = get_settings()
-    import_directory(DEMO_DIR, open_store(settings), embedder_for(settings))
+    import_directory(DEMO_DIR, open_store(settings), build_embedder(settings))
 
 
 def test_the_readme_example_answers_with_the_demo_pages_sentence(

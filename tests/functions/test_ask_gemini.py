@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import open_store, reset
 from shared.cli import main as cli
 from shared.config import get_settings
 from shared.services.rate_limit import reset_limiters
-from shared.store import forget_stores, open_store
 from tests.fixtures.gemini import FakeGemini, Scripted
 
 Client = Callable[[str], Any]
@@ -37,7 +37,7 @@ def use_gemini(monkeypatch: pytest.MonkeyPatch, gemini: FakeGemini, *, embedder:
     if embedder:
         monkeypatch.setenv("BIBLIOTECA_EMBEDDER", "gemini")
     get_settings.cache_clear()
-    forget_stores()
+    reset()
 
 
 def test_gemini_answer_over_local_index(

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import open_store
 from shared.cli import main
 from shared.config import get_settings
-from shared.store import open_store
 from tests.fixtures.files import write
 
 

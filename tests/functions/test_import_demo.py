@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from shared.bootstrap import build_embedder, open_store
 from shared.config import get_settings
 from shared.demo import DEMO_DIR, load_demo_if_empty
-from shared.providers.factory import embedder_for
 from shared.schema import parse_front_matter
 from shared.services.importer import import_directory, markdown_files, parse_file
 from shared.site.markdown import render_body
-from shared.store import open_store
 
 ENGLISH = re.compile(r"\b(?:the|and|is|with|when|of)\b")
 SPANISH = re.compile(r"\b(?:el|la|los|las|que|una|con|cuando|del)\b")
@@ -79,14 +78,14 @@ def test_code_sources_of_the_demo_exist_in_this_repository() -> None:
 def test_the_demo_loads_once_with_no_failure_and_no_warning(env: dict[str, str]) -> None:
     """`make run`'s loader fills an empty store, searchable; then adds nothing; a re-import of
     the folder reports every page unchanged, zero failures and zero warnings (no unknown key)."""
-    created = load_demo_if_empty()
-    assert 12 <= created <= 16
-    assert created == len(demo_pages())
-    assert load_demo_if_empty() == 0
     settings = get_settings()
     store = open_store(settings)
+    created = load_demo_if_empty(store, build_embedder(settings))
+    assert 12 <= created <= 16
+    assert created == len(demo_pages())
+    assert load_demo_if_empty(store, build_embedder(settings)) == 0
     assert len(store.pages.list(status="active")) == created
     assert all(store.chunks.vectors_for(record.slug) for record in store.pages.list())
-    report = import_directory(DEMO_DIR, store, embedder_for(settings))
+    report = import_directory(DEMO_DIR, store, build_embedder(settings))
     assert (report.created, report.updated, report.unchanged) == (0, 0, created)
     assert (report.failed, report.warnings) == ([], [])

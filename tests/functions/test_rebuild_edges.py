@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import open_store
 from shared.cli import main
 from shared.config import get_settings
-from shared.ports import PageRecord
-from shared.services.site_build import IN_PROGRESS, OK, build_site
-from shared.site.publish import LocalPublisher, Publication
-from shared.store import open_store
+from shared.ports import PageRecord, Publication
+from shared.publish.local import LocalPublisher
+from shared.services.site_build import IN_PROGRESS, OK
+from tests.fixtures.wiring import rebuild
 
 Client = Callable[[str], Any]
 
@@ -91,17 +92,17 @@ def test_overlapping_runs_never_interleave(store: Any) -> None:
     gated = GatedPublisher(settings.site_location)
     results: dict[str, Any] = {}
     first = threading.Thread(
-        target=lambda: results.update(first=build_site(settings, publisher=gated))
+        target=lambda: results.update(first=rebuild(settings, publisher=gated))
     )
     first.start()
     assert gated.entered.wait(30)
-    second = build_site(settings, full=True)
+    second = rebuild(settings, full=True)
     gated.release.set()
     first.join(30)
     assert second.status == IN_PROGRESS
     assert second.http_status == 409
     assert results["first"].status == OK
-    assert build_site(settings).status == OK  # the lease was released
+    assert rebuild(settings).status == OK  # the lease was released
 
 
 def test_cli_prints_the_report_and_exits_by_outcome(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
+from shared.bootstrap import open_store
 from shared.config import get_settings
-from shared.store import open_store
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ServerFactory
 
@@ -107,3 +107,13 @@ def test_without_a_token_writes_are_503_naming_the_variable(
     assert reply.status_code == 503
     assert reply.json()["code"] == "not_configured"
     assert "BIBLIOTECA_API_TOKEN" in reply.json()["error"]
+
+
+def test_the_openapi_document_is_served(env: dict[str, str], serve: ServerFactory) -> None:
+    """GET /openapi.json answers the document of the running code, the one in the repository."""
+    from shared.api.openapi import FILE
+
+    reply = httpx.get(f"{serve()}/openapi.json")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"].startswith("application/json")
+    assert reply.json() == json.loads(FILE.read_text(encoding="utf-8"))

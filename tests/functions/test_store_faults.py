@@ -16,13 +16,14 @@ from typing import Any
 import httpx
 import pytest
 
+from shared.api.models import AskRequest, WikiCreateRequest
+from shared.bootstrap import open_store, reset, wiring
 from shared.config import get_settings
 from shared.errors import Unavailable
 from shared.providers.local_embedder import shared_local_embedder
 from shared.services.ask import ask
 from shared.services.site_build import build_site
 from shared.services.wiki import create_page
-from shared.store import forget_stores, open_store
 from shared.store.firestore.db import RETRY_DEADLINE_S
 from tests.fixtures.contract import assert_error
 from tests.fixtures.secrets import TOKEN
@@ -44,7 +45,7 @@ def page(i: int, text: str = "") -> dict[str, Any]:
 def fill(store: Any, pages: int = 12) -> Path:
     """Pages written the way the API writes them; the SQLite file's path."""
     for i in range(pages):
-        create_page(page(i), store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page(i)), store, shared_local_embedder())
     return Path(store.db.path)
 
 
@@ -88,7 +89,7 @@ def test_a_file_damaged_before_the_process_opens_it_is_a_503_naming_it(
 ) -> None:
     """quick_check on open: ask and writes are 503 naming the file, the CLI says one line."""
     path = fill(open_store(get_settings()))
-    forget_stores()
+    reset()
     damage(path)
     before = digest(path)
     url = serve()
@@ -124,14 +125,16 @@ def test_damage_found_by_a_running_process_stops_its_writes(env: dict[str, str])
 
     with pytest.raises(Unavailable) as read:
         ask(
-            {"question": "¿Cómo se rota el certificado?"},
+            AskRequest.parse({"question": "¿Cómo se rota el certificado?"}),
             get_settings(),
             authorized=False,
-            open_store=lambda: store,
+            store=store,
+            embedder=shared_local_embedder(),
+            answerer=wiring().answerer(),
         )
     assert str(path) in read.value.message
     with pytest.raises(Unavailable) as write:
-        create_page(page(99), store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page(99)), store, shared_local_embedder())
     assert "damaged" in write.value.message
     assert digest(path) == before
 
@@ -196,7 +199,7 @@ def firestore_down(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", host)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "test-firestore-down")
     get_settings.cache_clear()
-    forget_stores()
+    reset()
     return host
 
 
@@ -205,7 +208,10 @@ def test_rebuild_with_firestore_down_is_a_prompt_failed_report(firestore_down: s
     """503 with the report body (not 409 rebuild_in_progress after ~45 s), within the retry
     deadline: the store's calls carry their own deadline, not the client's 60 s defaults."""
     started = time.monotonic()
-    report = build_site(get_settings())
+    w = wiring()
+    report = build_site(
+        w.settings, store=w.store, publisher=w.publisher(), curator_report=w.curator_report()
+    )
     elapsed = time.monotonic() - started
     assert report.http_status == 503
     body = report.body()

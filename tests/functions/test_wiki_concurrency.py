@@ -130,11 +130,17 @@ def test_fifty_concurrent_unversioned_updates_all_land(api: Api) -> None:
 def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: Any) -> None:
     """Each attempt loses to a real write slipped in before it: at the deadline, 503, not
     409, and nothing of the update is stored (the pauses run on an injected clock)."""
+    from shared.api.models import WikiCreateRequest
     from shared.providers.local_embedder import shared_local_embedder
     from shared.services.wiki import RaceRetry, create_page, update_validated
 
     slug = create_page(
-        {"content": "# Carrera\n\nv1", "front_matter": {"title": "Perdedora", "type": "concept"}},
+        WikiCreateRequest.parse(
+            {
+                "content": "# Carrera\n\nv1",
+                "front_matter": {"title": "Perdedora", "type": "concept"},
+            }
+        ),
         store,
         shared_local_embedder(),
     ).page.slug

@@ -1,4 +1,8 @@
-"""Hostile input never gives a 500: nesting, huge strings, bad encodings, control characters."""
+"""Hostile bytes never give a 500: parser bombs, bad encodings, lone surrogates.
+
+Hostile values inside fields (nesting, huge strings, control characters, odd JSON
+values) are checked where fields are, in tests/service.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fixtures.contract import FRONT_MATTER_KEYS
 from tests.fixtures.server import Api, Reply
 
 
@@ -33,53 +36,6 @@ def test_deeply_nested_json_is_a_400(api: Api) -> None:
     reply = api.post("wiki_create", data="[" * 100_000 + "]" * 100_000)
     assert_contract_error(reply, 400)
     assert reply.json["code"] == "invalid_json"
-
-
-def test_nesting_inside_fields_is_a_400_at_the_field(api: Api) -> None:
-    """Nested values where a string or list of strings belongs are 400s at that field."""
-    nested: Any = "x"
-    for _ in range(300):
-        nested = [nested]
-    for key, field in [
-        ("category", "front_matter.category"),
-        ("tags", "front_matter.tags[0]"),
-        ("sources", "front_matter.sources[0]"),
-        ("related", "front_matter.related[0]"),
-        ("title", "front_matter.title"),
-    ]:
-        reply = api.post("wiki_create", {"content": "x", "front_matter": fm(**{key: nested})})
-        assert_contract_error(reply, 400)
-        assert reply.json["field"] == field
-
-
-def test_huge_strings_in_bounded_fields_are_400s_with_short_messages(api: Api) -> None:
-    """A 900 KB slug, title, type or related entry is refused without echoing it."""
-    huge = "a" * 900_000
-    cases = [
-        ({"slug": huge, "content": "x", "front_matter": fm()}, "slug"),
-        ({"content": "x", "front_matter": fm(title=huge)}, "front_matter.title"),
-        ({"content": "x", "front_matter": fm(type=huge)}, "front_matter.type"),
-        ({"content": "x", "front_matter": fm(related=[huge])}, "front_matter.related[0]"),
-        ({"content": "x", "front_matter": {**fm(), huge: 1}}, f"front_matter.{huge}"),
-    ]
-    for sent, field in cases:
-        reply = api.post("wiki_create", sent)
-        assert reply.status == 400
-        assert reply.json["field"][:200] == field[:200]
-        assert len(reply.json["error"]) < 2000
-
-
-def test_huge_strings_in_free_fields_never_give_a_500(api: Api) -> None:
-    """300 KB in a tag, a category or a source ref: stored or refused, never a 500."""
-    big = "b" * 300_000
-    for extra in (
-        {"tags": [big]},
-        {"category": big},
-        {"sources": [big]},
-        {"sources": [{"type": "doc", "ref": big}]},
-    ):
-        reply = api.post("wiki_create", {"content": "x", "front_matter": fm(**extra)})
-        assert reply.status in (201, 400, 413), reply.text[:300]
 
 
 @pytest.mark.parametrize(
@@ -124,56 +80,6 @@ def test_paired_surrogate_escapes_are_text(api: Api) -> None:
     reply = api.post("wiki_create", data=raw % uuid.uuid4().hex[:6])
     assert reply.status == 201, reply.text
     assert api.store.pages.get(reply.json["slug"]).content == "libros 📚"
-
-
-def test_control_characters_never_give_a_500(api: Api) -> None:
-    """NUL and other control characters in content, title and tags are stored or refused."""
-    controls = "".join(chr(c) for c in range(32)) + "\x7f\u2028\u2029\ufeff"
-    reply = api.post(
-        "wiki_create",
-        {
-            "content": f"# T\n\n{controls}",
-            "front_matter": fm(title=f"T{controls}x", tags=[controls]),
-        },
-    )
-    assert reply.status in (201, 400), reply.text[:300]
-    if reply.status == 201:
-        stored = api.store.pages.get(reply.json["slug"])
-        assert stored.content == f"# T\n\n{controls}"
-    slugged = api.post("wiki_create", {"slug": "a\x00b", "content": "x", "front_matter": fm()})
-    assert_contract_error(slugged, 400)
-
-
-def test_odd_json_values_in_every_field_never_give_a_500(api: Api) -> None:
-    """Every field given every kind of JSON value: only 2xx or the contract's 4xx."""
-    values: list[Any] = [
-        None,
-        True,
-        0,
-        -1,
-        1e308,
-        12345678901234567890,
-        "",
-        " ",
-        [],
-        {},
-        [None],
-        [[]],
-        {"a": {}},
-    ]
-    slug = api.post("wiki_create", {"content": "x", "front_matter": fm()}).json["slug"]
-    for value in values:
-        for key in FRONT_MATTER_KEYS:
-            reply = api.post("wiki_create", {"content": "x", "front_matter": fm(**{key: value})})
-            assert reply.status in (201, 400), (key, value, reply.text[:200])
-            reply = api.post("wiki_update", {"slug": slug, "update_metadata": {key: value}})
-            assert reply.status in (200, 400), (key, value, reply.text[:200])
-        for key in ("slug", "content", "front_matter"):
-            reply = api.post("wiki_create", {"content": "x", "front_matter": fm(), key: value})
-            assert reply.status in (201, 400, 409), (key, value, reply.text[:200])
-        for key in ("slug", "content", "update_metadata", "expected_version"):
-            reply = api.post("wiki_update", {"slug": slug, key: value})
-            assert reply.status in (200, 400, 404, 409), (key, value, reply.text[:200])
 
 
 _json = st.recursive(

@@ -7,14 +7,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from shared.bootstrap import open_store
 from shared.config import get_settings
 from shared.errors import Unavailable
-from shared.ports import PageRecord
-from shared.services.site_build import build_site
-from shared.site.gcs import GcsPublisher
-from shared.site.publish import Output
-from shared.store import open_store
+from shared.ports import Output, PageRecord
+from shared.publish.gcs import GcsPublisher
 from tests.fixtures.gcs import objects
+from tests.fixtures.wiring import rebuild
 
 
 def put(slug: str, content: str = "Texto.", **front_matter: Any) -> None:
@@ -90,11 +89,11 @@ def test_uploads_go_pages_first_index_last_deletes_after(gcs_site: str) -> None:
     put("concept—b")
     put("concept—c")
     settings = get_settings()
-    assert build_site(settings).status == "ok"
+    assert rebuild(settings).status == "ok"
     archive("concept—c")
     put("concept—d")
     recorder = RecordingPublisher(gcs_site)
-    report = build_site(settings, publisher=recorder)
+    report = rebuild(settings, publisher=recorder)
     assert (report.status, report.removed) == ("ok", 1)
     order = [path for _, path in recorder.events]
     assert order.index("concept—d/index.html") < order.index("type/concept/index.html")
@@ -109,10 +108,10 @@ def test_an_incremental_build_rewrites_only_changed_objects(gcs_site: str) -> No
     put("concept—a")
     put("concept—b")
     settings = get_settings()
-    assert build_site(settings).status == "ok"
+    assert rebuild(settings).status == "ok"
     before = {name: blob.generation for name, blob in objects(gcs_site).items()}
     archive("concept—b")
-    assert build_site(settings).removed == 1
+    assert rebuild(settings).removed == 1
     after = {name: blob.generation for name, blob in objects(gcs_site).items()}
     assert after["concept—a/index.html"] == before["concept—a/index.html"]
     assert "concept—b/index.html" not in after
@@ -123,13 +122,13 @@ def test_a_crash_mid_upload_converges_on_the_next_run(gcs_site: str) -> None:
     """A run that dies before index.html leaves the old index; the next run completes it."""
     put("concept—a")
     settings = get_settings()
-    assert build_site(settings).status == "ok"
+    assert rebuild(settings).status == "ok"
     put("concept—nueva", title="Nueva")
-    crashed = build_site(settings, publisher=RecordingPublisher(gcs_site, fail_on="index.html"))
+    crashed = rebuild(settings, publisher=RecordingPublisher(gcs_site, fail_on="index.html"))
     assert crashed.http_status == 503
     index = objects(gcs_site)["index.html"].download_as_text()
     assert "Nueva" not in index  # readers still see the old, consistent index
-    assert build_site(settings).status == "ok"
+    assert rebuild(settings).status == "ok"
     assert "Nueva" in objects(gcs_site)["index.html"].download_as_text()
 
 
@@ -140,7 +139,7 @@ def test_a_full_build_removes_strays_under_its_prefix_only(gcs_site: str) -> Non
     bucket = publisher.bucket()
     bucket.blob(f"{publisher.prefix}viejo/index.html").upload_from_string(b"old")
     bucket.blob("otra-cosa/keep.txt").upload_from_string(b"keep")
-    assert build_site(get_settings(), full=True).status == "ok"
+    assert rebuild(get_settings(), full=True).status == "ok"
     assert "viejo/index.html" not in objects(gcs_site)
     assert bucket.blob("otra-cosa/keep.txt").exists()
 
@@ -148,7 +147,7 @@ def test_a_full_build_removes_strays_under_its_prefix_only(gcs_site: str) -> Non
 def test_marker_names_the_published_build(gcs_site: str) -> None:
     """The marker object holds the build id the store's manifest records."""
     put("concept—a")
-    assert build_site(get_settings()).status == "ok"
+    assert rebuild(get_settings()).status == "ok"
     marker = json.loads(objects(gcs_site)[".biblioteca-build.json"].download_as_text())
     manifest = open_store(get_settings()).site.load_manifest()
     assert marker["build_id"] == manifest["build_id"]

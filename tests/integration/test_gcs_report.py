@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from shared.bootstrap import open_store, reset
 from shared.config import get_settings
 from shared.ports import PageRecord
-from shared.services.site_build import build_site
-from shared.site.gcs import GcsPublisher
-from shared.store import forget_stores, open_store
+from shared.publish.gcs import GcsPublisher
 from tests.fixtures.gcs import BUCKET, objects
+from tests.fixtures.wiring import rebuild
 
 PRIVATE_BUCKET = "biblioteca-private"
 
@@ -30,7 +30,7 @@ def put(slug: str, content: str = "Texto.", **front_matter: Any) -> None:
 def use_report(location: str, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("BIBLIOTECA_REPORT_DIR", location)
     get_settings.cache_clear()
-    forget_stores()
+    reset()
     return location
 
 
@@ -83,7 +83,7 @@ def test_a_local_site_may_report_to_a_private_bucket(
         bucket.client.create_bucket(PRIVATE_BUCKET)
     report = use_report(f"gs://{PRIVATE_BUCKET}/r-{uuid.uuid4().hex[:10]}", monkeypatch)
     put("concept—uno")
-    assert build_site(get_settings(), full=True).status == "ok"
+    assert rebuild(get_settings(), full=True).status == "ok"
     data = json.loads(objects(report)["report.json"].download_as_bytes())
     assert (data["status"], data["built"]) == ("ok", 1)
     assert data["site"] == get_settings().site_location
@@ -96,7 +96,7 @@ def test_a_missing_report_bucket_is_logged_not_fatal(
     use_report(f"gs://no-such-bucket-{uuid.uuid4().hex[:8]}/r", monkeypatch)
     put("concept—uno")
     with caplog.at_level(logging.ERROR):
-        report = build_site(get_settings(), full=True)
+        report = rebuild(get_settings(), full=True)
     assert report.status == "ok"
     assert "concept—uno/index.html" in objects(gcs_site)
     failures = [m for m in caplog.messages if "curator report could not be written" in m]

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shared.bootstrap import build_embedder, open_store
 from shared.config import get_settings
 from shared.ports import SearchFilter
-from shared.providers.factory import embedder_for
-from shared.store import open_store
 
 FRONT_MATTER = {
     "title": "Instalar FastAPI",
@@ -25,7 +24,7 @@ CONTENT = "# Instalar\n\nUsa pip install fastapi dentro de un entorno virtual.\n
 
 
 def _found(slug: str, **filters: str) -> bool:
-    embedder = embedder_for(get_settings())
+    embedder = build_embedder(get_settings())
     hits = open_store(get_settings()).chunks.nearest(
         embedder.embed_query("cómo instalo fastapi"),
         embedder=embedder.name,

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
+from shared.bootstrap import build_embedder, embedder_name, wiring
 from shared.config import load_settings
 from shared.errors import NotConfigured, RateLimited
 from shared.ports import Generation, Passage
 from shared.providers.answerers import LocalAnswerer, ModelAnswerer
-from shared.providers.factory import answerer_for, embedder_for, embedder_name
 from shared.providers.local_embedder import shared_local_embedder
 from shared.services.rate_limit import SlidingWindow
 
@@ -57,15 +57,24 @@ def test_local_answerer_is_honest_about_its_model_and_tutor_mode() -> None:
     assert "BIBLIOTECA_LLM" in local.answer("What is REST?", [], mode="tutor").text
 
 
-def test_factory_needs_the_key_only_for_gemini() -> None:
+def test_the_wiring_needs_the_key_only_for_gemini() -> None:
     """local needs nothing; gemini without GOOGLE_AI_API_KEY is NotConfigured naming it."""
-    assert isinstance(answerer_for(load_settings({})), LocalAnswerer)
+    assert isinstance(wiring(load_settings({})).answerer(), LocalAnswerer)
     with pytest.raises(NotConfigured, match="GOOGLE_AI_API_KEY"):
-        answerer_for(load_settings({"BIBLIOTECA_LLM": "gemini"}))
+        wiring(load_settings({"BIBLIOTECA_LLM": "gemini"})).answerer()
     with pytest.raises(NotConfigured, match="GOOGLE_AI_API_KEY"):
-        embedder_for(load_settings({"BIBLIOTECA_EMBEDDER": "gemini"}))
+        build_embedder(load_settings({"BIBLIOTECA_EMBEDDER": "gemini"}))
     settings = load_settings({"BIBLIOTECA_EMBEDDER": "gemini", "GOOGLE_AI_API_KEY": "k" * 20})
-    assert embedder_name(settings) == embedder_for(settings).name
+    assert embedder_name(settings) == build_embedder(settings).name
+    assert wiring(settings).embedder.name == build_embedder(settings).name
+
+
+def test_the_lazy_embedder_asks_for_its_key_only_when_it_embeds() -> None:
+    """The wired embedder has its name at once; the missing key surfaces on the first text."""
+    embedder = wiring(load_settings({"BIBLIOTECA_EMBEDDER": "gemini"})).embedder
+    assert embedder.name.startswith("gemini:")
+    with pytest.raises(NotConfigured, match="GOOGLE_AI_API_KEY"):
+        embedder.embed_query("hola")
 
 
 def test_local_embedder_separates_related_from_unrelated_across_languages() -> None:

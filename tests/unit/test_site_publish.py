@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from shared.errors import NotConfigured
+from shared.ports import Output, Publication, StalePublication
+from shared.publish.local import LocalPublisher
 from shared.site.paths import MARKER, UnsafePath
-from shared.site.publish import (
-    LocalPublisher,
-    Output,
-    Publication,
-    StalePublication,
-)
 
 
 def publish(

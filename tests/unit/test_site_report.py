@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shared.errors import NotConfigured
-from shared.site.report import check_report_location, write_report
+from shared.publish.report import check_report_location, write_report
 
 
 @pytest.mark.parametrize(

@@ -33,14 +33,12 @@ def chunk_id(slug: str, ordinal: int, key: str = "") -> str:
 def page_fields(page: PageRecord) -> dict[str, Any]:
     """The page's filterable fields, copied onto each of its chunks."""
     fm = page.front_matter
-    sources = fm.get("sources") or []
     return {
         "title": str(fm.get("title", "")),
         "type": fm.get("type"),
         "category": fm.get("category"),
         "tags": [str(t) for t in fm.get("tags") or []],
         "status": str(fm.get("status", "")),
-        "source_types": sorted({str(s.get("type")) for s in sources if isinstance(s, dict)}),
     }
 
 

@@ -34,7 +34,6 @@ CREATE TABLE IF NOT EXISTS chunks (
     category TEXT,
     tags TEXT NOT NULL,
     status TEXT NOT NULL,
-    source_types TEXT NOT NULL,
     PRIMARY KEY (slug, ordinal)
 );
 CREATE INDEX IF NOT EXISTS chunks_status ON chunks (status, embedder);
@@ -49,17 +48,32 @@ INSERT OR IGNORE INTO chunk_generation (id, n) VALUES (1, 0);
 _BUMP = "UPDATE chunk_generation SET n = n + 1 WHERE id = 1"
 
 
-def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str, str, str]:
+def drop_source_types(conn: sqlite3.Connection) -> None:
+    """Files written before the column was dropped lose it (it was written, never read).
+
+    Left in place, its NOT NULL would refuse every chunk written without it. Two
+    processes may upgrade one file at once: the second finds the column gone.
+    """
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+    if "source_types" in columns:
+        try:
+            conn.execute("ALTER TABLE chunks DROP COLUMN source_types")
+        except sqlite3.OperationalError as exc:
+            if "no such column" not in str(exc):
+                raise
+
+
+UPGRADES = (drop_source_types,)
+
+
+def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str, str]:
     fm = page.front_matter
-    sources = fm.get("sources") or []
-    source_types = sorted({str(s.get("type")) for s in sources if isinstance(s, dict)})
     return (
         str(fm.get("title", "")),
         fm.get("type"),
         fm.get("category"),
         json.dumps(list(fm.get("tags") or []), ensure_ascii=False),
         str(fm.get("status", "")),
-        json.dumps(source_types),
     )
 
 
@@ -70,8 +84,8 @@ def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk])
     fields = _page_fields(page)
     conn.executemany(
         "INSERT INTO chunks (slug, ordinal, heading, text, hash, vector, embedder, dim, title,"
-        " type, category, tags, status, source_types)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " type, category, tags, status)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 c.slug,
@@ -92,8 +106,7 @@ def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk])
 def refresh_page_fields(conn: sqlite3.Connection, page: PageRecord) -> None:
     """Copy a page's filterable fields onto its chunks (metadata-only update)."""
     conn.execute(
-        "UPDATE chunks SET title = ?, type = ?, category = ?, tags = ?, status = ?,"
-        " source_types = ? WHERE slug = ?",
+        "UPDATE chunks SET title = ?, type = ?, category = ?, tags = ?, status = ? WHERE slug = ?",
         (*_page_fields(page), page.slug),
     )
     conn.execute(_BUMP)

@@ -2,7 +2,8 @@
 
 Each thread gets its own connection (WAL mode, so readers never block the writer
 and several processes may share the file); each adapter module registers the DDL
-of its own tables, applied once per process.
+of its own tables, and the upgrades of files older versions wrote, applied once
+per process.
 
 Every statement runs through connections and cursors of this module, which turn
 SQLite's faults into our error tree, naming the file: a damaged file (checked with
@@ -20,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,15 @@ _Parameters = Any
 class Database:
     """A lazily opened SQLite file, one connection per thread."""
 
-    def __init__(self, path: Path, schema: list[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: list[str],
+        upgrades: Sequence[Callable[[sqlite3.Connection], None]] = (),
+    ) -> None:
         self.path = path
         self._schema = schema
+        self._upgrades = upgrades
         self._local = threading.local()
         self._ready = False
         self._lock = threading.Lock()
@@ -107,6 +114,8 @@ class Database:
             try:
                 raw(conn, "PRAGMA journal_mode = WAL")
                 sqlite3.Connection.executescript(conn, "\n".join(self._schema))
+                for upgrade in self._upgrades:  # files written by older versions
+                    upgrade(conn)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from shared.errors import NotConfigured
-from shared.site.gcs import is_gcs, parse_location, write_private
+from shared.publish.gcs import is_gcs, parse_location, write_private
+from shared.publish.local import LocalPublisher
 from shared.site.paths import inside
-from shared.site.publish import LocalPublisher
 
 VARIABLE = "BIBLIOTECA_REPORT_DIR"
 
@@ -66,3 +66,17 @@ def write_report(location: str, files: Mapping[str, bytes]) -> None:
         temporary = target.with_name(f".{target.name}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
+
+
+class CuratorReport:
+    """``ReportWriter`` at ``location`` (a folder or a bucket), kept out of ``site_location``."""
+
+    def __init__(self, location: str, site_location: str) -> None:
+        self.location = location
+        self._site_location = site_location
+
+    def check(self) -> None:
+        check_report_location(self._site_location, self.location)
+
+    def write(self, files: Mapping[str, bytes]) -> None:
+        write_report(self.location, files)

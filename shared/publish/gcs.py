@@ -1,7 +1,7 @@
 """Publishing a build to ``gs://bucket/prefix`` with google-cloud-storage, in a safe order.
 
 Also the one place that speaks to Cloud Storage: locations, clients, content types
-and error translation, shared with the private curator report (``shared.site.report``).
+and error translation, shared with the private curator report (``shared.publish.report``).
 
 A bucket has no atomic swap, so the order is the guarantee: pages and static files
 first, then the listings and indexes that link to them, ``index.html`` next, the
@@ -21,8 +21,9 @@ from itertools import groupby
 from typing import Any
 
 from shared.errors import BibliotecaError, InvalidInput, NotConfigured, Unavailable
+from shared.ports import Output, Publication
+from shared.publish.local import marker_bytes, read_marker
 from shared.site.paths import MARKER, safe_relative
-from shared.site.publish import Output, Publication, marker_bytes, read_marker
 
 WORKERS = 8  # uploads in flight: the API is latency-bound, not CPU-bound
 _TYPES = {
@@ -138,10 +139,23 @@ class GcsPublisher:
 
     def __init__(self, location: str, client_factory: Callable[[], Any] | None = None) -> None:
         self.location = location
-        self.bucket_name, self.prefix = parse_location(location)
         self._factory = client_factory
         self._bucket: Any = None
         self._lock = threading.Lock()
+
+    # The location is parsed when first used, not when built: a malformed one is then a
+    # failure of the rebuild it belongs to (its report), not of the wiring.
+    @property
+    def bucket_name(self) -> str:
+        return parse_location(self.location)[0]
+
+    @property
+    def prefix(self) -> str:
+        return parse_location(self.location)[1]
+
+    @property
+    def public_url(self) -> str:
+        return public_url(self.location)
 
     def bucket(self) -> Any:
         """The bucket handle; the client is built on first use (honours STORAGE_EMULATOR_HOST)."""

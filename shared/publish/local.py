@@ -22,56 +22,14 @@ import shutil
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from shared.errors import NotConfigured, Unavailable
+from shared.ports import Publication, StalePublication
 from shared.site.paths import INDEX, MARKER, safe_relative
 
 _BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")
 POOL = ".pages"  # in the builds folder; never a build id (those start with a digit or letter)
-
-# Publication stages: what a reader reaches first is written last (GCS has no swap).
-STAGE_PAGES = 0  # pages and static files
-STAGE_LISTINGS = 1  # type listings, sitemap, search index
-STAGE_INDEX = 2  # index.html
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """One file of the site: its path under the root, its bytes, and its stage."""
-
-    path: str
-    data: bytes
-    stage: int = STAGE_PAGES
-
-
-@dataclass(frozen=True)
-class Publication:
-    """What one build changes: files to write, unchanged files to keep, files to delete."""
-
-    build_id: str
-    full: bool
-    writes: Sequence[Output]
-    keep: Sequence[str] = field(default_factory=tuple)
-    delete: Sequence[str] = field(default_factory=tuple)
-
-
-class StalePublication(Exception):
-    """The published site is not the one the manifest describes: rebuild in full."""
-
-
-class Publisher(Protocol):
-    location: str
-
-    def current_build(self) -> str | None:
-        """The build id of what is published now (None when nothing, or unknown)."""
-
-    def publish(self, publication: Publication) -> None: ...
-
-    def cleanup(self) -> None:
-        """Housekeeping after a publication (old generations); readers never wait for it."""
 
 
 def marker_bytes(build_id: str, built_at: str) -> bytes:
@@ -97,6 +55,11 @@ class LocalPublisher:
         self.builds = self.site.parent / f".{self.site.name}.builds"
         self._current: str | None = None
         self._previous: Path | None = None
+
+    @property
+    def public_url(self) -> None:
+        """A folder implies no public address (``serve`` shows it at ``/``)."""
+        return None
 
     def current_build(self) -> str | None:
         try:

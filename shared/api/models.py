@@ -1,0 +1,554 @@
+"""The bodies of every HTTP function as pydantic models: requests in, responses out.
+
+One source for three consumers: they validate requests (``RequestBody.parse``: an
+``InvalidInput`` or ``PayloadTooLarge`` at the contract's field path), they generate
+``openapi.json`` (``shared.api.openapi``), and they are the schemas agents' tools will use.
+
+A request's schema states the canonical form of each field; the server also accepts
+the friendly forms the contract lists (a source given as a path string, a related
+page as ``{"slug": ...}``, ``mode`` of any value), documented in each description.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal, Optional, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from shared.errors import InvalidInput, PayloadTooLarge
+from shared.gates.code_paths import clean_path
+from shared.normalize import MAX_SOURCES, normalize_related
+from shared.retrieval.text import strip_invisible
+from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
+from shared.slugs import MAX_SLUG, SLUG_RE, slug_problem
+
+MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
+MAX_QUESTION_CHARS = 2000
+DEFAULT_LIMIT = 6
+MAX_LIMIT = 20
+MAX_REPO = 200
+MAX_MODEL = 200
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class RequestBody(BaseModel):
+    """A request body: strict JSON types, unknown keys refused, errors at their field.
+
+    A failed check reads ``<field> must be <its description>`` (or ``<field> is required:
+    …``), so the document and the error say the same thing; checks with more to say
+    raise their own ``InvalidInput`` at the field.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys_first(cls, data: Any) -> Any:
+        # Before any field: an unknown key is what the caller most needs to hear about.
+        if cls.model_config.get("extra") == "forbid" and isinstance(data, dict):
+            allowed = tuple(cls.model_fields)
+            for key in data:
+                if key not in allowed:
+                    raise InvalidInput(
+                        f"unknown field '{_quoted(key)}'; allowed: {', '.join(allowed)}",
+                        field=key,
+                    )
+        return data
+
+    @classmethod
+    def parse(cls, body: Any) -> Self:
+        """Validate a decoded JSON body; ``InvalidInput`` names the field at fault."""
+        try:
+            return cls.model_validate(body)
+        except ValidationError as exc:
+            raise cls._error(exc) from exc
+
+    @classmethod
+    def _error(cls, exc: ValidationError) -> InvalidInput:
+        error = exc.errors()[0]
+        where = invalid_input(exc).field
+        name = str(error["loc"][0]) if error["loc"] else ""
+        field = cls.model_fields.get(name)
+        if field is None or not field.description:
+            return invalid_input(exc)
+        description = field.description[0].lower() + field.description[1:].rstrip(".")
+        if error["type"] == "missing":
+            return InvalidInput(f"{name} is required: {description}", field=where)
+        return InvalidInput(f"{name} must be {description}", field=where)
+
+
+def _quoted(key: str) -> str:
+    return key if len(key) <= 60 else f"{key[:60]}…"  # a caller's key, quoted not echoed
+
+
+def _within_a_page(value: str, field: str) -> str:
+    if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise PayloadTooLarge(
+            f"{field} is larger than {MAX_CONTENT_BYTES // 1024} KiB", field=field
+        )
+    return value
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("blank")
+    return value
+
+
+def _checked_slug(value: str) -> str:
+    problem = slug_problem(value)
+    if problem is not None:
+        raise InvalidInput(f"invalid slug '{value[:220]}': {problem}", field="slug")
+    return value
+
+
+_SLUG = (
+    "A page slug: lowercase ASCII letters, digits, '-', '_' and '—' as separator, "
+    "starting and ending with a letter or digit, at most 200 characters, not a function name."
+)
+_CONTENT = "A string of Markdown: the page's body, at most 512 KiB in UTF-8."
+
+
+class WikiCreateRequest(RequestBody):
+    """``POST /wiki_create``: a new page."""
+
+    slug: str | None = Field(
+        default=None,
+        pattern=SLUG_RE.pattern,
+        max_length=MAX_SLUG,
+        description=_SLUG + " Derived from type and title when absent.",
+    )
+    content: str = Field(description=_CONTENT)
+    front_matter: FrontMatter = Field(
+        description="A JSON object: the page's front matter (title and type required)."
+    )
+
+    @field_validator("slug", mode="before")
+    @classmethod
+    def _slug(cls, value: object) -> object:
+        # Before the pattern: the message says what is wrong with this slug.
+        return _checked_slug(value) if isinstance(value, str) else value
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        return _within_a_page(value, "content")
+
+    @field_validator("front_matter", mode="before")
+    @classmethod
+    def _front_matter(cls, value: object) -> FrontMatter:
+        # The one schema, with its friendly normalization and its own field paths.
+        return parse_front_matter(value, "front_matter")
+
+
+# The front matter with every key optional: what ``update_metadata`` may carry. Derived
+# from the one schema (its types and descriptions), used only to document the field.
+FrontMatterPatch = create_model(  # type: ignore[call-overload]
+    "FrontMatterPatch",
+    __config__=ConfigDict(extra="forbid"),
+    __doc__="Front-matter keys to replace; a key left out keeps its stored value.",
+    **{
+        name: (Optional[info.annotation], Field(default=None, description=info.description))  # noqa: UP045
+        for name, info in FrontMatter.model_fields.items()
+    },
+)
+
+
+class WikiUpdateRequest(RequestBody):
+    """``POST /wiki_update``: new content and/or metadata for an existing page."""
+
+    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
+    content: str | None = Field(default=None, description=_CONTENT + " Absent: kept.")
+    update_metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="A JSON object of front-matter keys whose values replace the stored ones "
+        "(lists are replaced, not merged; null clears a field).",
+    )
+    expected_version: int | None = Field(
+        default=None,
+        ge=1,
+        description="A positive integer: the version the update was made against "
+        "(409 version_conflict when the page has moved on).",
+    )
+
+    @field_validator("slug", mode="before")
+    @classmethod
+    def _slug(cls, value: object) -> object:
+        # Before the pattern: the message says what is wrong with this slug.
+        return _checked_slug(value) if isinstance(value, str) else value
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str | None) -> str | None:
+        return None if value is None else _within_a_page(value, "content")
+
+    @field_validator("update_metadata", mode="before", json_schema_input_type=FrontMatterPatch)
+    @classmethod
+    def _metadata(cls, value: object) -> object:
+        if value is None:
+            return {}
+        if isinstance(value, dict):
+            for key in value:
+                if key not in FRONT_MATTER_KEYS:
+                    raise InvalidInput(
+                        f"unknown field '{_quoted(key)}'; allowed: {', '.join(FRONT_MATTER_KEYS)}",
+                        field=f"update_metadata.{key}",
+                    )
+        return value  # values are checked with the stored page they complete
+
+
+class AskRequest(RequestBody):
+    """``POST /ask``: a question for the wiki. Unknown keys are ignored (the widget's)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+
+    question: str = Field(
+        max_length=MAX_QUESTION_CHARS,
+        pattern=r"\S",
+        description="A non-blank string of at most 2,000 characters: the question.",
+    )
+    mode: Literal["help", "tutor"] = Field(
+        default="help",
+        description="'tutor' to answer without retrieval; any other value is 'help'.",
+    )
+    source_type: str | None = Field(
+        default=None, description="A string or null: only pages of this type (runbook, …)."
+    )
+    category: str | None = Field(
+        default=None, description="A string or null: only pages of this category."
+    )
+    tag: str | None = Field(
+        default=None, description="A string or null: only pages carrying this tag."
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description="An integer from 1 to 20 (default 6): how many passages to use.",
+    )
+    archive: bool = Field(
+        default=False,
+        description="True to send the answer through the archive gates (write credentials, "
+        "or BIBLIOTECA_ARCHIVE_FROM_WIDGET=1); any other value is false.",
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("blank")
+        text = strip_invisible(value).strip()
+        if not text:
+            raise InvalidInput("question has no visible characters", field="question")
+        return text
+
+    @field_validator("mode", mode="before", json_schema_input_type=Any)
+    @classmethod
+    def _mode(cls, value: object) -> str:
+        return "tutor" if value == "tutor" else "help"
+
+    @field_validator("source_type", "category", "tag")
+    @classmethod
+    def _filter(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+    @field_validator(
+        "limit",
+        mode="before",
+        json_schema_input_type=Annotated[int, Field(ge=1, le=MAX_LIMIT)] | None,
+    )
+    @classmethod
+    def _limit(cls, value: object) -> object:
+        return DEFAULT_LIMIT if value is None else value
+
+    @field_validator("archive", mode="before", json_schema_input_type=Any)
+    @classmethod
+    def _archive(cls, value: object) -> bool:
+        return value is True
+
+
+# The draft cites every source as a wiki source plus the question itself: one less than a
+# page's cap leaves room for that query source.
+MAX_ARCHIVE_SOURCES = MAX_SOURCES - 1
+
+
+class ArchiveRequest(RequestBody):
+    """``POST /archive``: a question and its answer, for the archive gates."""
+
+    question: str = Field(
+        max_length=MAX_QUESTION_CHARS,
+        pattern=r"\S",
+        description="A non-blank string of at most 2,000 characters: the question asked.",
+    )
+    answer: str = Field(
+        pattern=r"\S", description="A non-blank string of Markdown, at most 512 KiB: the answer."
+    )
+    sources: list[str] = Field(
+        default_factory=list,
+        description="A list of the slugs of the pages the answer used (an entry may also be "
+        "an object with 'slug').",
+    )
+    model: str | None = Field(
+        default=None,
+        description="A non-blank string of at most 200 characters: the model that wrote the "
+        "answer (default: this deployment's answerer).",
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, value: str) -> str:
+        return _non_blank(value).strip()
+
+    @field_validator("answer")
+    @classmethod
+    def _answer(cls, value: str) -> str:
+        return _within_a_page(_non_blank(value), "answer")
+
+    @field_validator("sources", mode="before", json_schema_input_type=list[str] | None)
+    @classmethod
+    def _sources(cls, value: object) -> list[str]:
+        return normalize_related(value, "sources", cap=MAX_ARCHIVE_SOURCES)
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not 0 < len(value.strip()) <= MAX_MODEL:
+            raise ValueError("blank or too long")
+        return value.strip()
+
+
+def check_repo(value: str) -> str:
+    """A repository name, trimmed: non-blank, at most 200 printable characters."""
+    name = value.strip()
+    if not name or len(name) > MAX_REPO or any(ord(c) < 32 for c in name):
+        raise InvalidInput(
+            f"repo is a name of at most {MAX_REPO} printable characters", field="repo"
+        )
+    return name
+
+
+class IndexCodeRequest(RequestBody):
+    """``POST /index_code``: the file paths of one repository."""
+
+    repo: str = Field(
+        description="A non-blank string of at most 200 printable characters: the repository."
+    )
+    paths: list[str] = Field(
+        description="A list of file paths inside the repository (no '.' or '..' segments, "
+        "at most 1,024 characters each); duplicates count once."
+    )
+    replace: bool = Field(
+        default=False,
+        description="True or false (default false): remove this repository's indexed paths "
+        "that are not in the list.",
+    )
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, value: str) -> str:
+        return check_repo(value)
+
+    @field_validator("paths")
+    @classmethod
+    def _paths(cls, value: list[str]) -> list[str]:
+        out: dict[str, None] = {}
+        for i, raw in enumerate(value):
+            path, problem = clean_path(raw)
+            if problem is not None:
+                raise InvalidInput(f"{problem}: {raw[:120]!r}", field=f"paths[{i}]")
+            out[path] = None
+        return list(out)
+
+    @field_validator("replace", mode="before", json_schema_input_type=bool | None)
+    @classmethod
+    def _replace(cls, value: object) -> object:
+        return False if value is None else value
+
+
+class RebuildRequest(RequestBody):
+    """``POST /rebuild``: build the static site (the scheduler sends ``{"full": false}``)."""
+
+    full: bool = Field(
+        default=False,
+        description="True or false (default false): render every page, not only what changed.",
+    )
+
+    @field_validator("full", mode="before", json_schema_input_type=bool | None)
+    @classmethod
+    def _full(cls, value: object) -> object:
+        return False if value is None else value
+
+
+# -- responses --------------------------------------------------------------------------
+# Responses may carry more fields than these (the contract's rule), so none forbids extras;
+# the error body is the exception: its keys are exactly the contract's.
+
+
+class ResponseBody(BaseModel):
+    """A response body; clients ignore fields they do not know."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+ErrorCode = Literal[
+    "invalid_json",
+    "invalid_body",
+    "validation_error",
+    "unsupported_media_type",
+    "payload_too_large",
+    "request_timeout",
+    "unauthorized",
+    "not_configured",
+    "not_found",
+    "conflict",
+    "version_conflict",
+    "method_not_allowed",
+    "rate_limited",
+    "upstream_error",
+    "upstream_unavailable",
+    "reindex_required",
+    "rebuild_in_progress",
+    "internal_error",
+]
+
+
+class ErrorBody(BaseModel):
+    """Every error: a message, the contract's code and, when one input field is at fault,
+    the path to it in the request body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error: str = Field(description="A human-readable message.")
+    code: ErrorCode
+    field: str | None = Field(
+        default=None, description="The path of the faulty field, e.g. front_matter.sources[2]."
+    )
+
+
+class PublicPage(FrontMatter):
+    """A page as responses show it: its front matter as stored plus its bookkeeping."""
+
+    model_config = ConfigDict(extra="allow")
+
+    slug: str
+    version: int = Field(ge=1)
+    created_at: datetime
+    updated_at: datetime
+
+
+class WriteResponse(ResponseBody):
+    """What a write did (``created`` 201, ``updated`` or ``unchanged`` 200)."""
+
+    status: Literal["created", "updated", "unchanged"]
+    slug: str
+    version: int = Field(ge=1)
+    page: PublicPage
+
+
+class AskSource(ResponseBody):
+    """One passage an answer used, best first."""
+
+    slug: str
+    title: str
+    heading: str
+    score: float = Field(description="How relevant the passage is to the question, 0..1.")
+    snippet: str
+
+
+class AskArchive(ResponseBody):
+    """Whether the answer went through the archive gates, and what they decided."""
+
+    attempted: bool
+    reason: str
+    archived: bool | None = None
+    slug: str | None = None
+
+
+class AskResponse(ResponseBody):
+    """An answer in Markdown with the wiki passages it cites as ``[n]``."""
+
+    answer: str
+    sources: list[AskSource]
+    model: str
+    chunks_used: int = Field(ge=0)
+    duration_ms: float = Field(ge=0)
+    mode: Literal["help", "tutor"]
+    archive: AskArchive
+
+
+class Grounding(ResponseBody):
+    """The grounding gate's check of the code paths an answer cites."""
+
+    checked: bool
+    cited: int = Field(ge=0)
+    resolved: int = Field(ge=0)
+    unresolved: list[str]
+
+
+class ArchiveResponse(ResponseBody):
+    """The archive gates' decision (always a 200)."""
+
+    archived: bool
+    reason: str = Field(description="'archived', or the gate that refused, e.g. triage:short.")
+    slug: str | None = Field(default=None, description="The draft, or the page it duplicates.")
+    grounding: Grounding | None = None
+
+
+class IndexCodeResponse(ResponseBody):
+    """How many distinct paths of the repository the index now holds."""
+
+    repo: str
+    indexed: int = Field(ge=0)
+
+
+class FailedPage(ResponseBody):
+    slug: str
+    field: str = Field(description="The path inside the page's front matter.")
+    error: str
+
+
+class BrokenLink(ResponseBody):
+    slug: str
+    target: str
+
+
+class RebuildReport(ResponseBody):
+    """The rebuild's report: always the body, whatever the status (the contract's exception).
+
+    When the build could not run at all it also carries the error body's fields.
+    """
+
+    status: Literal["ok", "failed", "rebuild_in_progress"]
+    built: int = Field(ge=0)
+    unchanged: int = Field(ge=0)
+    removed: int = Field(ge=0)
+    failed: list[FailedPage]
+    broken_links: list[BrokenLink]
+    duration_ms: int = Field(ge=0)
+    error: str | None = None
+    code: ErrorCode | None = None
+    field: str | None = None
+
+
+# The request and success response of each function, in the contract's order.
+ENDPOINTS: dict[str, tuple[type[RequestBody], type[BaseModel], int]] = {
+    "wiki_create": (WikiCreateRequest, WriteResponse, 201),
+    "wiki_update": (WikiUpdateRequest, WriteResponse, 200),
+    "ask": (AskRequest, AskResponse, 200),
+    "archive": (ArchiveRequest, ArchiveResponse, 200),
+    "index_code": (IndexCodeRequest, IndexCodeResponse, 200),
+    "rebuild": (RebuildRequest, RebuildReport, 200),
+}

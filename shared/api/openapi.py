@@ -1,0 +1,182 @@
+"""The OpenAPI 3.1 document of the HTTP functions, generated from ``shared.api.models``.
+
+``python -m shared.api.openapi`` rewrites ``openapi.json`` at the repository root
+(``--check`` only compares); ``biblioteca serve`` serves the same at ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from shared.api.models import ENDPOINTS, ErrorBody, RebuildReport
+
+FILE = Path(__file__).resolve().parents[2] / "openapi.json"
+_REF = "#/components/schemas/{model}"
+_WRITES = ("wiki_create", "wiki_update", "archive", "index_code", "rebuild")
+
+# Statuses every function may answer with the error body (the contract's checks, in order:
+# method, credentials, size, media type, body) and those of each function's own work.
+_EVERY = {
+    400: "Malformed JSON or a body that breaks the schema (`field` names the culprit).",
+    405: "Any method but POST (the `Allow` header says so).",
+    408: "The body stopped arriving.",
+    413: "A body over 1 MiB, or a field over its limit (`field` names it).",
+    415: "A body sent without `Content-Type: application/json`.",
+    500: "A bug: the failure was logged, never shown.",
+}
+_WRITE = {
+    401: "Missing or wrong `Authorization: Bearer` token.",
+    503: "A setting is missing (`not_configured`) or a backend cannot be reached.",
+}
+_OWN: dict[str, dict[int, str]] = {
+    "wiki_create": {
+        409: "The slug exists (`conflict`).",
+        502: "The embedding model answered nonsense.",
+    },
+    "wiki_update": {
+        404: "No page with that slug.",
+        409: "`expected_version` is stale (`version_conflict`).",
+        502: "The embedding model answered nonsense.",
+    },
+    "ask": {
+        429: "Over the per-client rate limit (`Retry-After` says when to come back).",
+        502: "The language or embedding model answered nonsense.",
+        503: "A model key or the store is missing or unreachable; `reindex_required` after "
+        "changing the embedder.",
+    },
+    "archive": {
+        409: "Concurrent writes kept taking the draft's slug; retry.",
+        502: "The embedding model answered nonsense.",
+    },
+    "index_code": {},
+    "rebuild": {
+        409: "Another run holds the lease: the report with status `rebuild_in_progress`.",
+    },
+}
+# rebuild answers its report for these too; before the build starts, the error body.
+_REBUILD_REPORTED = {409, 500, 502, 503}
+_HEADERS = {
+    429: {"Retry-After": "Seconds to wait before asking again."},
+    405: {"Allow": "The methods the function answers: POST (and OPTIONS on ask)."},
+    401: {"WWW-Authenticate": 'Bearer realm="biblioteca".'},
+}
+
+
+Mode = Literal["validation", "serialization"]
+Refs = dict[tuple[type[BaseModel], Mode], dict[str, Any]]
+
+
+def _schemas() -> tuple[Refs, dict[str, Any]]:
+    models: list[tuple[type[BaseModel], Mode]] = [(ErrorBody, "serialization")]
+    for request, response, _ in ENDPOINTS.values():
+        models += [(request, "validation"), (response, "serialization")]
+    refs, definitions = models_json_schema(models, ref_template=_REF)
+    out: Refs = {(model, mode): schema for (model, mode), schema in refs.items()}  # type: ignore[misc]
+    return out, definitions.get("$defs", {})
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _response(description: str, schema: dict[str, Any], status: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": description, "content": _json(schema)}
+    if status in _HEADERS:
+        out["headers"] = {
+            name: {"description": text, "required": True, "schema": {"type": "string"}}
+            for name, text in _HEADERS[status].items()
+        }
+    return out
+
+
+def _operation(name: str, refs: Refs) -> Any:
+    request, response, ok = ENDPOINTS[name]
+    error = refs[(ErrorBody, "serialization")]
+    statuses = {**_EVERY, **(_WRITE if name in _WRITES else {}), **_OWN[name]}
+    responses: dict[str, Any] = {
+        str(ok): _response(response.__doc__ or name, refs[(response, "serialization")], ok)
+    }
+    for status, text in sorted(statuses.items()):
+        schema = error
+        if name == "rebuild" and status in _REBUILD_REPORTED:
+            schema = {"anyOf": [refs[(RebuildReport, "serialization")], error]}
+        responses[str(status)] = _response(text, schema, status)
+    operation: dict[str, Any] = {
+        "operationId": name,
+        "summary": (request.__doc__ or "").split("\n")[0],
+        "requestBody": {"required": True, "content": _json(refs[(request, "validation")])},
+        "responses": dict(sorted(responses.items())),
+        # Writes need the token; ask is public, and a token only lets it archive.
+        "security": [{"bearer": []}] if name in _WRITES else [{}, {"bearer": []}],
+    }
+    return operation
+
+
+@cache
+def document() -> dict[str, Any]:
+    """The whole OpenAPI 3.1 document (built once per process)."""
+    refs, definitions = _schemas()
+    paths: dict[str, Any] = {}
+    for name in ENDPOINTS:
+        paths[f"/{name}"] = {"post": _operation(name, refs)}
+    paths["/ask"]["options"] = {
+        "operationId": "ask_preflight",
+        "summary": "CORS preflight: allowed origins get Access-Control-Allow-Origin.",
+        "responses": {"204": {"description": "No body; CORS headers for allowed origins."}},
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Biblioteca",
+            "version": "1",
+            "description": "A self-grounding wiki for software teams. Each path is one HTTP "
+            "Cloud Function (deployed under its name) and a path of `biblioteca serve`. "
+            "Requests and responses are JSON; responses may carry more fields than listed. "
+            "Each request schema states a field's canonical form; the friendlier forms the "
+            "server also accepts are in the field's description.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": definitions,
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "BIBLIOTECA_API_TOKEN (with BIBLIOTECA_AUTH=token); with "
+                    "BIBLIOTECA_AUTH=iam, a Google-signed identity token checked by the platform.",
+                }
+            },
+        },
+    }
+
+
+def text() -> str:
+    """The document as ``openapi.json`` holds it: sorted keys, two-space indents."""
+    return json.dumps(document(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="fail if openapi.json is stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        current = FILE.read_text(encoding="utf-8") if FILE.is_file() else ""
+        if current != text():
+            print(f"{FILE.name} is stale: run python -m shared.api.openapi", file=sys.stderr)
+            return 1
+        return 0
+    FILE.write_text(text(), encoding="utf-8")
+    print(f"wrote {FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

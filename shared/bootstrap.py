@@ -1,0 +1,286 @@
+"""The composition root: the one place that builds stores, model providers and publishers.
+
+Entry points (functions, CLI) take what a request needs from ``wiring()`` and hand each
+service only that. Everything is built on first use and kept for the process (STYLE 2):
+the store a tutor answer never touches is never opened, and the embedder a metadata-only
+update never calls never asks for its key. Tests reset it all with ``reset()``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from shared.config import Settings, get_settings
+from shared.ports import (
+    Answerer,
+    ChunkIndex,
+    CodeIndex,
+    Embedder,
+    EventLog,
+    Generation,
+    Generator,
+    PageStore,
+    ReportWriter,
+    SitePublisher,
+    SiteState,
+    Store,
+    Vector,
+)
+
+# Provider modules are imported where a provider is built: a function configured for
+# the local models never loads httpx or the Gemini client (a cold start pays for less).
+if TYPE_CHECKING:
+    import httpx
+
+    from shared.providers.gemini_client import GeminiClient
+
+_lock = threading.RLock()
+_stores: dict[tuple[str, str], Store] = {}
+_http: httpx.Client | None = None
+_current: Wiring | None = None
+
+
+# -- the store --------------------------------------------------------------------------
+
+
+def open_store(settings: Settings) -> Store:
+    """The store the settings name, opened once per process (its clients connect lazily)."""
+    key = (settings.store, settings.google_cloud_project or str(settings.data_dir.resolve()))
+    with _lock:
+        store = _stores.get(key)
+        if store is None:
+            store = _stores[key] = _build_store(settings)
+        return store
+
+
+def _build_store(settings: Settings) -> Store:
+    if settings.store == "firestore":
+        from shared.store.firestore import FirestoreStore
+
+        return FirestoreStore(project=settings.require_project())
+    from shared.store.sqlite import SqliteStore
+
+    return SqliteStore(settings.data_dir)
+
+
+class _LazyStore:
+    """The configured store, opened when one of its ports is first used.
+
+    A missing setting (``GOOGLE_CLOUD_PROJECT``) is then the 503 of the request that
+    reads or writes, not of one that never touches the store (a tutor answer).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    def _opened(self) -> Store:
+        return open_store(self._settings)
+
+    @property
+    def pages(self) -> PageStore:
+        return self._opened().pages
+
+    @property
+    def chunks(self) -> ChunkIndex:
+        return self._opened().chunks
+
+    @property
+    def code(self) -> CodeIndex:
+        return self._opened().code
+
+    @property
+    def events(self) -> EventLog:
+        return self._opened().events
+
+    @property
+    def site(self) -> SiteState:
+        return self._opened().site
+
+
+# -- model providers --------------------------------------------------------------------
+
+
+def http_client() -> httpx.Client:
+    """One pooled HTTP client per process (connections to the model API are reused)."""
+    global _http
+    with _lock:
+        if _http is None:
+            import httpx
+
+            from shared.providers.gemini_client import DEFAULT_DEADLINE_S
+
+            _http = httpx.Client(timeout=DEFAULT_DEADLINE_S, follow_redirects=False)
+        return _http
+
+
+def _gemini_client(settings: Settings) -> GeminiClient:
+    """A Gemini API client; ``NotConfigured`` naming GOOGLE_AI_API_KEY when it is unset."""
+    from shared.providers.gemini_client import GeminiClient
+
+    return GeminiClient(
+        api_key=settings.require_gemini_key(),
+        base_url=settings.gemini_base_url,
+        http=http_client(),
+    )
+
+
+def embedder_name(settings: Settings) -> str:
+    """The name the configured embedder records with its vectors, without building it."""
+    if settings.embedder == "gemini":
+        from shared.providers.gemini_embedder import DIMENSIONS
+
+        model = settings.gemini_embed_model.removeprefix("models/")
+        return f"gemini:{model}@{DIMENSIONS}"
+    from shared.providers.local_embedder import LocalEmbedder
+
+    return LocalEmbedder.name
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The configured embedder, built now (``NotConfigured`` if it needs a missing key)."""
+    if settings.embedder == "gemini":
+        from shared.providers.gemini_embedder import GeminiEmbedder
+
+        return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
+    from shared.providers.local_embedder import shared_local_embedder
+
+    return shared_local_embedder()
+
+
+def build_generator(settings: Settings) -> Generator | None:
+    """The configured language model (``BIBLIOTECA_LLM=gemini``), or None when offline."""
+    if settings.llm != "gemini":
+        return None
+    from shared.providers.gemini_generator import GeminiGenerator
+
+    return GeminiGenerator(_gemini_client(settings), settings.gemini_model)
+
+
+def answerer_name(settings: Settings) -> str:
+    """Who writes this deployment's answers, without building it (an archived answer's
+    provenance when the caller did not say)."""
+    if settings.llm == "gemini":
+        return f"gemini:{settings.gemini_model.removeprefix('models/')}"
+    from shared.providers.answerers import LOCAL_MODEL
+
+    return LOCAL_MODEL
+
+
+class _LazyEmbedder:
+    """An ``Embedder`` whose provider is built on the first text it must embed.
+
+    Its ``name`` is known without building, so chunk hashes can be compared and vectors
+    reused: an update that re-embeds nothing needs no key and makes no call.
+    """
+
+    def __init__(self, name: str, build: Callable[[], Embedder]) -> None:
+        self.name = name
+        self._build = build
+        self._built: Embedder | None = None
+
+    def _embedder(self) -> Embedder:
+        with _lock:
+            if self._built is None:
+                self._built = self._build()
+            return self._built
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._embedder().embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        return self._embedder().embed_query(text)
+
+
+class _LazyGenerator:
+    """A ``Generator`` built on its first call (the triage model runs after cheaper gates)."""
+
+    def __init__(self, name: str, build: Callable[[], Generator | None]) -> None:
+        self.name = name
+        self._build = build
+        self._built: Generator | None = None
+
+    def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation:
+        with _lock:
+            if self._built is None:
+                self._built = self._build()
+        assert self._built is not None  # only made when a model is configured
+        return self._built.generate(system, prompt, max_tokens=max_tokens)
+
+
+# -- the wiring of one configuration ----------------------------------------------------
+
+
+class Wiring:
+    """The collaborators one ``Settings`` configures, each built on first use."""
+
+    def __init__(
+        self, settings: Settings, *, store: Store | None = None, embedder: Embedder | None = None
+    ) -> None:
+        """``store`` and ``embedder`` replace the configured ones (the service test tier
+        wires a temporary SQLite store and a deterministic embedder)."""
+        self.settings = settings
+        self.store: Store = store or _LazyStore(settings)
+        self.embedder: Embedder = embedder or _LazyEmbedder(
+            embedder_name(settings), lambda: build_embedder(settings)
+        )
+        # None: the archive gates use their local rules only (BIBLIOTECA_LLM=local).
+        self.judge: Generator | None = (
+            _LazyGenerator(answerer_name(settings), lambda: build_generator(settings))
+            if settings.llm == "gemini"
+            else None
+        )
+        self.answerer_name = answerer_name(settings)
+
+    def answerer(self) -> Answerer:
+        """Who writes ``ask``'s answers, built now: a missing key is a 503 before any work."""
+        from shared.providers.answerers import LocalAnswerer, ModelAnswerer
+
+        generator = build_generator(self.settings)
+        return LocalAnswerer() if generator is None else ModelAnswerer(generator)
+
+    def publisher(self) -> SitePublisher:
+        """Where ``rebuild`` publishes: a bucket for ``gs://``, else a local folder."""
+        location = self.settings.site_location
+        if location.startswith("gs://"):
+            from shared.publish.gcs import GcsPublisher
+
+            return GcsPublisher(location)
+        from shared.publish.local import LocalPublisher
+
+        return LocalPublisher(location)
+
+    def curator_report(self) -> ReportWriter:
+        """Where ``rebuild`` writes the private report (checked by the build itself)."""
+        from shared.publish.report import CuratorReport
+
+        return CuratorReport(self.settings.report_location, self.settings.site_location)
+
+
+def wiring(settings: Settings | None = None) -> Wiring:
+    """The process's wiring of ``settings`` (default: ``get_settings()``), made once."""
+    global _current
+    chosen = settings if settings is not None else get_settings()
+    with _lock:
+        if _current is None or _current.settings is not chosen:
+            _current = Wiring(chosen)
+        return _current
+
+
+def install(chosen: Wiring) -> None:
+    """Make ``chosen`` the process's wiring of its settings (tests that wire by hand)."""
+    global _current
+    with _lock:
+        _current = chosen
+
+
+def reset() -> None:
+    """Forget every store, provider and wiring (tests that change the environment)."""
+    global _current
+    with _lock:
+        _stores.clear()
+        _current = None

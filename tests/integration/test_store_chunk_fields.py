@@ -1,0 +1,64 @@
+"""What a chunk stores beside its text: the page fields the filters read, and nothing more."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shared.ports import SearchFilter
+from shared.store.sqlite import FILENAME, SqliteStore
+from tests.integration.test_page_store_contract import EMBEDDER, chunks_of, page, unit
+
+# The chunks table as the first round created it: with source_types, NOT NULL.
+_OLD_CHUNKS = """
+CREATE TABLE chunks (
+    slug TEXT NOT NULL, ordinal INTEGER NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+    hash TEXT NOT NULL, vector BLOB NOT NULL, embedder TEXT NOT NULL, dim INTEGER NOT NULL,
+    title TEXT NOT NULL, type TEXT, category TEXT, tags TEXT NOT NULL, status TEXT NOT NULL,
+    source_types TEXT NOT NULL, PRIMARY KEY (slug, ordinal)
+);
+"""
+
+
+def stored_chunk_fields(store: Any, slug: str) -> set[str]:
+    """The fields of one stored chunk, read past the adapter (a row, or a document)."""
+    if isinstance(store, SqliteStore):
+        row = store.db.connection().execute("SELECT * FROM chunks WHERE slug = ?", (slug,))
+        return {column[0] for column in row.description}
+    from google.cloud.firestore_v1.base_query import FieldFilter
+
+    query = store.db.collection("chunks").where(filter=FieldFilter("slug", "==", slug))
+    docs = query.stream()
+    return set(next(iter(docs)).to_dict())
+
+
+def test_chunks_carry_no_source_types(store: Any) -> None:
+    """Nothing reads the page's source types from a chunk, so no chunk stores them."""
+    store.pages.create(page("p1"), chunks_of("p1", unit(1)))
+    fields = stored_chunk_fields(store, "p1")
+    assert {"title", "type", "category", "tags", "status"} <= fields
+    assert "source_types" not in fields
+
+
+def test_a_file_of_the_first_round_opens_and_takes_writes(tmp_path: Path) -> None:
+    """An old file's chunks table loses its NOT NULL source_types column on first open; its
+    chunks stay searchable and new pages are written."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with sqlite3.connect(folder / FILENAME) as old:
+        old.executescript(_OLD_CHUNKS)
+        vector = np.asarray(unit(1), dtype=np.float32).tobytes()
+        old.execute(
+            "INSERT INTO chunks VALUES (?, 0, 'h', 't', 'x', ?, ?, 8, 'Old', 'guide', NULL,"
+            " ?, 'active', ?)",
+            ("old", vector, EMBEDDER, json.dumps([]), json.dumps(["doc"])),
+        )
+    store = SqliteStore(folder)
+    store.pages.create(page("new"), chunks_of("new", unit(0, 1)))
+    hits = store.chunks.nearest(unit(1), embedder=EMBEDDER, filters=SearchFilter(), limit=5)
+    assert [h.slug for h in hits] == ["old", "new"]
+    assert "source_types" not in stored_chunk_fields(store, "new")

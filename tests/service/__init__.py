@@ -1,0 +1,1 @@
+"""The service tier: each function's handler called in process, on a temp SQLite store."""
