@@ -1,0 +1,85 @@
+"""The renderer's work is bounded: linear in the page, nesting capped, a time budget per page.
+
+Times are compared as ratios between a page and one eight times smaller (linear work
+gives about 8, quadratic about 64), never against absolute seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from shared.site.markdown import MAX_NESTING, RenderTimeout, render_body
+
+GROWTH = 8
+LINEAR_ENOUGH = 24  # well under the 64 of quadratic work, well over 8 for a busy machine
+
+
+def seconds(text: str) -> float:
+    """The best of three renders (the least disturbed by other work on the machine)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        render_body(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+PATHOLOGICAL: dict[str, Callable[[int], str]] = {
+    "equal headings": lambda n: "## Uso\n\n" * n,
+    "unclosed wiki links": lambda n: "[[" * n,
+    "wiki links never closed on a line": lambda n: "[[abc " * n,
+    "brackets": lambda n: "[" * (2 * n),
+    "image brackets": lambda n: "![" * n,
+    "a long MkDocs heading id": lambda n: "# a { #" + "x" * (20 * n) + "\n",
+    "unclosed blocks": lambda n: "/// note\n" * n,
+    "tabs": lambda n: "/// tab | a\nx\n///\n" * n,
+    "allowlisted tags never closed": lambda n: "<abbr>" * n,
+}
+
+
+@pytest.mark.parametrize("make", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_render_time_grows_linearly(make: Callable[[int], str]) -> None:
+    """Eight times the input costs about eight times the time, not sixty-four."""
+    small, large = seconds(make(500)), seconds(make(500 * GROWTH))
+    assert large / max(small, 1e-4) < LINEAR_ENOUGH, (small, large)
+
+
+def test_ten_thousand_equal_headings_get_distinct_ids_in_linear_time() -> None:
+    """10,000 '## Uso' are uso, uso-2 … uso-10000, at linear cost."""
+    html = render_body("## Uso\n\n" * 10_000).html
+    assert 'id="uso"' in html
+    assert 'id="uso-10000"' in html
+    assert html.count("<h2 ") == 10_000
+    small, large = seconds("## Uso\n\n" * 1250), seconds("## Uso\n\n" * 10_000)
+    assert large / max(small, 1e-4) < LINEAR_ENOUGH
+
+
+def test_explicit_ids_are_not_reused_by_numbered_ones() -> None:
+    """'## Uso' after an explicit '{ #uso-2 }' skips to uso-3."""
+    html = render_body("## Uso\n\n## Otro { #uso-2 }\n\n## Uso\n").html
+    assert html.count('id="uso-2"') == 1
+    assert 'id="uso-3"' in html
+
+
+@pytest.mark.parametrize(
+    ("source", "tag"),
+    [
+        ("> " * 10_000 + "x\n", "<blockquote>"),
+        ("".join("  " * i + "- x\n" for i in range(3_000)), "<ul>"),
+    ],
+    ids=["quotes", "lists"],
+)
+def test_nesting_is_capped(source: str, tag: str) -> None:
+    """Thousands of nested quotes or lists render at most MAX_NESTING levels deep."""
+    assert render_body(source).html.count(tag) <= MAX_NESTING
+
+
+def test_a_page_past_its_budget_stops_with_render_timeout() -> None:
+    """With a budget, a page whose parse runs past it raises RenderTimeout; without, renders."""
+    text = "[" * 100_000 + "]"
+    with pytest.raises(RenderTimeout):
+        render_body(text, budget=0.0)
+    assert render_body("# Hola\n\ntexto", budget=5.0).html.startswith("<h1")
