@@ -23,7 +23,8 @@ pytest_plugins = [
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = ROOT / "functions"
-CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es"
+# ../shared beside the checkout; a worktree elsewhere names it with CORPUS_DIR.
+CORPUS = Path(os.environ.get("CORPUS_DIR") or ROOT.parent / "shared" / "corpus" / "fastapi-es")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
