@@ -250,18 +250,19 @@ def _depth(lines: list[str]) -> int:
 # -- plain text ---------------------------------------------------------------------------
 
 
-def readable(markdown: str) -> str:
-    """Block fences and options removed (a block's title kept as a line), includes as paths.
+def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
+    """Block fences and options removed (a block's title kept as a line unless ``titles``
+    is false), includes as their paths in backticks (or left out, without ``paths``).
 
     For the views that want words, not markup: chunks, search excerpts.
     """
     text = canonical(markdown)
     if "///" not in text and "{*" not in text:
         return text
-    return "\n".join(_readable_lines(text.split("\n")))
+    return "\n".join(_readable_lines(text.split("\n"), titles, paths))
 
 
-def _readable_lines(lines: list[str]) -> Iterator[str]:
+def _readable_lines(lines: list[str], titles: bool, paths: bool) -> Iterator[str]:
     fence = ""
     options = False
     for line in lines:
@@ -282,7 +283,7 @@ def _readable_lines(lines: list[str]) -> Iterator[str]:
         block = BLOCK_OPEN.match(stripped)
         if block:
             options = True
-            if block.group(3):
+            if block.group(3) and titles:
                 yield block.group(3)
                 yield ""
             continue
@@ -290,6 +291,7 @@ def _readable_lines(lines: list[str]) -> Iterator[str]:
             continue
         include = parse_include(line)
         if include is not None:
-            yield f"`{include.ref() or include.path}`"
+            if paths:
+                yield f"`{include.ref() or include.path}`"
             continue
         yield line

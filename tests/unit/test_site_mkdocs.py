@@ -253,3 +253,46 @@ def test_readable_text_has_no_block_markup() -> None:
     assert "Más" in text
     assert "Texto" in text
     assert "`a/b.py`" in text
+
+
+# -- the plain views: chunks, search excerpts, offline answers ---------------------------------
+
+STORED = (
+    "# Guía\n\nIntroducción de la guía para empezar.\n\n"
+    '/// tip | Consejo\n\nUsa <abbr title="x">API</abbr> con cuidado en producción.\n\n///\n\n'
+    "/// details | Más detalles\n    type: warning\n\n"
+    "El servidor se reinicia con cada cambio.\n\n///\n\n"
+    "{* ../../docs_src/app/main.py hl[3] *}\n\n"
+    "//// tab | Python 3.10+\n\nEsta variante usa la sintaxis nueva de tipos.\n\n////\n"
+)
+MARKUP = re.compile(r"///|\{\*|\*\}|type: warning|<abbr")
+
+
+def test_chunks_of_the_stored_form_carry_no_block_markup() -> None:
+    """Chunks keep block titles and text and the example's path, not '///' or '{*'."""
+    from shared.retrieval.chunking import split_markdown
+
+    text = "\n\n".join(piece.text for piece in split_markdown("Guía", STORED))
+    assert "///" not in text
+    assert "{*" not in text
+    assert "Más detalles" in text
+    assert "`docs_src/app/main.py`" in text
+
+
+def test_search_excerpts_of_the_stored_form_are_plain_text() -> None:
+    """The search summary reads as prose: no block fences, titles, options, paths or tags."""
+    from shared.site.entries import summary
+
+    text = summary(STORED, limit=400)
+    assert not MARKUP.search(text)
+    assert "Usa API con cuidado" in text
+    assert "docs_src" not in text
+
+
+def test_offline_answer_sentences_of_the_stored_form_are_plain_text() -> None:
+    """extractive.sentences keeps the prose of blocks and drops their markup."""
+    from shared.retrieval.extractive import sentences
+
+    found = sentences(STORED)
+    assert "El servidor se reinicia con cada cambio." in found
+    assert not [s for s in found if MARKUP.search(s)]
