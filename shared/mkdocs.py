@@ -105,7 +105,10 @@ def canonical(markdown: str) -> str:
     return "\n".join(_canonical_lines(markdown.split("\n")))
 
 
-def _canonical_lines(lines: list[str]) -> list[str]:
+MAX_DEPTH = 20  # indented blocks inside blocks; deeper ones stay as written
+
+
+def _canonical_lines(lines: list[str], depth: int = 0) -> list[str]:
     out: list[str] = []
     i = 0
     fence: tuple[str, str] | None = None  # (indent, marker) of the open code fence
@@ -143,9 +146,9 @@ def _canonical_lines(lines: list[str]) -> list[str]:
             out.append(snippet.group(1) + _snippet_include(snippet.group(2)).directive())
             i += 1
             continue
-        head = _INDENTED_OPEN.match(line)
+        head = _INDENTED_OPEN.match(line) if depth < MAX_DEPTH else None
         if head:
-            block = _indented_block(lines, i, head)
+            block = _indented_block(lines, i, head, depth)
             if block is not None:
                 rewritten, i = block
                 out.extend(rewritten)
@@ -193,7 +196,7 @@ def _indent_width(line: str) -> int:
 
 
 def _indented_block(
-    lines: list[str], start: int, head: re.Match[str]
+    lines: list[str], start: int, head: re.Match[str], depth: int
 ) -> tuple[list[str], int] | None:
     """``!!! kind "title"`` / ``??? kind`` / ``=== "title"`` and its indented body, as a block."""
     indent = head.group(1)
@@ -225,7 +228,7 @@ def _indented_block(
     while body and not body[-1].strip():
         body.pop()
         end -= 1
-    inner = _canonical_lines([_dedent(line, width + 4, indent) for line in body])
+    inner = _canonical_lines([_dedent(line, width + 4, indent) for line in body], depth + 1)
     slashes = "/" * (3 + _depth(inner))
     head_line = f"{indent}{slashes} {kind}" + (f" | {title}" if title else "")
     block = [head_line] + [f"{indent}    {o}" for o in options] + [""] + inner + [""]

@@ -287,7 +287,7 @@ def page_target(page_slug: str, href: str) -> tuple[str, str | None] | None:
     joined = normpath(f"{folder}/{path}" if folder else path)
     if joined.startswith("../") or joined == "..":
         return joined, anchor or None  # outside the wiki: never a slug, so always broken
-    return slug_from_path(joined), anchor or None
+    return slug_from_path(joined) or joined, anchor or None
 
 
 # -- MkDocs blocks and includes -------------------------------------------------------------
@@ -517,27 +517,35 @@ def _balance_html(state: StateCore) -> None:
     shown as text, so no page can leave an element open over the rest of the site's page.
     """
     stack: list[tuple[_Tag, object]] = []
+    # How many tags of a name are open in a scope: a closing tag with none open is
+    # stray at once, so a run of strays never rescans the stack (linear time).
+    open_tags: dict[tuple[int, str], int] = {}
     containers: list[object] = [None]
+
+    def pop() -> _Tag:
+        opened, where = stack.pop()
+        open_tags[(id(where), opened.name)] -= 1
+        return opened
 
     def visit(tag: _Tag, scope: object) -> None:
         if tag.name in VOID_TAGS:
             tag.kept = not tag.closing
             return
+        key = (id(scope), tag.name)
         if not tag.closing:
             stack.append((tag, scope))
+            open_tags[key] = open_tags.get(key, 0) + 1
             return
-        for depth in range(len(stack) - 1, -1, -1):
-            opened, where = stack[depth]
-            if where is not scope:
-                return  # never close across a paragraph or container boundary
-            if opened.name == tag.name:
-                opened.kept = tag.kept = True
-                del stack[depth:]
-                return
+        if not open_tags.get(key):
+            return  # nothing of that name open here: never close across a boundary
+        # Tags opened above the match in this scope are left unclosed (shown as text).
+        while (opened := pop()).name != tag.name:
+            pass
+        opened.kept = tag.kept = True
 
     def leave(scope: object) -> None:
         while stack and stack[-1][1] is scope:
-            stack.pop()
+            pop()
 
     for token in state.tokens:
         if token.nesting == 1 and token.block:

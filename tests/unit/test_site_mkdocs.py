@@ -231,6 +231,18 @@ def test_relative_md_links_are_links_to_the_pages_they_name() -> None:
     assert 'href="#z"' in body.html
 
 
+def test_an_include_marker_cannot_be_forged_by_page_text() -> None:
+    """'<!--inc:0-->' written in a page is text: the body has no include and no marker."""
+    body = render_body("<!--inc:0-->\n\nTexto <!--inc:0--> y `<!--inc:0-->`")
+    assert body.includes == ()
+    assert "<!--inc:" not in body.html
+
+
+def test_a_md_link_that_names_no_page_is_reported_as_written() -> None:
+    """A link whose path gives no slug ('.md', one that climbs out) keeps its path as target."""
+    assert render_body("[a](.md) [b](../x.md)", slug="top").targets() == [".md", "../x.md"]
+
+
 # -- the canonical form --------------------------------------------------------------------------
 
 
