@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from posixpath import normpath
 
@@ -90,6 +90,34 @@ def _ranges_text(ranges: tuple[tuple[int, int], ...]) -> str:
 
 def in_ranges(number: int, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(first <= number <= last for first, last in ranges)
+
+
+def fenced(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line, and whether it belongs to a fenced code block (its fences included)."""
+    fence = ""
+    for line in lines:
+        opening = FENCE.match(line)
+        if fence:
+            if opening and opening.group(2).startswith(fence) and not opening.group(3).strip():
+                fence = ""
+            yield line, True
+        elif opening:
+            fence = opening.group(2)
+            yield line, True
+        else:
+            yield line, False
+
+
+def relative_path(folder: str, href: str) -> tuple[str, str] | None:
+    """(path, anchor) that a relative link points at from ``folder`` ('' at the top).
+
+    None for URLs, absolute paths, queries and same-page anchors; the path may climb
+    out of the tree (``../x.md``).
+    """
+    path, _, anchor = href.partition("#")
+    if not path or "://" in path or path.startswith(("/", "mailto:")) or "?" in path:
+        return None
+    return normpath(f"{folder}/{path}" if folder else path), anchor
 
 
 # -- canonical form ----------------------------------------------------------------------
@@ -266,20 +294,12 @@ def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
 
 
 def _readable_lines(lines: list[str], titles: bool, paths: bool) -> Iterator[str]:
-    fence = ""
     options = False
-    for line in lines:
+    for line, code in fenced(lines):
+        if code:
+            yield line
+            continue
         stripped = line.strip()
-        opening = FENCE.match(line)
-        if fence:
-            if opening and opening.group(2).startswith(fence) and not opening.group(3).strip():
-                fence = ""
-            yield line
-            continue
-        if opening:
-            fence = opening.group(2)
-            yield line
-            continue
         if options and BLOCK_OPTION.match(line):
             continue
         options = False

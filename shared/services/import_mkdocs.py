@@ -81,19 +81,10 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     ``room`` is how many bytes the body may still grow by (included files count).
     """
     out = Prepared(content="")
-    lines = mkdocs.canonical(body).split("\n")
-    lines = list(_without_termy(lines))
+    lines = _without_termy(mkdocs.canonical(body).split("\n"))
     result: list[str] = []
-    fence = ""
-    for line in lines:
-        opening = mkdocs.FENCE.match(line)
-        if fence:
-            if opening and opening.group(2).startswith(fence) and not opening.group(3).strip():
-                fence = ""
-            result.append(line)
-            continue
-        if opening:
-            fence = opening.group(2)
+    for line, code in mkdocs.fenced(lines):
+        if code:
             result.append(line)
             continue
         include = mkdocs.parse_include(line)
@@ -120,26 +111,15 @@ def _without_termy(lines: list[str]) -> Iterator[str]:
     """FastAPI's ``<div class="termy">`` wraps a console fence whose text is coloured with
     HTML for a JavaScript player: the wrapper goes and the fence keeps the plain text."""
     inside = False
-    fence = ""
-    for line in lines:
-        if not inside and _TERMY_OPEN.match(line):
+    for line, code in mkdocs.fenced(lines):
+        if code:
+            yield _plain_console(line) if inside else line
+        elif not inside and _TERMY_OPEN.match(line):
             inside = True
-            continue
-        if inside:
-            opening = mkdocs.FENCE.match(line)
-            if fence:
-                if opening and opening.group(2).startswith(fence) and not opening.group(3):
-                    fence = ""
-                    yield line
-                else:
-                    yield _plain_console(line)
-                continue
-            if opening:
-                fence = opening.group(2)
-            elif _DIV_CLOSE.match(line):
-                inside = False
-                continue
-        yield line
+        elif inside and _DIV_CLOSE.match(line):
+            inside = False
+        else:
+            yield line
 
 
 def _plain_console(line: str) -> str:
@@ -230,13 +210,13 @@ def _links(line: str, page: str, tree: Tree) -> str:
 
 def link_target(url: str, page: str, tree: Tree) -> str | None:
     """``slug#anchor`` of a relative link to an imported file (or folder with an index)."""
-    path, _, anchor = url.partition("#")
-    if not path or "://" in path or path.startswith(("/", "mailto:")) or "?" in path:
-        return None
     folder = str(PurePosixPath(page).parent)
-    joined = normpath(f"{folder}/{path}" if folder != "." else path)
+    found = mkdocs.relative_path("" if folder == "." else folder, url)
+    if found is None:
+        return None
+    joined, anchor = found
     candidates = [joined]
-    if path.endswith("/") or not PurePosixPath(joined).suffix:
+    if not PurePosixPath(joined).suffix:
         candidates = [f"{joined}/index.md", f"{joined}/README.md", f"{joined}.md"]
     for candidate in candidates:
         slug = tree.slugs.get(candidate.removeprefix("./"))

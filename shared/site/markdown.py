@@ -14,7 +14,6 @@ from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape, unescape
-from posixpath import normpath
 from typing import Any
 from urllib.parse import unquote
 
@@ -278,14 +277,12 @@ def _plain_link_texts(block: Token) -> None:
 
 def page_target(page_slug: str, href: str) -> tuple[str, str | None] | None:
     """(slug, anchor) of a relative link to a Markdown file, seen from ``page_slug``."""
-    path, _, anchor = unquote(href).partition("#")
-    if not path or "://" in path or path.startswith(("/", "mailto:")) or "?" in path:
-        return None
-    if not path.lower().endswith((".md", ".markdown")):
-        return None
     folder = "/".join(page_slug.split(SEPARATOR)[:-1])
-    joined = normpath(f"{folder}/{path}" if folder else path)
-    if joined.startswith("../") or joined == "..":
+    found = mkdocs.relative_path(folder, unquote(href))
+    if found is None or not found[0].lower().endswith((".md", ".markdown")):
+        return None
+    joined, anchor = found
+    if joined.startswith("../"):
         return joined, anchor or None  # outside the wiki: never a slug, so always broken
     return slug_from_path(joined) or joined, anchor or None
 
