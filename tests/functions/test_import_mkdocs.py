@@ -129,6 +129,17 @@ def test_the_mkdocs_nav_is_kept_for_the_site(
     } in report["warnings"]
 
 
+def test_the_human_summary_says_the_nav_was_kept(
+    store_env: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --json the summary line says how many pages the nav placed."""
+    from shared.cli import main
+
+    assert main(["import", str(project), "--type", "guide"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("; mkdocs.yml nav kept (3 pages placed)")
+
+
 def test_an_imported_project_builds_without_raw_markup(
     store_env: str, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
