@@ -13,11 +13,10 @@ import time
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from html import escape, unescape
+from html import escape
 from typing import Any
 from urllib.parse import unquote
 
-import nh3
 from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
@@ -25,6 +24,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from shared import mkdocs, wikilinks
+from shared.site import md_blocks, md_html
 from shared.slugs import SEPARATOR, slug_from_path, slugify
 
 # Schemes refused in links and images. ``data:`` is refused even for images: a page
@@ -33,53 +33,13 @@ _BAD_SCHEMES = ("javascript:", "vbscript:", "file:", "data:")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _MKDOCS_ID = re.compile(r"\{\s*#([A-Za-z][\w.-]*)(?:\s[^}]*)?\}\s*$")
 _LANG = re.compile(r"[a-z0-9_+#.-]{1,40}")
-_TITLE_ATTR = re.compile(r"""title="([^"]*)"|title='([^']*)'""")
 MARKER = "<!--wl:{}-->"
 MARKER_RE = re.compile(r"<!--wl:(\d+)-->")
 # A link with Markdown text: its rendered text between an opening and a closing marker.
 LINK_MARKERS_RE = re.compile(r"<!--wl:(\d+)-->|<!--wlo:(\d+)-->(.*?)<!--wlc:\2-->", re.S)
-INCLUDE_MARKER = "<!--inc:{}-->"
-INCLUDE_RE = re.compile(r"<!--inc:(\d+)-->")
 
 MAX_NESTING = 20  # blocks inside blocks (quotes, lists, admonitions) and inline nesting
 MAX_WIKILINK = 500  # characters between [[ and ]]: a slug, an anchor and a short text
-
-# The inline HTML a page may use (``title`` is the only attribute kept). Everything else
-# is escaped and shown as text.
-INLINE_TAGS = frozenset({"abbr", "dfn", "kbd", "sup", "sub", "mark"})
-BLOCK_TAGS = frozenset({"details", "summary"})
-VOID_TAGS = frozenset({"br"})
-ALLOWED_TAGS = INLINE_TAGS | BLOCK_TAGS | VOID_TAGS
-_TAG = re.compile(
-    r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[a-zA-Z_:][\w:.-]*"
-    r"""(?:\s*=\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?)*)\s*(/?)>"""
-)
-
-# What nh3 lets through: the tags this module writes, with their attributes, plus the
-# allowlist above (title only). Anything else would be a bug here, and is dropped.
-_SANITIZER_TAGS = {
-    *ALLOWED_TAGS,
-    *("p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "ul", "ol", "li", "hr"),
-    *("pre", "code", "em", "strong", "s", "a", "img", "table", "thead", "tbody"),
-    *("tr", "th", "td", "div", "span", "input", "label"),
-}
-_SANITIZER_ATTRIBUTES = {
-    **{tag: {"title"} for tag in INLINE_TAGS | {"summary"}},
-    **{f"h{n}": {"id"} for n in range(1, 7)},
-    "details": {"title", "class", "open"},
-    "a": {"href", "title", "class"},
-    "img": {"src", "alt", "title"},
-    "code": {"class"},
-    "pre": {"class"},
-    "div": {"class"},
-    "span": {"class"},
-    "p": {"class"},
-    "ol": {"start"},
-    "th": {"style"},
-    "td": {"style"},
-    "input": {"type", "name", "id", "checked", "class"},
-    "label": {"for"},
-}
 
 
 class RenderTimeout(Exception):
@@ -287,331 +247,6 @@ def page_target(page_slug: str, href: str) -> tuple[str, str | None] | None:
     return slug_from_path(joined) or joined, anchor or None
 
 
-# -- MkDocs blocks and includes -------------------------------------------------------------
-
-
-def _block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    """``/// kind | title`` … ``///`` (``shared.mkdocs``): admonitions, details, tabs."""
-    if state.is_code_block(start_line):
-        return False
-    pos = state.bMarks[start_line] + state.tShift[start_line]
-    line = state.src[pos : state.eMarks[start_line]]
-    if not line.startswith("///"):
-        return False
-    opening = mkdocs.BLOCK_OPEN.match(line)
-    if not opening:
-        return False
-    if silent:
-        return True
-    fence = opening.group(1)
-    kind = opening.group(2).lower()
-    options: dict[str, str] = {}
-    body_start = start_line + 1
-    while body_start < end_line:
-        text = state.src[state.bMarks[body_start] : state.eMarks[body_start]]
-        option = mkdocs.BLOCK_OPTION.match(text)
-        if not option or state.sCount[body_start] - state.blkIndent < 4:
-            break
-        options[option.group(1).lower()] = option.group(2)
-        body_start += 1
-    close_line, closed = _block_end(state, body_start, end_line, fence)
-
-    old_parent, old_max = state.parentType, state.lineMax
-    state.parentType = "mkblock"
-    state.lineMax = close_line
-    meta = {"kind": kind, "options": options, "fence": fence}
-    token = state.push("mkblock_open", "div", 1)
-    token.meta, token.block, token.map = meta, True, [start_line, close_line]
-    title = (opening.group(3) or "").strip() or kind.capitalize()
-    state.push("mkblock_title_open", "", 1).meta = meta
-    inline = state.push("inline", "", 0)
-    inline.content, inline.map, inline.children = title, [start_line, start_line + 1], []
-    state.push("mkblock_title_close", "", -1).meta = meta
-    state.md.block.tokenize(state, body_start, close_line)
-    state.push("mkblock_close", "div", -1).meta = meta
-    state.parentType, state.lineMax = old_parent, old_max
-    state.line = close_line + (1 if closed else 0)
-    return True
-
-
-def _block_end(state: StateBlock, line: int, end_line: int, fence: str) -> tuple[int, bool]:
-    """The line that closes a block opened with ``fence`` (blocks of that fence nest)."""
-    depth = 0
-    code = ""
-    while line < end_line:
-        start = state.bMarks[line] + state.tShift[line]
-        text = state.src[start : state.eMarks[line]]
-        if text and state.sCount[line] < state.blkIndent:
-            return line, False  # a line left of the block's container ends it
-        if state.sCount[line] - state.blkIndent < 4:
-            opening = mkdocs.FENCE.match(text)
-            if code:
-                if opening and opening.group(2).startswith(code) and not opening.group(3).strip():
-                    code = ""
-            elif opening:
-                code = opening.group(2)
-            elif text.startswith(fence):
-                close = mkdocs.BLOCK_CLOSE.match(text)
-                if close and close.group(1) == fence:
-                    if depth == 0:
-                        return line, True
-                    depth -= 1
-                elif (nested := mkdocs.BLOCK_OPEN.match(text)) and nested.group(1) == fence:
-                    depth += 1
-        line += 1
-    return end_line, False
-
-
-def _include(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    """``{* path … *}`` on its own line: an example block (see ``renderer``)."""
-    if state.is_code_block(start_line):
-        return False
-    pos = state.bMarks[start_line] + state.tShift[start_line]
-    text = state.src[pos : state.eMarks[start_line]]
-    if not text.startswith("{*"):
-        return False
-    include = mkdocs.parse_include(text)
-    if include is None:
-        return False
-    if not silent:
-        token = state.push("mkinclude", "", 0)
-        token.meta, token.block, token.map = (
-            {"include": include},
-            True,
-            [start_line, start_line + 1],
-        )
-        state.line = start_line + 1
-    return True
-
-
-def _render_include(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    found: list[mkdocs.Include] = env.setdefault("includes", [])
-    found.append(tokens[idx].meta["include"])
-    return INCLUDE_MARKER.format(len(found) - 1) + "\n"
-
-
-def _tab_sets(state: StateCore) -> None:
-    """Consecutive ``tab`` blocks form one set (a ``new: true`` tab starts another)."""
-    tokens = state.tokens
-    previous_close = -2
-    current: dict[str, Any] | None = None
-    for i, token in enumerate(tokens):
-        if token.type == "mkblock_open" and token.meta["kind"] == "tab":
-            joined = previous_close == i - 1 and current is not None
-            if joined and _truthy(token.meta["options"].get("new", "")):
-                joined = False
-            if not joined:
-                number = state.env["tabsets"] = state.env.get("tabsets", 0) + 1
-                current = {"number": number, "count": 0, "last": token.meta}
-            assert current is not None
-            current["count"] += 1
-            current["last"] = token.meta
-            token.meta.update(set=current, index=current["count"])
-        elif token.type == "mkblock_close" and token.meta["kind"] == "tab":
-            previous_close = i
-
-
-def _truthy(value: str) -> bool:
-    return value.strip().lower() in ("true", "yes", "1", "on")
-
-
-def _block_kind(meta: dict[str, Any]) -> tuple[str, str]:
-    """(element, class) of a block: admonition (div), details, or tab."""
-    kind = meta["kind"]
-    if kind == "tab":
-        return "tab", ""
-    if kind in ("details", "admonition"):
-        flavour = meta["options"].get("type", "").strip().lower() or "note"
-        flavour = flavour if re.fullmatch(r"[a-z][\w-]{0,30}", flavour) else "note"
-        return ("details" if kind == "details" else "div"), flavour
-    return "div", kind
-
-
-def _render_block_open(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    meta = tokens[idx].meta
-    element, flavour = _block_kind(meta)
-    if element == "tab":
-        tabset, index = meta["set"], meta["index"]
-        name = f"tabs-{tabset['number']}"
-        checked = " checked" if index == 1 else ""
-        opening = '<div class="tabbed-set">\n' if index == 1 else ""
-        return (
-            f'{opening}<input type="radio" class="tab" name="{name}" id="{name}-{index}"{checked}>'
-        )
-    if element == "details":
-        is_open = " open" if _truthy(meta["options"].get("open", "")) else ""
-        return f'<details class="admonition {flavour}"{is_open}>'
-    return f'<div class="admonition {flavour}">\n'
-
-
-def _render_block_title_open(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    meta = tokens[idx].meta
-    element, _ = _block_kind(meta)
-    if element == "tab":
-        return f'<label for="tabs-{meta["set"]["number"]}-{meta["index"]}">'
-    return "<summary>" if element == "details" else '<p class="admonition-title">'
-
-
-def _render_block_title_close(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    element, _ = _block_kind(tokens[idx].meta)
-    if element == "tab":
-        return '</label><div class="tabbed-content">\n'
-    return "</summary>\n" if element == "details" else "</p>\n"
-
-
-def _render_block_close(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    meta = tokens[idx].meta
-    element, _ = _block_kind(meta)
-    if element == "tab":
-        last = meta["set"]["last"] is meta
-        return "</div>\n" + ("</div>\n" if last else "")
-    return "</details>\n" if element == "details" else "</div>\n"
-
-
-# -- the allowlisted HTML ---------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Tag:
-    name: str
-    closing: bool
-    attrs: str
-    kept: bool = False
-
-
-def _html_pieces(text: str) -> list[str | _Tag]:
-    """Raw HTML as text runs and tags (allowlisted tags only: the rest stays text)."""
-    pieces: list[str | _Tag] = []
-    last = 0
-    for match in _TAG.finditer(text):
-        name = match.group(2).lower()
-        if name not in ALLOWED_TAGS:
-            continue
-        if match.start() > last:
-            pieces.append(text[last : match.start()])
-        pieces.append(_Tag(name, bool(match.group(1)), match.group(3)))
-        last = match.end()
-    if last < len(text):
-        pieces.append(text[last:])
-    return pieces
-
-
-def _balance_html(state: StateCore) -> None:
-    """Keep an allowlisted tag only when it is closed in the same place it was opened.
-
-    Inline tags pair within one paragraph (or cell); ``details``/``summary`` may hold
-    Markdown between two HTML blocks of the same container. An unclosed or stray tag is
-    shown as text, so no page can leave an element open over the rest of the site's page.
-    """
-    stack: list[tuple[_Tag, object]] = []
-    # How many tags of a name are open in a scope: a closing tag with none open is
-    # stray at once, so a run of strays never rescans the stack (linear time).
-    open_tags: dict[tuple[int, str], int] = {}
-    containers: list[object] = [None]
-
-    def pop() -> _Tag:
-        opened, where = stack.pop()
-        open_tags[(id(where), opened.name)] -= 1
-        return opened
-
-    def visit(tag: _Tag, scope: object) -> None:
-        if tag.name in VOID_TAGS:
-            tag.kept = not tag.closing
-            return
-        key = (id(scope), tag.name)
-        if not tag.closing:
-            stack.append((tag, scope))
-            open_tags[key] = open_tags.get(key, 0) + 1
-            return
-        if not open_tags.get(key):
-            return  # nothing of that name open here: never close across a boundary
-        # Tags opened above the match in this scope are left unclosed (shown as text).
-        while (opened := pop()).name != tag.name:
-            pass
-        opened.kept = tag.kept = True
-
-    def leave(scope: object) -> None:
-        while stack and stack[-1][1] is scope:
-            pop()
-
-    for token in state.tokens:
-        if token.nesting == 1 and token.block:
-            containers.append(token)
-        elif token.nesting == -1 and token.block:
-            leave(containers.pop() if len(containers) > 1 else None)
-        if token.type == "html_block":
-            token.meta = {"pieces": _html_pieces(token.content)}
-            for piece in token.meta["pieces"]:
-                if isinstance(piece, _Tag):
-                    visit(piece, containers[-1])
-        elif token.type == "inline" and token.children:
-            for child in token.children:
-                if child.type == "html_inline":
-                    pieces = _html_pieces(child.content)
-                    child.meta = {"pieces": pieces}
-                    for piece in pieces:
-                        if isinstance(piece, _Tag):
-                            visit(piece, token)
-            leave(token)
-    stack.clear()
-
-
-def _tag_html(tag: _Tag) -> str:
-    """An allowlisted tag as written again by us: its name and, at most, its title."""
-    if not tag.kept:
-        return ""
-    if tag.closing:
-        return f"</{tag.name}>"
-    title = _TITLE_ATTR.search(tag.attrs)
-    value = next((g for g in title.groups() if g is not None), "") if title else ""
-    attribute = f' title="{escape(unescape(value))}"' if title else ""
-    return f"<{tag.name}{attribute}>"
-
-
-def _pieces_html(pieces: list[str | _Tag], raw: str) -> str:
-    out = []
-    for piece in pieces:
-        if isinstance(piece, _Tag):
-            out.append(_tag_html(piece) or escape(_tag_text(piece)))
-        else:
-            out.append(escape(unescape(piece), quote=False))
-    return "".join(out) if pieces else escape(raw, quote=False)
-
-
-def _tag_text(tag: _Tag) -> str:
-    return f"<{'/' if tag.closing else ''}{tag.name}{tag.attrs}>"
-
-
-def _render_html_inline(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    token = tokens[idx]
-    pieces = (token.meta or {}).get("pieces")
-    if not pieces or not any(isinstance(p, _Tag) and p.kept for p in pieces):
-        return escape(token.content, quote=False)
-    return _pieces_html(pieces, token.content)
-
-
-def _render_html_block(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    token = tokens[idx]
-    pieces = (token.meta or {}).get("pieces")
-    if not pieces or not any(isinstance(p, _Tag) and p.kept for p in pieces):
-        return f"<p>{escape(token.content.strip(), quote=False)}</p>\n"
-    return _pieces_html(pieces, token.content)
-
-
 # -- headings and code ----------------------------------------------------------------------
 
 
@@ -713,10 +348,6 @@ def markdown() -> MarkdownIt:
     )
     md.validateLink = validate_link  # type: ignore[method-assign]
     md.block.ruler.before("table", "deadline", _deadline_block)
-    md.block.ruler.before(
-        "fence", "mkblock", _block, {"alt": ["paragraph", "reference", "blockquote", "list"]}
-    )
-    md.block.ruler.before("fence", "mkinclude", _include, {"alt": ["paragraph"]})
     md.inline.ruler.before("text", "deadline", _deadline_inline)
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.inline.ruler.at("link", _closable(rules_inline.link))
@@ -724,33 +355,15 @@ def markdown() -> MarkdownIt:
     md.core.ruler.push("markdown_file_links", _markdown_file_links)
     md.core.ruler.push("heading_ids", _heading_ids)
     md.core.ruler.push("fence_language", _fence_language)
-    md.core.ruler.push("tab_sets", _tab_sets)
-    md.core.ruler.push("balance_html", _balance_html)
     for name, rule in {
         "wikilink_open": _render_wikilink_open,
         "wikilink_close": _render_wikilink_close,
-        "mkblock_open": _render_block_open,
-        "mkblock_title_open": _render_block_title_open,
-        "mkblock_title_close": _render_block_title_close,
-        "mkblock_close": _render_block_close,
-        "mkinclude": _render_include,
-        "html_inline": _render_html_inline,
-        "html_block": _render_html_block,
         "fence": _render_fence,
     }.items():
         md.add_render_rule(name, rule)
+    md_blocks.plugin(md)
+    md_html.plugin(md)
     return md
-
-
-def sanitize(html: str) -> str:
-    """The rendered body through nh3 with exactly the tags and attributes written above."""
-    return nh3.clean(
-        html,
-        tags=_SANITIZER_TAGS,
-        attributes=_SANITIZER_ATTRIBUTES,
-        strip_comments=False,  # the markers; page text cannot write a comment (escaped)
-        link_rel=None,
-    )
 
 
 def render_body(content: str, slug: str = "", budget: float | None = None) -> Body:
@@ -765,7 +378,7 @@ def render_body(content: str, slug: str = "", budget: float | None = None) -> Bo
     text = mkdocs.canonical(content)
     if budget is not None:
         _check_deadline({"budget": [env["budget"][0], 1]})
-    html = sanitize(markdown().render(text, env))
+    html = md_html.sanitize(markdown().render(text, env))
     return Body(
         html=html,
         links=tuple(env.get("wikilinks", ())),

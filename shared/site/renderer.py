@@ -26,7 +26,8 @@ from shared.schema import Page, Source
 from shared.site import lang, paths
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
-from shared.site.markdown import INCLUDE_RE, Body
+from shared.site.markdown import Body
+from shared.site.md_blocks import INCLUDE_RE
 
 # Bump when the output changes for the same input, so the next build is a full one.
 RENDERER_VERSION = "2"
