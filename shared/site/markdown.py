@@ -105,14 +105,19 @@ def _check_deadline(env: MutableMapping[str, Any]) -> None:
 
 
 def _closable(rule: Any) -> Any:
-    """``rule`` (link, image) tried only where a ``]`` follows: without one, markdown-it
-    would still scan ahead from every ``[`` (seconds for a page of brackets)."""
+    """``rule`` (link, image) tried only where a link can still close: a ``](`` or ``][``
+    later in the text, or any ``]`` when the page defines references (``[label]`` alone is
+    then a link). Otherwise markdown-it scans ahead from every ``[``: seconds for a page of
+    brackets."""
 
     def guarded(state: StateInline, silent: bool) -> bool:
-        cached = state.env.get("last_bracket")
+        cached = state.env.get("last_close")
         if cached is None or cached[0] is not state.src:
-            cached = state.env["last_bracket"] = (state.src, state.src.rfind("]"))
-        if cached[1] <= state.pos:
+            src = state.src
+            cached = (src, max(src.rfind("]("), src.rfind("][")), src.rfind("]"))
+            state.env["last_close"] = cached
+        last = cached[2] if state.env.get("references") else cached[1]
+        if last <= state.pos:
             return False
         return bool(rule(state, silent))
 

@@ -42,6 +42,7 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
     "unclosed wiki links": lambda n: "[[" * n,
     "wiki links never closed on a line": lambda n: "[[abc " * n,
     "brackets": lambda n: "[" * (2 * n),
+    "brackets closed once at the end": lambda n: "[" * (2 * n) + "]",
     "image brackets": lambda n: "![" * n,
     "a long MkDocs heading id": lambda n: "# a { #" + "x" * (20 * n) + "\n",
     "unclosed blocks": lambda n: "/// note\n" * n,
@@ -102,3 +103,13 @@ def test_hundreds_of_nested_indented_admonitions_render_without_recursion_error(
     text = "".join("    " * i + f'!!! note "N{i}"\n' for i in range(600)) + "\n"
     html = render_body(text).html
     assert 0 < html.count('<div class="admonition ') <= MAX_NESTING
+
+
+def test_links_of_every_kind_still_render_where_they_can_close() -> None:
+    """Inline, full, collapsed and shortcut reference links and images are still links."""
+    html = render_body("[a](/x) [b][r] [c][] [r] ![i](p.png) [no](\n\n[r]: /ref\n[c]: /c\n").html
+    assert '<a href="/x">a</a>' in html
+    assert '<a href="/ref">b</a>' in html
+    assert '<a href="/c">c</a>' in html
+    assert '<a href="/ref">r</a>' in html
+    assert '<img src="p.png" alt="i">' in html
