@@ -92,6 +92,24 @@ def in_ranges(number: int, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(first <= number <= last for first, last in ranges)
 
 
+_ATX = re.compile(r"^(#{1,6})[ \t]+")
+_ANCHOR_TAIL = re.compile(r"\{[ \t]*#[^}]*\}")
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of a ``#`` heading line, without its closing hashes and MkDocs'
+    trailing ``{ #anchor }``. Cut from the end, not by one backtracking pattern: a long
+    line of ``{ #`` cost quadratic time."""
+    opening = _ATX.match(line)
+    if opening is None:
+        return None
+    text = line[opening.end() :].rstrip().rstrip("#").rstrip()
+    brace = text.rfind("{")
+    if brace >= 0 and _ANCHOR_TAIL.fullmatch(text, brace):
+        text = text[:brace].rstrip()
+    return len(opening.group(1)), text
+
+
 def fenced(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
     """Each line, and whether it belongs to a fenced code block (its fences included)."""
     fence = ""

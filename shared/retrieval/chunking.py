@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from shared import mkdocs
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#[^}]*\}\s*)?#*\s*$")
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 PATH_SEPARATOR = " › "
 
@@ -51,10 +50,10 @@ def _blocks(markdown: str) -> list[tuple[int, str, str]]:
             fence = opening.group(1)
             buffer.append(line)
             continue
-        heading = HEADING.match(line)
+        heading = mkdocs.atx_heading(line)
         if heading:
             flush()
-            out.append((len(heading.group(1)), heading.group(2).strip(), ""))
+            out.append((heading[0], heading[1], ""))
         elif not line.strip():
             flush()
         else:

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from shared import mkdocs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
@@ -25,7 +26,6 @@ from shared.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?#*[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 MAX_SOURCES = 200  # the contract's cap per page
 
@@ -101,9 +101,9 @@ def title_of(body: str) -> str | None:
         if opening:
             fence = opening.group(1)
             continue
-        match = _TITLE.match(line)
-        if match:
-            return match.group(1).strip()
+        heading = mkdocs.atx_heading(line)
+        if heading and heading[0] == 1 and heading[1]:
+            return heading[1]
     return None
 
 

@@ -113,3 +113,27 @@ def test_links_of_every_kind_still_render_where_they_can_close() -> None:
     assert '<a href="/c">c</a>' in html
     assert '<a href="/ref">r</a>' in html
     assert '<img src="p.png" alt="i">' in html
+
+
+@pytest.mark.parametrize("reader", ["title", "chunks"])
+def test_a_long_heading_of_anchor_openers_is_read_in_linear_time(reader: str) -> None:
+    """The import's title and the chunker read '# a { #{ #…' (no closing brace) linearly."""
+    from shared.retrieval.chunking import split_markdown
+    from shared.services.importer import title_of
+
+    def read(n: int) -> str:
+        text = "# a " + "{ #" * n + "\n\ntexto\n"
+        if reader == "title":
+            return title_of(text) or ""
+        return split_markdown("x", text)[0].heading
+
+    def best(n: int) -> float:
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            read(n)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    assert read(3).startswith("a {")
+    assert best(4000 * GROWTH) / max(best(4000), 1e-4) < LINEAR_ENOUGH
