@@ -353,8 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             base_url = f"http://127.0.0.1:{port}"
             os.environ["BIBLIOTECA_DATA_DIR"] = str(Path(tmp) / "data")
             sys.path.insert(0, str(ROOT))
+            from shared.bootstrap import open_store
             from shared.config import get_settings
-            from shared.store import open_store
 
             slugs = sorted(p.slug for p in open_store(get_settings()).pages.list())
             calls = scenarios(questions, slugs)

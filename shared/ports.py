@@ -176,7 +176,8 @@ class EventLog(Protocol):
 
 
 class SiteState(Protocol):
-    """The rebuild's lease (single flight) and its manifest (incremental builds)."""
+    """The rebuild's lease (single flight), its manifest (incremental builds) and the
+    navigation an import read (order and sections of the pages)."""
 
     def acquire_lease(self, owner: str, ttl_seconds: float) -> bool: ...
 
@@ -185,6 +186,14 @@ class SiteState(Protocol):
     def load_manifest(self) -> dict[str, Any] | None: ...
 
     def save_manifest(self, manifest: Mapping[str, Any]) -> None: ...
+
+    def load_nav(self) -> dict[str, Any] | None:
+        """The navigation the last import read from ``mkdocs.yml`` (order and sections)."""
+        ...
+
+    def save_nav(self, nav: Mapping[str, Any] | None) -> None:
+        """Replace the navigation (None removes it)."""
+        ...
 
 
 # -- publishing the site ---------------------------------------------------------------

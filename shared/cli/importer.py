@@ -40,10 +40,13 @@ def run(args: argparse.Namespace) -> int:
         default_status=args.status,
         progress=progress_bar("import", "page", quiet=args.json),
     )
-    lines = [
+    summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
         f"failed {len(report.failed)}, warnings {len(report.warnings)}"
-    ]
+    )
+    if report.nav is not None:
+        summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
+    lines = [summary]
     lines += [
         f"  failed  {f['file']}: {f['error']}" + (f" ({f['field']})" if f["field"] else "")
         for f in report.failed

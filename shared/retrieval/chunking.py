@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#[^}]*\}\s*)?#*\s*$")
+from shared import mkdocs
+
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 PATH_SEPARATOR = " › "
 
@@ -49,10 +50,10 @@ def _blocks(markdown: str) -> list[tuple[int, str, str]]:
             fence = opening.group(1)
             buffer.append(line)
             continue
-        heading = HEADING.match(line)
+        heading = mkdocs.atx_heading(line)
         if heading:
             flush()
-            out.append((len(heading.group(1)), heading.group(2).strip(), ""))
+            out.append((heading[0], heading[1], ""))
         elif not line.strip():
             flush()
         else:
@@ -64,10 +65,14 @@ def _blocks(markdown: str) -> list[tuple[int, str, str]]:
 def split_markdown(
     title: str, markdown: str, max_chars: int = 600, overlap: int = 100
 ) -> list[Piece]:
-    """The page's chunks, in order; every chunk carries its heading path."""
+    """The page's chunks, in order; every chunk carries its heading path.
+
+    MkDocs blocks are read as their title and text, includes as the file's path
+    (``shared.mkdocs.readable``): chunks are shown and embedded without markup.
+    """
     path: list[tuple[int, str]] = []
     sections: list[tuple[str, list[str]]] = []
-    for level, heading, block in _blocks(markdown):
+    for level, heading, block in _blocks(mkdocs.readable(markdown)):
         if level:
             path = [(lvl, text) for lvl, text in path if lvl < level] + [(level, heading)]
             # The page's own title heading would only repeat the title on every chunk.

@@ -3,28 +3,32 @@
 One file is one page: created, updated, unchanged or failed. A failed file never
 stops the others, and re-importing unchanged files writes nothing. A store or model
 that is unavailable (down, full, damaged) is no file's fault: it stops the import.
+MkDocs sources are stored in one form (``import_mkdocs``), and a ``mkdocs.yml`` nav
+beside the folder is kept for the site.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
+from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
+from shared.services.import_mkdocs import Tree, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?#*[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 
 
@@ -37,6 +41,7 @@ class ImportReport:
     unchanged: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
+    nav: int | None = None  # pages placed by mkdocs.yml's nav (None: no nav read)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +50,7 @@ class ImportReport:
             "unchanged": self.unchanged,
             "failed": self.failed,
             "warnings": self.warnings,
+            "nav": self.nav,
         }
 
 
@@ -97,9 +103,9 @@ def title_of(body: str) -> str | None:
         if opening:
             fence = opening.group(1)
             continue
-        match = _TITLE.match(line)
-        if match:
-            return match.group(1).strip()
+        heading = mkdocs.atx_heading(line)
+        if heading and heading[0] == 1 and heading[1]:
+            return heading[1]
     return None
 
 
@@ -141,23 +147,87 @@ def import_directory(
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
 ) -> ImportReport:
     report = ImportReport()
-    for path in progress(markdown_files(root)):
-        name = path.relative_to(root).as_posix()
+    tree = tree_of(root)
+    for name, parsed in stored_files(tree, report, progress):
         try:
-            parsed = parse_file(path, root)
-            for key in parsed.dropped_keys:
-                report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
             status = _write(parsed, store, embedder, default_type, default_status)
         except Unavailable:
             raise  # every other file would fail the same way: the command says it once
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
+        setattr(report, status, getattr(report, status) + 1)
+    nav, problems = read_nav(tree)
+    report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
+    if nav is not None:
+        store.site.save_nav(nav)
+        report.nav = _count_pages(nav["items"])
+    return report
+
+
+def tree_of(root: Path) -> Tree:
+    """The folder's Markdown files and the slug each is imported as."""
+    return Tree(root, _slugs(markdown_files(root), root))
+
+
+def stored_files(
+    tree: Tree,
+    report: ImportReport,
+    progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
+) -> Iterator[tuple[str, ParsedFile]]:
+    """Each file of the tree parsed into the stored form, by its relative name; files that
+    cannot be read or parsed, and warnings, go to ``report``."""
+    for path in progress(markdown_files(tree.root)):
+        name = path.relative_to(tree.root).as_posix()
+        try:
+            parsed = _stored_form(parse_file(path, tree.root), name, tree, report)
+        except BibliotecaError as exc:
+            report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
+            continue
         except OSError as exc:
             report.failed.append({"file": name, "field": "", "error": f"cannot read: {exc}"})
             continue
-        setattr(report, status, getattr(report, status) + 1)
-    return report
+        for key in parsed.dropped_keys:
+            report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
+        yield name, parsed
+
+
+def _slugs(files: list[Path], root: Path) -> dict[str, str]:
+    """Each readable file's slug by its path, so links between files can name pages."""
+    out: dict[str, str] = {}
+    for path in files:
+        try:
+            out[path.relative_to(root).as_posix()] = parse_file(path, root).slug
+        except (BibliotecaError, OSError):
+            continue  # reported when the file itself is imported
+    return out
+
+
+def _stored_form(parsed: ParsedFile, name: str, tree: Tree, report: ImportReport) -> ParsedFile:
+    """The body in the stored form; example files not found become code sources."""
+    room = MAX_CONTENT_BYTES - len(parsed.content.encode())
+    prepared = prepare(parsed.content, name, tree, room)
+    metadata = parsed.metadata
+    if prepared.code_refs:
+        stated = metadata.get("sources")
+        sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])
+        room_left = MAX_SOURCES - len(sources)
+        added = [{"type": "code", "ref": ref} for ref in prepared.code_refs]
+        if len(added) > room_left:
+            report.warnings.append(
+                {
+                    "file": name,
+                    "warning": f"{len(added) - room_left} example files not "
+                    f"added to sources (at most {MAX_SOURCES})",
+                }
+            )
+            added = added[: max(room_left, 0)]
+        metadata = {**metadata, "sources": sources + added}
+    return replace(parsed, metadata=metadata, content=prepared.content)
+
+
+def _count_pages(items: list[Any]) -> int:
+    return sum(_count_pages(i["items"]) if "items" in i else int("slug" in i) for i in items)
 
 
 # What a re-imported file no longer states is cleared; status and type are kept, so a

@@ -42,12 +42,16 @@ from shared.services.site_records import Sorted, sort_records
 from shared.site import paths, renderer
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
-from shared.site.markdown import Body, render_body
+from shared.site.markdown import Body, RenderTimeout, render_body
 from shared.site.plan import Manifest, PageState, affected, content_hash, diff, page_hash
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
 MAX_WORKERS = 8
+# One page's parse may take this long; past it the page fails alone (``failed``, field
+# ``content``) instead of holding the whole build past the function's timeout. Ordinary
+# pages take milliseconds; a 200 KB page of pathological Markdown about one second.
+RENDER_BUDGET_SECONDS = 5.0
 STATIC = Path(__file__).resolve().parents[1] / "site" / "static"
 OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
 _NO_ROOM = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}  # no space, file too large, quota
@@ -201,20 +205,54 @@ def _collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def render_bodies(contents: Mapping[str, str]) -> dict[str, Body]:
+@dataclass
+class Rendered:
+    """Bodies parsed, and the pages that could not be (``{slug, field, error}``)."""
+
+    bodies: dict[str, Body] = field(default_factory=dict)
+    failed: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def render_bodies(contents: Mapping[str, str], budget: float | None = None) -> Rendered:
     """Markdown of many pages to HTML, on every core when there is enough to share.
 
     Parsing is most of a full build's CPU time and each body depends on its own text
     only, so big batches go to a pool of fresh processes (spawned, never forked: the
-    caller may be a threaded server holding locks and store connections).
+    caller may be a threaded server holding locks and store connections). A page that
+    takes longer than ``budget`` seconds fails alone instead of stalling the build.
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    seconds = RENDER_BUDGET_SECONDS if budget is None else budget
+    jobs = [(slug, text, seconds) for slug, text in contents.items()]
     if len(contents) < PARALLEL_FROM or workers < 2:
-        return {slug: render_body(text) for slug, text in contents.items()}
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        bodies = pool.map(render_body, contents.values(), chunksize=64)
-        return dict(zip(contents, bodies, strict=True))
+        results = [_render_one(job) for job in jobs]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            results = list(pool.map(_render_one, jobs, chunksize=64))
+    out = Rendered()
+    for slug, result in zip(contents, results, strict=True):
+        if isinstance(result, Body):
+            out.bodies[slug] = result
+        else:
+            _log.error("page '%s' left out of the site: %s", slug, result, extra={"slug": slug})
+            out.failed[slug] = {"slug": slug, "field": "content", "error": result}
+    return out
+
+
+def _render_one(job: tuple[str, str, float]) -> Body | str:
+    """One page's body, or why it could not be rendered (a module-level function: the
+    worker processes import it)."""
+    slug, text, budget = job
+    try:
+        return render_body(text, slug, budget)
+    except RenderTimeout:
+        return (
+            f"the page took longer than {budget:g} s to render; "
+            "split it or simplify its Markdown (deep nesting, very long lines)"
+        )
+    except RecursionError:
+        return "the page nests too deeply to render; simplify its structure"
 
 
 def static_files(folder: Path = STATIC) -> list[Output]:
@@ -302,33 +340,45 @@ class _Build:
         *,
         full: bool,
     ) -> BuildReport:
-        published = pages.published
+        published = dict(pages.published)
+        bodies: dict[str, Body] = {}
+        render_failed: dict[str, dict[str, str]] = {}
         with self.timer.phase("render"):
             hashes = {slug: page_hash(page) for slug, page in published.items()}
-            changed, gone = diff(hashes, before)
-            if full:
-                changed = set(published)
-            bodies = render_bodies({slug: published[slug].content for slug in changed})
-            links = {
-                slug: outgoing(bodies[slug].targets(), page.front_matter.related)
-                if slug in bodies
-                else before[slug].links
-                for slug, page in published.items()
-            }
-            entries = {
-                slug: entry_of(
-                    page,
-                    None if slug in changed else (before[slug].lang, before[slug].summary),
-                )
-                for slug, page in published.items()
-            }
-            site = SiteView(entries, links)
-            to_render = set(changed)
-            if not full:
-                to_render |= affected(changed | gone, before, site.links, site.titles, site.inbound)
-            bodies.update(
-                render_bodies({s: published[s].content for s in to_render - bodies.keys()})
-            )
+            # A page that cannot be rendered within its budget leaves the site like an
+            # invalid one; the plan is then made again without it (at most once per
+            # such page, and only bodies not parsed yet are parsed).
+            while True:
+                changed, gone = diff({s: hashes[s] for s in published}, before)
+                if full:
+                    changed = set(published)
+                batch = render_bodies({s: published[s].content for s in changed - bodies.keys()})
+                bodies.update(batch.bodies)
+                if self._leave_out(batch.failed, published, render_failed):
+                    continue
+                links = {
+                    slug: outgoing(bodies[slug].targets(), page.front_matter.related)
+                    if slug in bodies
+                    else before[slug].links
+                    for slug, page in published.items()
+                }
+                entries = {
+                    slug: entry_of(
+                        page,
+                        None if slug in changed else (before[slug].lang, before[slug].summary),
+                    )
+                    for slug, page in published.items()
+                }
+                site = SiteView(entries, links)
+                to_render = set(changed)
+                if not full:
+                    to_render |= affected(
+                        changed | gone, before, site.links, site.titles, site.inbound
+                    )
+                batch = render_bodies({s: published[s].content for s in to_render - bodies.keys()})
+                bodies.update(batch.bodies)
+                if not self._leave_out(batch.failed, published, render_failed):
+                    break
             page_outputs, states, keep = self._pages(published, bodies, site, before, hashes, full)
             others = self._others(site)
         if not self.store.site.acquire_lease(self.owner, self.lease):
@@ -353,19 +403,32 @@ class _Build:
         )
         with self.timer.phase("manifest"):
             self.store.site.save_manifest(manifest.to_json())
-        failed_slugs = {f["slug"] for f in pages.failed}
+        failed = sorted([*pages.failed, *render_failed.values()], key=lambda f: f["slug"])
+        failed_slugs = {f["slug"] for f in failed}
         report = BuildReport(
-            status=FAILED if pages.failed else OK,
+            status=FAILED if failed else OK,
             built=len(to_render),
             unchanged=len(published) - len(to_render),
             removed=len([slug for slug in gone if slug not in failed_slugs]),
-            failed=pages.failed,
+            failed=failed,
             broken_links=site.broken_links(),
             full=full,
             timings_ms=self.timer.phases,
         )
         self._write_report(report, pages, build_id, built_at, len(published))
         return report
+
+    @staticmethod
+    def _leave_out(
+        failures: Mapping[str, dict[str, str]],
+        published: dict[str, Page],
+        failed: dict[str, dict[str, str]],
+    ) -> bool:
+        """Take pages that failed to render out of the site; whether there were any."""
+        for slug, failure in failures.items():
+            published.pop(slug, None)
+            failed[slug] = failure
+        return bool(failures)
 
     def _pages(
         self,

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from shared import wikilinks
+from shared import mkdocs, wikilinks
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
@@ -29,7 +29,7 @@ _MARKUP = re.compile(r"[*_`>|#~]+")
 
 
 def _plain(markdown: str) -> str:
-    text = _FENCE.sub(" ", markdown)
+    text = _FENCE.sub(" ", mkdocs.readable(markdown, titles=False, paths=False))
     text = _HEADING.sub(" ", text)
     text = wikilinks.as_text(text)
     text = _IMAGE.sub(" ", text)

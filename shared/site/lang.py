@@ -41,6 +41,8 @@ UI: dict[str, dict[str, str]] = {
         "all_types": "Todas las páginas por tipo",
         "broken": "página inexistente",
         "empty": "Todavía no hay páginas publicadas.",
+        "example": "Ejemplo",
+        "example_lines": "líneas",
     },
     "en": {
         "home": "Home",
@@ -58,6 +60,8 @@ UI: dict[str, dict[str, str]] = {
         "pages": "pages",
         "all_types": "All pages by type",
         "broken": "missing page",
+        "example": "Example",
+        "example_lines": "lines",
         "empty": "No pages have been published yet.",
     },
 }

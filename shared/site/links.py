@@ -1,6 +1,7 @@
 """The link graph of the published site: outgoing links, backlinks, broken links.
 
-A page links to the targets of its ``[[wiki links]]`` and to its ``related`` slugs;
+A page links to the targets of its ``[[wiki links]]`` (and relative links to ``.md``
+files, see ``markdown``) and to its ``related`` slugs;
 a target that is not a published page is broken. ``resolve`` turns the markers of a
 rendered body into links (or escaped text for broken ones), relative to the page.
 """
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from shared.site.markdown import MARKER_RE, Body
+from shared.site.markdown import LINK_MARKERS_RE, Body
 from shared.site.paths import page_href
 
 
@@ -44,16 +46,22 @@ def broken(
 
 
 def resolve(body: Body, titles: Mapping[str, str], root: str) -> Markup:
-    """The body's HTML with each wiki-link marker replaced by a link or a broken-link mark."""
+    """The body's HTML with each wiki-link marker replaced by a link or a broken-link mark.
+
+    A link written with Markdown text (``[[slug|`code`]]``, ``[**x**](page.md)``) keeps
+    that text's HTML, rendered between its two markers.
+    """
 
     def replace(match: re.Match[str]) -> str:
-        link = body.links[int(match.group(1))]
+        number, inner = (match.group(1), None) if match.group(1) else match.group(2, 3)
+        link = body.links[int(number)]
         title = titles.get(link.target)
+        shown = inner if inner is not None else escape(link.text or title or link.target)
         if title is None:
-            return f'<span class="wikilink broken">{escape(link.text or link.target)}</span>'
-        href = escape(page_href(root, link.target))
-        return f'<a class="wikilink" href="{href}">{escape(link.text or title)}</a>'
+            return f'<span class="wikilink broken">{shown}</span>'
+        href = page_href(root, link.target) + (f"#{quote(link.anchor)}" if link.anchor else "")
+        return f'<a class="wikilink" href="{escape(href)}">{shown}</a>'
 
-    # The body is markdown-it's output with raw HTML off, and every value put into a
-    # replacement is escaped, so the result is safe markup.
-    return Markup(MARKER_RE.sub(replace, body.html))  # noqa: S704
+    # The body is the safe renderer's output (nh3 last), the inner HTML of a marker pair
+    # is part of it, and every value put into a replacement is escaped: safe markup.
+    return Markup(LINK_MARKERS_RE.sub(replace, body.html))  # noqa: S704

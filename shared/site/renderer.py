@@ -21,14 +21,16 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 from markupsafe import Markup, escape
 
+from shared.mkdocs import Include
 from shared.schema import Page, Source
 from shared.site import lang, paths
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
 from shared.site.markdown import Body
+from shared.site.md_blocks import INCLUDE_RE
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"
 TEMPLATES = Path(__file__).parent / "templates"
 _REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
 
@@ -139,11 +141,42 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         type_label=lang.TYPES[language][fm.type][0],
         type_href=paths.listing_href(root, fm.type),
         status_label=lang.STATUSES[language][fm.status],
-        body=resolve(_without_title(body, fm.title), site.titles, root),
+        body=_examples(
+            resolve(_without_title(body, fm.title), site.titles, root),
+            body.includes,
+            config.code_url,
+            language,
+        ),
         sources=[_source(s, config.code_url, language) for s in fm.sources],
         related=related,
         backlinks=backlinks,
     )
+
+
+def _examples(
+    html: Markup, includes: tuple[Include, ...], code_url: str | None, language: str
+) -> Markup:
+    """Each include marker as an example block naming the file, linked to the code when
+    ``BIBLIOTECA_CODE_URL`` is set (the import puts resolvable files inline instead)."""
+    if not includes:
+        return html
+    ui = lang.UI[language]
+
+    def replace(match: re.Match[str]) -> str:
+        include = includes[int(match.group(1))]
+        ref = include.ref() or include.path
+        href = code_href(ref, code_url)
+        code = f"<code>{escape(ref)}</code>"
+        shown = f'<a href="{escape(href)}" rel="noopener">{code}</a>' if href else code
+        lines = ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in include.lines)
+        extra = f' <span class="muted">({ui["example_lines"]} {lines})</span>' if lines else ""
+        return (
+            f'<div class="admonition example"><p class="admonition-title">'
+            f"{escape(ui['example'])}: {shown}{extra}</p></div>"
+        )
+
+    # Every value put in is escaped and the rest is the safe body: still safe markup.
+    return Markup(INCLUDE_RE.sub(replace, html))  # noqa: S704
 
 
 def _without_title(body: Body, title: str) -> Body:

@@ -78,3 +78,18 @@ def test_a_manifest_larger_than_a_document_round_trips(store: Any) -> None:
     assert store.site.load_manifest() == manifest
     store.site.save_manifest({"format": 1})
     assert store.site.load_manifest() == {"format": 1}
+
+
+def test_the_navigation_is_saved_replaced_and_removed(store: Any) -> None:
+    """save_nav stores the nav whole (accents, order kept), a second save replaces it,
+    None removes it."""
+    assert store.site.load_nav() is None
+    nav = {
+        "items": [{"slug": "index"}, {"title": "Guía", "items": [{"slug": "a—b", "title": "Año"}]}]
+    }
+    store.site.save_nav(nav)
+    assert store.site.load_nav() == nav
+    store.site.save_nav({"items": []})
+    assert store.site.load_nav() == {"items": []}
+    store.site.save_nav(None)
+    assert store.site.load_nav() is None

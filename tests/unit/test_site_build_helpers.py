@@ -24,8 +24,9 @@ def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(site_build, "ProcessPoolExecutor", RecordingPool)
     monkeypatch.setattr(site_build, "PARALLEL_FROM", 10)
     monkeypatch.setattr(site_build.os, "cpu_count", lambda: 2)
-    bodies = site_build.render_bodies(contents)
-    assert bodies == {slug: render_body(text) for slug, text in contents.items()}
+    rendered = site_build.render_bodies(contents)
+    assert rendered.bodies == {slug: render_body(text, slug) for slug, text in contents.items()}
+    assert rendered.failed == {}
     assert [p["mp_context"].get_start_method() for p in pools] == ["spawn"]
 
 

@@ -6,7 +6,8 @@ both take it; every call carries the store's deadlines (a transaction's begin an
 commit would use the client's own, up to 60 s each, and an outage would look like
 contention). The manifest can outgrow a document (1 MiB), so it is stored compressed
 in parts written under a fresh generation, then published by rewriting one small head
-document: a reader sees the old manifest or the new one, whole.
+document: a reader sees the old manifest or the new one, whole. The navigation an
+import read is one compressed document (a 10,000-page nav is ~100 KB).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ COLLECTION = "site_state"
 PARTS = "site_manifest_parts"
 LEASE = "lease"
 HEAD = "manifest"
+NAV = "nav"
 PART_BYTES = 900_000  # under Firestore's 1 MiB document limit, with room for the fields
 LEASE_ATTEMPTS = 5  # writes that lose to another taker before the lease counts as held
 
@@ -131,3 +133,24 @@ class FirestoreSiteState:
                     for ref in stale[start : start + 400]:
                         batch.delete(ref)
                     batch.commit(**self._db.options)
+
+    # -- navigation ---------------------------------------------------------------------
+
+    def load_nav(self) -> dict[str, Any] | None:
+        with self._db.guard("reading the site navigation"):
+            snapshot = self._ref(NAV).get(**self._db.options)
+        if not snapshot.exists:
+            return None
+        try:
+            data = json.loads(zlib.decompress(bytes(snapshot.get("data"))))
+        except (zlib.error, ValueError, KeyError, TypeError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save_nav(self, nav: Mapping[str, Any] | None) -> None:
+        with self._db.guard("saving the site navigation"):
+            if nav is None:
+                self._ref(NAV).delete(**self._db.options)
+                return
+            blob = zlib.compress(json.dumps(nav, separators=(",", ":")).encode(), 6)
+            self._ref(NAV).set({"data": blob, "saved_at": time.time()}, **self._db.options)

@@ -1,7 +1,8 @@
 """The rebuild's lease and manifest in the embedded store (``SiteState`` on SQLite).
 
 The lease is one row (owner, expiry) taken in a ``BEGIN IMMEDIATE`` transaction, so
-two processes sharing the file cannot both hold it; the manifest is one JSON row.
+two processes sharing the file cannot both hold it; the manifest and the navigation are
+one JSON row each.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ CREATE TABLE IF NOT EXISTS site_lease (
     expires_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS site_manifest (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    data TEXT NOT NULL,
+    saved_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS site_nav (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     data TEXT NOT NULL,
     saved_at REAL NOT NULL
@@ -54,22 +60,38 @@ class SqliteSiteState:
             conn.execute("DELETE FROM site_lease WHERE id = 1 AND owner = ?", (owner,))
 
     def load_manifest(self) -> dict[str, Any] | None:
+        return self._load("site_manifest")
+
+    def save_manifest(self, manifest: Mapping[str, Any]) -> None:
+        self._save("site_manifest", manifest)
+
+    def load_nav(self) -> dict[str, Any] | None:
+        return self._load("site_nav")
+
+    def save_nav(self, nav: Mapping[str, Any] | None) -> None:
+        if nav is None:
+            with self._db.write() as conn:
+                conn.execute("DELETE FROM site_nav WHERE id = 1")
+            return
+        self._save("site_nav", nav)
+
+    def _load(self, table: str) -> dict[str, Any] | None:
         row = (
-            self._db.connection().execute("SELECT data FROM site_manifest WHERE id = 1").fetchone()
+            self._db.connection().execute(f"SELECT data FROM {table} WHERE id = 1").fetchone()  # noqa: S608
         )
         if row is None:
             return None
         try:
             data = json.loads(row["data"])
         except ValueError:
-            return None  # unreadable: the next build is a full one
+            return None  # unreadable: the next build is a full one (or has no nav)
         return data if isinstance(data, dict) else None
 
-    def save_manifest(self, manifest: Mapping[str, Any]) -> None:
-        data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
+    def _save(self, table: str, value: Mapping[str, Any]) -> None:
+        data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         with self._db.write() as conn:
             conn.execute(
-                "INSERT INTO site_manifest (id, data, saved_at) VALUES (1, ?, ?)"
+                f"INSERT INTO {table} (id, data, saved_at) VALUES (1, ?, ?)"  # noqa: S608
                 " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
                 " saved_at = excluded.saved_at",
                 (data, time.time()),

@@ -1,0 +1,70 @@
+"""POST /rebuild with MkDocs-flavoured pages: blocks, .md links, the per-page time budget."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from shared.services import site_build
+from tests.functions.test_rebuild import Client, put, rebuild, report_body, site
+
+RAW = ("{*", "///", "!!!", "&lt;dfn", "&lt;abbr", '=== "')
+
+
+def page_html(slug: str) -> str:
+    return (site() / slug / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_page_past_its_render_budget_fails_alone(
+    client: Client, auth: Any, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pathological page goes to failed (field content) and the others are published."""
+    monkeypatch.setattr(site_build, "RENDER_BUDGET_SECONDS", 0.3)
+    put(store, "concept—uno", "Ver [[concept—lenta]].")
+    put(store, "concept—lenta", "[" * 400_000 + "]")
+    reply = rebuild(client, auth)
+    body = report_body(reply)
+    assert reply.status_code == 500
+    assert body["status"] == "failed"
+    assert [(f["slug"], f["field"]) for f in body["failed"]] == [("concept—lenta", "content")]
+    assert "to render" in body["failed"][0]["error"]
+    assert (site() / "concept—uno" / "index.html").is_file()
+    assert not (site() / "concept—lenta").exists()
+    assert body["broken_links"] == [{"slug": "concept—uno", "target": "concept—lenta"}]
+
+
+def test_pages_written_with_mkdocs_syntax_build_without_raw_directives(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """Admonitions, tabs, includes and <abbr>/<dfn> from an API page show no raw markup."""
+    put(
+        store,
+        "guide—mkdocs",
+        '!!! note "Nota"\n    Texto.\n\n/// tip | Consejo\n\nMás.\n\n///\n\n'
+        '=== "A"\n    uno\n\n=== "B"\n    dos\n\n{* ../../docs_src/app/main.py hl[3] *}\n\n'
+        '<abbr title="x">API</abbr> y <dfn title="y">término</dfn>.\n',
+        type="guide",
+    )
+    assert rebuild(client, auth).status_code == 200
+    html = page_html("guide—mkdocs")
+    assert not [raw for raw in RAW if raw in html]
+    assert '<div class="admonition note">' in html
+    assert 'class="tabbed-set"' in html
+    assert re.search(r"Ejemplo: <code>docs_src/app/main\.py</code>", html)
+
+
+def test_plain_md_links_resolve_or_are_reported_broken(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """[x](otra.md#a) from tutorial—uno links to tutorial—otra; a missing file is reported."""
+    put(store, "tutorial—uno", "[Otra](otra.md#a), [nada](nada.md) y [[tutorial—otra#b|wiki]].")
+    put(store, "tutorial—otra", "## A { #a }\n\n## B { #b }\n")
+    body = report_body(rebuild(client, auth))
+    assert body["broken_links"] == [{"slug": "tutorial—uno", "target": "tutorial—nada"}]
+    html = page_html("tutorial—uno")
+    assert 'href="../tutorial%E2%80%94otra/index.html#a">Otra</a>' in html
+    assert 'href="../tutorial%E2%80%94otra/index.html#b">wiki</a>' in html
+    assert '<span class="wikilink broken">nada</span>' in html
+    assert ".md" not in re.sub(r"<pre>.*?</pre>", "", html, flags=re.S)
