@@ -115,6 +115,16 @@ class RequestBody:
         return self._outcome
 
 
+def left_unread(environ: dict[str, Any]) -> bool:
+    """Whether the request carried a body that was not read to its end (refused, or never
+    read: a 401 or 405). The connection cannot carry another request after it."""
+    declared = str(environ.get("CONTENT_LENGTH") or "").strip()
+    chunked = "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING") or "").lower()
+    has_body = declared not in ("", "0") or chunked
+    body = environ.get(_ENVIRON_KEY)
+    return has_body and not (isinstance(body, RequestBody) and isinstance(body._outcome, bytes))
+
+
 def guard_body(request: flask.Request) -> RequestBody:
     """The request's ``RequestBody``, put in place of ``request.stream`` on first call."""
     found = request.environ.get(_ENVIRON_KEY)

@@ -17,6 +17,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from shared.errors import BibliotecaError, HeadersTooLarge, InvalidBody, UriTooLong
 from shared.logs import get_logger, scrub
+from shared.request_body import left_unread
 
 # gunicorn's largest request line, and its default header limits: 100 fields of 8190 bytes.
 MAX_REQUEST_LINE = 8190
@@ -66,7 +67,29 @@ class Server(gunicorn.app.base.BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return self._app
+        return closing_after_unread_bodies(self._app)
+
+
+def closing_after_unread_bodies(app: Any) -> Any:
+    """Say ``Connection: close`` on an answer that left its request's body unread.
+
+    A refused body (413, 408, 401…) is not read, and its connection is closed after the
+    answer (the rest of the body is never drained). gunicorn decides the header before
+    the app returns: told here, at ``start_response``, it says so to the client, which
+    then opens a new connection instead of reusing a closed one.
+    """
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            # gunicorn's ``start_response`` is a method of its response object.
+            force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+            if force_close is not None and left_unread(environ):
+                force_close()
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return wrapped
 
 
 class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]

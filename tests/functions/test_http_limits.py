@@ -210,3 +210,21 @@ def test_serve_survives_an_endless_chunk_on_a_closed_connection(
     assert reply.status in (0, 400), reply
     assert memory.growth_kib() < before / 4, (memory.growth_kib(), before)
     assert httpx.get(f"{url}/").status_code == 200
+
+
+def test_serve_says_connection_close_after_a_body_it_did_not_read(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """A keep-alive client is told to reconnect after a refused body, so its next request on
+    the same client succeeds (the connection of an unread body cannot be reused)."""
+    url = serve()
+    with httpx.Client(base_url=url, timeout=60) as http:
+        refused = http.post(
+            "/ask", content=b'{"question": "' + b"a" * (2 * MIB) + b'"}', headers=JSON
+        )
+        assert (refused.status_code, refused.headers["connection"]) == (413, "close")
+        unauthorized = http.post("/wiki_create", content=b"{}", headers=JSON)
+        assert (unauthorized.status_code, unauthorized.headers["connection"]) == (401, "close")
+        answered = http.post("/ask", content=b'{"question": "hola"}', headers=JSON)
+        assert (answered.status_code, answered.headers["connection"]) == (200, "keep-alive")
+        assert http.get("/ask").status_code == 405
