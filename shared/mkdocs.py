@@ -300,10 +300,12 @@ def _depth(lines: list[str]) -> int:
 
 
 def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
-    """Block fences and options removed (a block's title kept as a line unless ``titles``
-    is false), includes as their paths in backticks (or left out, without ``paths``).
+    """Block fences and options removed, includes as ``{* path *}`` (or left out, without
+    ``paths``), a block's title kept as a bold label ``**Consejo:**`` opening its first
+    paragraph (or left out, without ``titles``).
 
-    For the views that want words, not markup: chunks, search excerpts.
+    For the views that want words, not markup: chunks (whose answers quote a block's
+    first sentence with its label, and show an include as an example), search excerpts.
     """
     text = canonical(markdown)
     if "///" not in text and "{*" not in text:
@@ -311,13 +313,29 @@ def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
     return "\n".join(_readable_lines(text.split("\n"), titles, paths))
 
 
+_NOT_PROSE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#{1,6}|\||>|\{\*|```|~~~)(?:\s|$)")
+
+
 def _readable_lines(lines: list[str], titles: bool, paths: bool) -> Iterator[str]:
     options = False
+    label = ""  # a block's title, waiting for the paragraph it opens
     for line, code in fenced(lines):
+        stripped = line.strip()
+        if label and not code and not stripped:
+            continue  # the blank line between a block's head and its first paragraph
+        if label and (
+            code
+            or BLOCK_OPEN.match(stripped)
+            or BLOCK_CLOSE.match(stripped)
+            or _NOT_PROSE.match(line)
+            or parse_include(line) is not None
+        ):
+            yield label  # the block opens with a list, code or another block: alone
+            yield ""
+            label = ""
         if code:
             yield line
             continue
-        stripped = line.strip()
         if options and BLOCK_OPTION.match(line):
             continue
         options = False
@@ -325,14 +343,19 @@ def _readable_lines(lines: list[str], titles: bool, paths: bool) -> Iterator[str
         if block:
             options = True
             if block.group(3) and titles:
-                yield block.group(3)
-                yield ""
+                label = f"**{block.group(3).strip().rstrip(':')}:**"
             continue
         if BLOCK_CLOSE.match(stripped):
             continue
         include = parse_include(line)
         if include is not None:
             if paths:
-                yield f"`{include.ref() or include.path}`"
+                yield f"{{* {include.ref() or include.path} *}}"
+            continue
+        if label:
+            yield f"{label} {stripped}"
+            label = ""
             continue
         yield line
+    if label:
+        yield label

@@ -255,16 +255,15 @@ def test_canonical_form_nests_with_more_slashes_outside() -> None:
 
 
 def test_readable_text_has_no_block_markup() -> None:
-    """The plain view keeps block titles and text, drops fences, options and include syntax."""
+    """The plain view keeps a block's title as the label of its first paragraph and its text,
+    drops fences and options, and shows an include as its path alone."""
     text = mkdocs.readable(
         "/// details | Más\n    type: tip\n\nTexto\n\n///\n\n{* ../a/b.py hl[2] *}\n"
     )
     assert "///" not in text
     assert "type:" not in text
-    assert "{*" not in text
-    assert "Más" in text
-    assert "Texto" in text
-    assert "`a/b.py`" in text
+    assert "**Más:** Texto" in text
+    assert "{* a/b.py *}" in text  # what the answers' reader shows as an example
 
 
 # -- the plain views: chunks, search excerpts, offline answers ---------------------------------
@@ -281,14 +280,17 @@ MARKUP = re.compile(r"///|\{\*|\*\}|type: warning|<abbr")
 
 
 def test_chunks_of_the_stored_form_carry_no_block_markup() -> None:
-    """Chunks keep block titles and text and the example's path, not '///' or '{*'."""
+    """Chunks keep a block's title as its first paragraph's label, the text, and the example
+    as its bare path (which the offline answer shows as an example), never '///' or options."""
     from shared.retrieval.chunking import split_markdown
+    from shared.retrieval.reading import units
 
     text = "\n\n".join(piece.text for piece in split_markdown("Guía", STORED))
     assert "///" not in text
-    assert "{*" not in text
-    assert "Más detalles" in text
-    assert "`docs_src/app/main.py`" in text
+    assert "type: warning" not in text
+    assert "**Más detalles:** El servidor se reinicia con cada cambio." in text
+    assert "{* docs_src/app/main.py *}" in text
+    assert ("example", "docs_src/app/main.py") in [(u.kind, u.text) for u in units(text)]
 
 
 def test_search_excerpts_of_the_stored_form_are_plain_text() -> None:
