@@ -18,6 +18,7 @@ from shared.config import get_settings
 from shared.errors import Unauthorized
 from shared.mcp.protocol import PROTOCOL_VERSIONS, handle
 from shared.mcp.tools import TOOLS, Caller
+from shared.services.rate_limit import reset_limiters
 from tests.fixtures.embedder import HashingEmbedder
 from tests.service.conftest import Call
 
@@ -443,3 +444,25 @@ def test_pages_citing_says_where_and_follows_writes(store: Any, pages: dict[str,
     [page] = said["pages"]
     assert sorted(page["cites"]) == ["services/importer.py", "shared/services/importer.py"]
     assert page["where"] == ["sources", "content"]
+
+
+def test_over_http_search_and_ask_count_against_the_callers_ask_budget(
+    store: Any, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a client address (HTTP), search and ask share ask's per-client limit and the
+    refusal is a rate_limited tool error; over stdio (no address) nothing is limited."""
+    monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "2/minute")
+    get_settings.cache_clear()
+    reset_limiters()
+    install(Wiring(get_settings(), store=store, embedder=HashingEmbedder()))
+    agent = Caller(may_write=False, client_id="203.0.113.7")
+    assert tool("search", {"query": "certificado"}, caller=agent)[0] is False
+    assert tool("ask", {"question": "¿certificado?"}, caller=agent)[0] is False
+    is_error, said = tool("search", {"query": "certificado"}, caller=agent)
+    assert (is_error, said["code"]) == (True, "rate_limited")
+    assert tool("get_page", {"slug": pages["guide"]}, caller=agent)[0] is False  # no model
+    other = Caller(may_write=False, client_id="203.0.113.8")
+    assert tool("search", {"query": "certificado"}, caller=other)[0] is False
+    for _ in range(3):
+        assert tool("search", {"query": "certificado"}, caller=READER)[0] is False
+    reset_limiters()
