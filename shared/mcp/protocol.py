@@ -11,7 +11,9 @@ body, so the agent reads which field to fix; protocol faults are JSON-RPC errors
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from shared.bootstrap import Wiring
@@ -59,11 +61,14 @@ class ProtocolError(Exception):
 def negotiate(requested: object) -> str:
     """The revision to speak: the client's when we know it, else our newest (the client
     then decides whether it can)."""
-    return (
-        requested
-        if isinstance(requested, str) and requested in PROTOCOL_VERSIONS
-        else (PROTOCOL_VERSIONS[0])
-    )
+    if isinstance(requested, str) and requested in PROTOCOL_VERSIONS:
+        return requested
+    return PROTOCOL_VERSIONS[0]
+
+
+def valid_id(value: object) -> bool:
+    """Whether ``value`` may be a request's id: a string or an integer (never null)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def handle(message: object, wiring: Wiring, caller: Caller) -> dict[str, Any] | None:
@@ -81,7 +86,7 @@ def handle(message: object, wiring: Wiring, caller: Caller) -> dict[str, Any] | 
         return ProtocolError(INVALID_REQUEST, "method must be a string").response(_echo(request_id))
     if "id" not in message:
         return None  # a notification (initialized, cancelled…): nothing to answer
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+    if not valid_id(request_id):
         return ProtocolError(INVALID_REQUEST, "id must be a string or an integer").response(None)
     params = message.get("params")
     if params is not None and not isinstance(params, dict):
@@ -94,11 +99,7 @@ def handle(message: object, wiring: Wiring, caller: Caller) -> dict[str, Any] | 
 
 
 def _echo(request_id: object) -> Any:
-    return (
-        request_id
-        if isinstance(request_id, str | int) and not isinstance(request_id, bool)
-        else None
-    )
+    return request_id if valid_id(request_id) else None
 
 
 def _dispatch(
@@ -114,10 +115,16 @@ def _dispatch(
     if method == "ping":
         return {}
     if method == "tools/list":
-        return {"tools": [tool.definition() for tool in TOOLS]}
+        return {"tools": definitions()}
     if method == "tools/call":
         return call_tool(params, wiring, caller)
     raise ProtocolError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
+
+
+@cache
+def definitions() -> list[dict[str, Any]]:
+    """Every tool as ``tools/list`` shows it (their schemas are built once per process)."""
+    return [tool.definition() for tool in TOOLS]
 
 
 def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> dict[str, Any]:
@@ -131,20 +138,35 @@ def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> dict
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):
         raise ProtocolError(INVALID_PARAMS, "arguments must be an object")
+    started = time.perf_counter()
+    code: str | None = None
     try:
         structured = tool.call(arguments, wiring, caller)
     except BibliotecaError as exc:
-        return _failure(exc.body())
+        code = exc.code
+        result = _failure(exc.body())
     except Exception:
         _log.exception("the tool %s failed", tool.name, extra={"tool": tool.name})
-        return _failure(
-            {"error": "internal error: the failure was logged", "code": "internal_error"}
-        )
-    return {
-        "content": [{"type": "text", "text": _text(structured)}],
-        "structuredContent": structured,
-        "isError": False,
-    }
+        code = "internal_error"
+        result = _failure({"error": "internal error: the failure was logged", "code": code})
+    else:
+        result = {
+            "content": [{"type": "text", "text": _text(structured)}],
+            "structuredContent": structured,
+            "isError": False,
+        }
+    # Which tools agents use and how they fail: the name and the code, never the arguments.
+    _log.info(
+        "tool %s %s",
+        tool.name,
+        code or "ok",
+        extra={
+            "tool": tool.name,
+            "code": code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+        },
+    )
+    return result
 
 
 def _failure(body: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,13 @@ from shared.bootstrap import wiring
 from shared.config import Settings
 from shared.errors import BibliotecaError, Forbidden, NotConfigured, Unauthorized
 from shared.http import RequestContext
-from shared.mcp.protocol import INVALID_REQUEST, PROTOCOL_VERSIONS, ProtocolError, handle
+from shared.mcp.protocol import (
+    INVALID_REQUEST,
+    PROTOCOL_VERSIONS,
+    ProtocolError,
+    handle,
+    valid_id,
+)
 from shared.mcp.tools import Caller
 
 VERSION_HEADER = "mcp-protocol-version"
@@ -39,7 +45,7 @@ def exchange(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, 
             data={"supported": list(PROTOCOL_VERSIONS), "requested": version[:40]},
         )
         request_id = body.get("id")
-        return 400, error.response(request_id if isinstance(request_id, str | int) else None)
+        return 400, error.response(request_id if valid_id(request_id) else None)
     caller = Caller(
         may_write=ctx.authorized,
         refusal=None if ctx.authorized else refusal(ctx.settings),

@@ -7,6 +7,7 @@ the service tier's temporary SQLite store and deterministic embedder.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import uuid
 from typing import Any
@@ -466,3 +467,18 @@ def test_over_http_search_and_ask_count_against_the_callers_ask_budget(
     for _ in range(3):
         assert tool("search", {"query": "certificado"}, caller=READER)[0] is False
     reset_limiters()
+
+
+def test_each_tool_call_logs_its_name_and_outcome_never_its_arguments(
+    store: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One log line per call says which tool and how it ended; the arguments stay out."""
+    with caplog.at_level(logging.INFO, logger="biblioteca.mcp"):
+        tool("search", {"query": "secreto-del-agente"})
+        tool("propose_page", {"content": "x", "front_matter": {"title": "T"}})
+    lines = [r for r in caplog.records if r.name == "biblioteca.mcp"]
+    assert [(getattr(r, "tool", None), getattr(r, "code", "?")) for r in lines] == [
+        ("search", None),
+        ("propose_page", "validation_error"),
+    ]
+    assert "secreto-del-agente" not in caplog.text
