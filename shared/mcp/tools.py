@@ -54,6 +54,9 @@ Run = Callable[[Any, Wiring, Caller], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Tool:
+    """One tool: its name and words for agents, its arguments (a view of a request model),
+    the response model its result matches, and the work; ``writes``: needs credentials."""
+
     name: str
     title: str
     description: str
