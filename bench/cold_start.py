@@ -2,7 +2,9 @@
 
 The floor is a fresh interpreter importing functions-framework, pydantic, httpx and
 google-cloud-firestore (what any function of this stack pays). Each figure is the
-fastest of ``--runs`` fresh interpreters, so a busy machine inflates it least.
+fastest of ``--runs`` fresh interpreters, so a busy machine inflates it least. A last
+row, when the official MCP SDK is installed (a test dependency), is what ``mcp`` would
+cost built on the SDK's server instead of ``shared/mcp``: why it is not.
 
     .venv/bin/python bench/cold_start.py [--runs 8] [--json]
 """
@@ -10,6 +12,7 @@ fastest of ``--runs`` fresh interpreters, so a busy machine inflates it least.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -23,6 +26,9 @@ LOAD = (
     "spec = importlib.util.spec_from_file_location('main', sys.argv[1])\n"
     "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
 )
+# The SDK's low-level server and its streamable HTTP session manager (ASGI): what a
+# function serving MCP through the SDK would import on top of its own main.py.
+SDK_SERVER = "import mcp.server.lowlevel, mcp.server.streamable_http_manager\n"
 
 
 def fastest(args: list[str], runs: int) -> float:
@@ -43,6 +49,9 @@ def main() -> int:
     rows = {"floor": floor}
     for main_py in sorted((ROOT / "functions").glob("*/main.py")):
         rows[main_py.parent.name] = fastest(["-c", LOAD, str(main_py)], args.runs)
+    if importlib.util.find_spec("mcp") is not None:
+        main_py = ROOT / "functions" / "mcp" / "main.py"
+        rows["mcp+sdk"] = fastest(["-c", LOAD + SDK_SERVER, str(main_py)], args.runs)
     if args.json:
         print(
             json.dumps(

@@ -53,6 +53,7 @@ ENV = {
     "BIBLIOTECA_ASK_URL": "ask_url",
     "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
     "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
+    "BIBLIOTECA_SITE_URL": "site_url",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
 
@@ -89,6 +90,7 @@ class Settings(BaseModel):
     ask_url: str = "/ask"
     trusted_proxies: int = Field(default=0, ge=0, le=10)
     body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
+    site_url: str | None = None  # the public site's base URL, without the trailing '/'
 
     @field_validator("store", "auth", "llm", "embedder", mode="before")
     @classmethod
@@ -131,10 +133,22 @@ class Settings(BaseModel):
     def _base_url(cls, value: str) -> str:
         return value.strip().rstrip("/")
 
-    @field_validator("site_dir", "report_dir", "code_url", "google_cloud_project", mode="before")
+    @field_validator(
+        "site_dir", "report_dir", "code_url", "google_cloud_project", "site_url", mode="before"
+    )
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("site_url")
+    @classmethod
+    def _site_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        url = value.strip().rstrip("/")
+        if not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", url):
+            raise ValueError("expected an absolute http(s) URL, e.g. https://docs.example.com")
+        return url
 
     # -- derived values -------------------------------------------------------------
 

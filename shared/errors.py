@@ -8,6 +8,7 @@ the contract's ``code`` and, when one input field is at fault, its ``field`` pat
     │   ├── InvalidJson (400 invalid_json)
     │   └── InvalidBody (400 invalid_body): the body's framing is broken (chunks, length)
     ├── Unauthorized (401 unauthorized)
+    │   └── Forbidden (403 unauthorized): a web page's Origin the settings do not allow
     ├── NotFound (404 not_found)
     ├── MethodNotAllowed (405 method_not_allowed)
     ├── RequestTimeout (408 request_timeout): the body stopped arriving
@@ -66,6 +67,10 @@ class InvalidBody(InvalidInput):
 class Unauthorized(BibliotecaError):
     status = 401
     code = "unauthorized"
+
+
+class Forbidden(Unauthorized):
+    status = 403
 
 
 class NotFound(BibliotecaError):

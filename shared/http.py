@@ -12,8 +12,8 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import flask
@@ -45,9 +45,12 @@ class RequestContext:
     authorized: bool  # the caller presented valid write credentials
     client_id: str  # for rate limiting: see _client_id
     origin: str | None
+    # The request's headers, names lower-cased (a protocol's own, such as MCP's version).
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
-Handler = Callable[[dict[str, Any], RequestContext], tuple[int, dict[str, Any]]]
+# The status and JSON body of the answer; a body of None is an empty answer (a 202).
+Handler = Callable[[dict[str, Any], RequestContext], tuple[int, dict[str, Any] | None]]
 
 
 def handle(
@@ -57,8 +60,14 @@ def handle(
     *,
     write: bool,
     cors: bool = False,
+    private: bool = False,
 ) -> flask.Response:
-    """Serve one request of the function ``name`` (see the module docstring)."""
+    """Serve one request of the function ``name`` (see the module docstring).
+
+    ``write``: credentials are required before the body is read. ``private``: the function
+    is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every caller passed the
+    platform's check and may write (``mcp``, whose reading tools need no credentials).
+    """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     started = time.perf_counter()
     guard_body(request)  # from here on nothing reads the body past its limits, or at all
@@ -73,8 +82,12 @@ def handle(
         if cors and request.method == "OPTIONS":
             response = flask.Response(status=204)
         else:
-            status, payload = _serve(request, handler, settings, write=write, origin=origin)
-            response = json_response(status, payload)
+            status, payload = _serve(
+                request, handler, settings, write=write, private=private, origin=origin
+            )
+            response = (
+                flask.Response(status=status) if payload is None else json_response(status, payload)
+            )
     except BibliotecaError as exc:
         response = error_response(exc)
     except ValidationError as exc:
@@ -96,25 +109,29 @@ def _serve(
     settings: Settings,
     *,
     write: bool,
+    private: bool,
     origin: str | None,
-) -> tuple[int, dict[str, Any]]:
-    authorized = _check_credentials(request, settings, required=write)
+) -> tuple[int, dict[str, Any] | None]:
+    authorized = _check_credentials(request, settings, required=write, private=private)
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
         authorized=authorized,
         client_id=_client_id(request, settings.trusted_proxies),
         origin=origin,
+        headers={name.lower(): value for name, value in request.headers.items()},
     )
     return handler(body, context)
 
 
-def _check_credentials(request: flask.Request, settings: Settings, *, required: bool) -> bool:
+def _check_credentials(
+    request: flask.Request, settings: Settings, *, required: bool, private: bool = False
+) -> bool:
     """True when the caller may write; raises when ``required`` and it may not."""
     if settings.auth == "iam":
         # Deployed private: Cloud Functions verified the caller's token before this code ran.
         # A public function (ask) in IAM mode still needs a token of its own to archive.
-        return required or _bearer_matches(request, settings)
+        return required or private or _bearer_matches(request, settings)
     if not required:
         return _bearer_matches(request, settings)
     token = settings.require_api_token()
@@ -148,14 +165,14 @@ def read_json_body(request: flask.Request) -> dict[str, Any]:
         body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidJson(f"the body is not valid JSON: {_short(exc)}") from exc
-    if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(body):
+    if _SURROGATE_ESCAPE.search(raw) and has_lone_surrogate(body):
         raise InvalidJson("the body escapes a lone UTF-16 surrogate (\\ud800-\\udfff): not text")
     if not isinstance(body, dict):
         raise InvalidInput(f"the body must be a JSON object, got {_json_type(body)}")
     return body
 
 
-def _has_lone_surrogate(body: object) -> bool:
+def has_lone_surrogate(body: object) -> bool:
     """Whether a string in ``body`` holds a surrogate no pair completes.
 
     JSON lets ``\\ud800`` through although no UTF-8 text can hold it: every later
@@ -213,7 +230,7 @@ def error_response(exc: BibliotecaError) -> flask.Response:
         response.headers["Retry-After"] = str(exc.retry_after)
     if isinstance(exc, MethodNotAllowed):
         response.headers["Allow"] = ", ".join(exc.allowed)
-    if isinstance(exc, Unauthorized):
+    if isinstance(exc, Unauthorized) and exc.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="biblioteca"'
     return response
 

@@ -392,6 +392,24 @@ class RebuildRequest(RequestBody):
         return False if value is None else value
 
 
+class PagesCitingRequest(RequestBody):
+    """The agents' ``pages_citing`` tool (MCP): one code path, no HTTP function of its own."""
+
+    path: str = Field(
+        description="A file path in a repository, e.g. shared/services/wiki.py (no '.' or '..' "
+        "segments, at most 1,024 characters); a shorter suffix such as services/wiki.py, or "
+        "the file name alone, matches every longer path that ends with it."
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        path, problem = clean_path(value)
+        if problem is not None:
+            raise InvalidInput(f"{problem}: {value[:120]!r}", field="path")
+        return path
+
+
 # -- responses --------------------------------------------------------------------------
 # Responses may carry more fields than these (the contract's rule), so none forbids extras;
 # the error body is the exception: its keys are exactly the contract's.
@@ -541,6 +559,65 @@ class RebuildReport(ResponseBody):
     error: str | None = None
     code: ErrorCode | None = None
     field: str | None = None
+
+
+# -- what the agents' tools (MCP) answer besides the functions' bodies --------------------
+
+Freshness = Literal["fresh", "stale", "unknown"]
+_FRESHNESS = (
+    "Whether the code paths the page cites still exist in the code index: fresh, stale "
+    "(some are gone), or unknown (it cites none, or nothing says yet)."
+)
+_URL = (
+    "The page on the published site: absolute when BIBLIOTECA_SITE_URL is set, else relative "
+    "to the site's root."
+)
+
+
+class SearchHit(AskSource):
+    """One passage found by ``search``: ``ask``'s source, with its page's freshness and URL."""
+
+    freshness: Freshness = Field(description=_FRESHNESS)
+    url: str = Field(description=_URL)
+
+
+class SearchResponse(ResponseBody):
+    """The passages that match a query, best first (only published pages are searched)."""
+
+    results: list[SearchHit]
+    confidence: Literal["high", "low"] = Field(
+        description="'low' when nothing matched well: the wiki does not seem to cover it."
+    )
+
+
+class PageView(PublicPage):
+    """A whole page: front matter, bookkeeping (``version`` is what ``propose_update`` needs),
+    its Markdown, freshness and URL."""
+
+    content: str
+    freshness: Freshness = Field(description=_FRESHNESS)
+    url: str = Field(description=_URL)
+
+
+class CitingPage(ResponseBody):
+    """A published page that cites the code path asked about."""
+
+    slug: str
+    title: str
+    type: str
+    cites: list[str] = Field(description="The matching paths, as the page spells them.")
+    where: list[Literal["sources", "content"]] = Field(
+        description="Whether the page cites them among its sources, in its text, or both."
+    )
+    freshness: Freshness = Field(description=_FRESHNESS)
+    url: str = Field(description=_URL)
+
+
+class PagesCitingResponse(ResponseBody):
+    """Every published page whose sources or content cite the path, by slug."""
+
+    path: str = Field(description="The path asked about, normalized.")
+    pages: list[CitingPage]
 
 
 # The request and success response of each function, in the contract's order.

@@ -73,12 +73,14 @@ def ask(
     answerer: Answerer,
     judge: Generator | None = None,
     client_id: str = "",
+    origin: str = "ask",
 ) -> dict[str, Any]:
     """Answer one checked ``ask`` request; the store is touched only in help mode.
 
     ``judge`` is the archive gates' triage model (None: their local rules only);
     ``client_id`` is who asks (the HTTP edge's client address), for the widget's own,
-    lower limit on archiving.
+    lower limit on archiving; ``origin`` names the door it came by in the utility hit
+    (``ask``, or ``mcp`` for an agent).
     """
     started = time.perf_counter()
     question = as_question(request)
@@ -96,29 +98,8 @@ def ask(
             "archive": {"attempted": False, "reason": "tutor-mode"},
             "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
         }
-    expected = embedder.name
-    state = hybrid.snapshot(store.chunks)
-    held = state.embedders
-    if held and expected not in held:
-        raise ReindexRequired(
-            f"the wiki's index was built with {', '.join(sorted(held))} but the configured "
-            f"embedder is {expected}: run `biblioteca reindex`"
-        )
-    t0 = time.perf_counter()
-    vector = embedder.embed_query(question.text)
-    t1 = time.perf_counter()
-    found = hybrid.retrieve(
-        store.chunks,
-        question.text,
-        vector,
-        embedder=expected,
-        filters=question.filters,
-        limit=question.limit,
-        state=state,
-    )
-    cited = evidence.cited(found.ranked)
-    passages = numbered(cited, state.index.by_key)
-    confidence = evidence.confidence(found.ranked, cited)
+    found = gather(question.text, question.filters, question.limit, store, embedder)
+    passages, confidence = found.passages, found.confidence
     t2 = time.perf_counter()
     generation = answerer.answer(question.text, passages, mode="help", confidence=confidence)
     t3 = time.perf_counter()
@@ -136,7 +117,11 @@ def ask(
         "mode": "help",
         "confidence": checked.confidence,
         "archive": {"attempted": False, "reason": "not-requested"},
-        "timings": {"embed_ms": _ms(t0, t1), "search_ms": _ms(t1, t2), "generate_ms": _ms(t2, t3)},
+        "timings": {
+            "embed_ms": found.embed_ms,
+            "search_ms": found.search_ms,
+            "generate_ms": _ms(t2, t3),
+        },
     }
     slugs = list(dict.fromkeys(p.slug for p in passages))
     grounding: dict[str, Any] | None = None
@@ -177,9 +162,60 @@ def ask(
         generation.model,
         response["duration_ms"],
         confidence=checked.confidence,
-        best_fused=evidence.best_fused(found.ranked),
+        best_fused=found.best_fused,
+        origin=origin,
     )
     return response
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the wiki holds for a question: the passages an answer may cite, best first
+    from [1], how strong they are, and what finding them cost."""
+
+    passages: list[Passage]
+    confidence: Confidence
+    best_fused: float  # the best fused score of every chunk considered, cited or not
+    embed_ms: float
+    search_ms: float
+
+
+def gather(
+    text: str, filters: SearchFilter, limit: int, store: Store, embedder: Embedder
+) -> Evidence:
+    """Retrieve for ``text`` and keep what passes the relevance gate (``ask``'s sources,
+    and the results of the agents' ``search``); ``ReindexRequired`` when the index was
+    built by another embedder than the configured one."""
+    expected = embedder.name
+    state = hybrid.snapshot(store.chunks)
+    held = state.embedders
+    if held and expected not in held:
+        raise ReindexRequired(
+            f"the wiki's index was built with {', '.join(sorted(held))} but the configured "
+            f"embedder is {expected}: run `biblioteca reindex`"
+        )
+    t0 = time.perf_counter()
+    vector = embedder.embed_query(text)
+    t1 = time.perf_counter()
+    found = hybrid.retrieve(
+        store.chunks,
+        text,
+        vector,
+        embedder=expected,
+        filters=filters,
+        limit=limit,
+        state=state,
+    )
+    cited = evidence.cited(found.ranked)
+    passages = numbered(cited, state.index.by_key)
+    t2 = time.perf_counter()
+    return Evidence(
+        passages=passages,
+        confidence=evidence.confidence(found.ranked, cited),
+        best_fused=evidence.best_fused(found.ranked),
+        embed_ms=_ms(t0, t1),
+        search_ms=_ms(t1, t2),
+    )
 
 
 def numbered(
@@ -231,23 +267,27 @@ def record_hit(
     *,
     confidence: Confidence,
     best_fused: float,
+    origin: str = "ask",
+    tool: str | None = None,
 ) -> None:
     """The utility hit for gap analytics (``confidence`` "low" and the best fused score
-    mark what the wiki answered weakly); a failure is logged, never the caller's problem."""
+    mark what the wiki answered weakly); ``origin`` is the door (``ask``, ``mcp``) and
+    ``tool`` the agent's tool. A failure is logged, never the caller's problem."""
+    data: dict[str, Any] = {
+        "question": question.text,
+        "mode": question.mode,
+        "origin": origin,
+        "slugs": [p.slug for p in passages],
+        "scores": [round(p.relevance, 4) for p in passages],
+        "confidence": confidence,
+        "best_fused": round(best_fused, 4),
+        "duration_ms": duration_ms,
+        "model": model,
+    }
+    if tool is not None:
+        data["tool"] = tool
     try:
-        store.events.record(
-            "utility_hit",
-            {
-                "question": question.text,
-                "mode": question.mode,
-                "slugs": [p.slug for p in passages],
-                "scores": [round(p.relevance, 4) for p in passages],
-                "confidence": confidence,
-                "best_fused": round(best_fused, 4),
-                "duration_ms": duration_ms,
-                "model": model,
-            },
-        )
+        store.events.record("utility_hit", data)
     except Exception:  # analytics must never cost an answer
         _log.exception("could not record the utility hit")
 

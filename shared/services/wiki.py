@@ -101,6 +101,16 @@ def to_page(record: PageRecord, field: str = "") -> Page:
     )
 
 
+def read_page(slug: str, store: Store, *, unpublished: bool = False) -> Page:
+    """The page ``slug``; a draft or archived page only when ``unpublished`` (a caller that
+    may write reads what it may write), else ``NotFound`` as if it did not exist."""
+    record = store.pages.get(slug)
+    page = None if record is None else to_page(record)
+    if page is None or (page.status != "active" and not unpublished):
+        raise NotFound(f"no published page with slug '{slug}'", field="slug")
+    return page
+
+
 # -- create ---------------------------------------------------------------------------
 
 

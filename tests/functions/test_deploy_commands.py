@@ -41,6 +41,8 @@ def commands() -> dict[str, list[str]]:
         step["id"]: ["gcloud", *(substitute(a, values) for a in step["args"])]
         for step in deploy_steps(build)
     }
+    public = next(s for s in deploy_steps(build, _MCP_ACCESS="public") if s["id"] == "deploy-mcp")
+    found["deploy-mcp-public"] = ["gcloud", *(substitute(a, values) for a in public["args"])]
     _, script, argv = scheduler_command(build)
     header = {"create": "--headers", "update": "--update-headers"}
     for verb in ("create", "update"):
@@ -82,7 +84,7 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         )
         for name, argv in commands().items()
     }
-    assert len(running) == 6 + 3
+    assert len(running) == 7 + 1 + 3  # the functions, mcp when public, the scheduler's
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"

@@ -6,6 +6,7 @@ import ast
 import json
 import re
 import shlex
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,40 @@ def function_folders() -> list[str]:
     return sorted(p.parent.name for p in FUNCTIONS.glob("*/main.py"))
 
 
-def deploy_steps(build: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for s in build["steps"] if s.get("args", [])[:2] == ["functions", "deploy"]]
+def deploy_steps(build: dict[str, Any], **values: str) -> list[dict[str, Any]]:
+    """Every function deploy as a step whose ``args`` are gcloud's: a scripted one (mcp's,
+    whose flags a substitution picks) as its script runs with ``values`` (default: the
+    build's own), other substitutions left as written."""
+    found = []
+    for step in build["steps"]:
+        if step.get("args", [])[:2] == ["functions", "deploy"]:
+            found.append(step)
+        elif "gcloud functions deploy" in " ".join(step.get("args", [])):
+            argv = scripted_gcloud(step["args"][-1], build, values)
+            found.append({**step, "args": argv[1:]})
+    return found
+
+
+def scripted_gcloud(script: str, build: dict[str, Any], values: dict[str, str]) -> list[str]:
+    """The gcloud argv a bash step would run, from bash itself (``gcloud`` only echoes).
+
+    Cloud Build replaces ``${_X}`` before bash runs; here each substitution is a variable
+    holding its own ``${_X}`` text (so the argv reads as the plain steps do), except those
+    in ``values`` and the build's defaults for the ones the script branches on.
+    """
+    names = substitutions_used(script)
+    env = {name: f"${{{name}}}" for name in names}
+    defaults = {str(k): str(v) for k, v in build["substitutions"].items()}
+    env |= {name: defaults[name] for name in names & {"_MCP_ACCESS"}} | values
+    shim = "gcloud() { printf '%s\\0' \"$@\"; }\n"
+    done = subprocess.run(
+        ["bash", "-ceu", shim + script.replace("$$", "$")],
+        env={"PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return ["gcloud", *done.stdout.split("\0")[:-1]]
 
 
 def flags(args: list[str]) -> dict[str, list[str]]:
@@ -151,7 +184,8 @@ def test_http_functions_finds_only_decorated_functions(tmp_path: Path) -> None:
 
 
 def test_only_ask_is_public_and_the_rest_trust_iam(build: dict[str, Any]) -> None:
-    """ask allows unauthenticated calls; every other function is private with AUTH=iam."""
+    """ask allows unauthenticated calls; every other function (mcp by default) is private
+    with AUTH=iam."""
     for step in deploy_steps(build):
         name = step["args"][2]
         found = flags(step["args"])
@@ -218,8 +252,36 @@ def test_no_secret_value_is_inline(build: dict[str, Any]) -> None:
     assert re.findall(r"[A-Z_]*(?:TOKEN|KEY)=(?!\$\{_)", text) == []
 
 
+@pytest.mark.parametrize("access", ["private", "public"])
+def test_mcp_is_private_with_iam_or_public_with_the_token(
+    build: dict[str, Any], access: str
+) -> None:
+    """_MCP_ACCESS=private: IAM only, every invoker may propose; public: anyone reads and
+    propose_* need the API token (BIBLIOTECA_AUTH=token with its secret)."""
+    [step] = [s for s in deploy_steps(build, _MCP_ACCESS=access) if s["args"][2] == "mcp"]
+    found = flags(step["args"])
+    env = key_values(one(found, "--set-env-vars"))
+    secrets = key_values(one(found, "--set-secrets"))
+    public = access == "public"
+    assert ("--allow-unauthenticated" in found) == public
+    assert ("--no-allow-unauthenticated" in found) == (not public)
+    assert env["BIBLIOTECA_AUTH"] == ("token" if public else "iam")
+    assert ("BIBLIOTECA_API_TOKEN" in secrets) == public
+    assert env["BIBLIOTECA_SITE_URL"] == "${_SITE_ORIGIN}"  # absolute links in results
+    assert build["substitutions"]["_MCP_ACCESS"] == "private"
+
+
+def test_an_unknown_mcp_access_stops_the_build(build: dict[str, Any]) -> None:
+    """_MCP_ACCESS other than private/public fails the config step and the deploy's case."""
+    config = next(s for s in build["steps"] if s["id"] == "config")["args"][-1]
+    assert 'case "${_MCP_ACCESS}" in private|public)' in config
+    with pytest.raises(subprocess.CalledProcessError):
+        deploy_steps(build, _MCP_ACCESS="open")
+
+
 def test_ask_gets_the_api_token_to_let_trusted_callers_archive(build: dict[str, Any]) -> None:
-    """The token reaches only ask (bearer callers may archive); the IAM functions need none."""
+    """The token reaches only ask (bearer callers may archive) and a public mcp (bearer
+    callers may propose); the IAM functions need none."""
     for step in deploy_steps(build):
         refs: dict[str, str] = {}
         for ref in flags(step["args"]).get("--set-secrets", []):
@@ -398,7 +460,8 @@ def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
     assert used - set(defined) - BUILTINS == set()
     assert set(defined) - used == set()
     substituted = substitute(text, dict.fromkeys(BUILTINS, "x") | defined)
-    assert set(re.findall(r"\$(\(|\w+)", substituted)) <= {"(", "verb", "uri", "headers"}
+    bash_variables = {"(", "verb", "uri", "headers", "access", "auth", "token"}
+    assert set(re.findall(r"\$(\(|\w+)", substituted)) <= bash_variables
 
 
 def test_public_functions_know_how_many_proxies_append_to_x_forwarded_for(
@@ -409,7 +472,7 @@ def test_public_functions_know_how_many_proxies_append_to_x_forwarded_for(
     values = dict.fromkeys(BUILTINS, "x") | {
         str(k): str(v) for k, v in build["substitutions"].items()
     }
-    for step in deploy_steps(build):
+    for step in [*deploy_steps(build), *deploy_steps(build, _MCP_ACCESS="public")]:
         found = flags(step["args"])
         if "--allow-unauthenticated" not in found:
             continue

@@ -88,6 +88,8 @@ def test_choices_are_case_and_space_insensitive() -> None:
         ("BIBLIOTECA_RATE_LIMIT", "30/week"),
         ("BIBLIOTECA_RATE_LIMIT", "lots"),
         ("BIBLIOTECA_RATE_LIMIT", "0/minute"),
+        ("BIBLIOTECA_SITE_URL", "docs.example.com"),
+        ("BIBLIOTECA_SITE_URL", "ftp://docs.example.com"),
     ],
 )
 def test_an_unusable_value_is_not_configured_naming_the_variable(variable: str, value: str) -> None:
@@ -143,3 +145,10 @@ def test_gemini_base_url_loses_its_trailing_slash() -> None:
         load_settings({"GEMINI_BASE_URL": " http://127.0.0.1:9/ "}).gemini_base_url
         == "http://127.0.0.1:9"
     )
+
+
+def test_the_site_url_is_kept_without_its_trailing_slash() -> None:
+    """BIBLIOTECA_SITE_URL: an absolute http(s) URL, a path allowed, no trailing '/'."""
+    settings = load_settings({"BIBLIOTECA_SITE_URL": " https://docs.example.com/wiki/ "})
+    assert settings.site_url == "https://docs.example.com/wiki"
+    assert load_settings({}).site_url is None

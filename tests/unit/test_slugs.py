@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deploy.stage import function_names
 from shared.slugs import (
     FUNCTION_NAMES,
     MAX_SLUG,
@@ -53,8 +54,9 @@ def test_function_names_are_reserved(name: str) -> None:
 
 
 def test_the_reserved_names_are_exactly_the_functions() -> None:
-    """The six functions of the contract are reserved, nothing else."""
-    assert {"wiki_create", "wiki_update", "ask", "archive", "index_code", "rebuild"} == set(
+    """Every function (a folder of functions/, a path of serve) is reserved, nothing else."""
+    assert set(function_names()) == set(FUNCTION_NAMES)
+    assert {"wiki_create", "wiki_update", "ask", "archive", "index_code", "rebuild", "mcp"} == set(
         FUNCTION_NAMES
     )
 

@@ -1,0 +1,330 @@
+"""The agents' tools: what each takes (a view of a request model), says, and answers.
+
+Reading tools (search, get_page, ask, pages_citing) serve every caller the transport lets
+in; propose_page and propose_update need write credentials, checked before their
+arguments, and go through the write path. ``report_issue`` waits for the feedback
+service: until it exists the tool is not offered at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from shared.api.models import (
+    AskRequest,
+    AskResponse,
+    PagesCitingRequest,
+    PagesCitingResponse,
+    PageView,
+    SearchResponse,
+    WikiCreateRequest,
+    WikiUpdateRequest,
+    WriteResponse,
+)
+from shared.bootstrap import Wiring
+from shared.config import Settings
+from shared.errors import BibliotecaError, InvalidInput
+from shared.mcp.inputs import ToolInput, output_schema
+from shared.schema import Generated
+from shared.services import ask as asking
+from shared.services import citations
+from shared.services.rate_limit import limiter
+from shared.services.wiki import create_validated, now, read_page, update_page
+from shared.site.paths import page_href
+
+PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls, as the transport knows: whether they may write (else ``refusal`` says
+    why), and the key of the per-client rate limit (None: not limited, as over stdio)."""
+
+    may_write: bool
+    refusal: BibliotecaError | None = None
+    client_id: str | None = None
+
+
+Run = Callable[[Any, Wiring, Caller], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: its name and words for agents, its arguments (a view of a request model),
+    the response model its result matches, and the work; ``writes``: needs credentials."""
+
+    name: str
+    title: str
+    description: str
+    input: ToolInput
+    output: type[BaseModel]
+    run: Run
+    writes: bool = False
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as ``tools/list`` shows it."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input.schema(),
+            "outputSchema": output_schema(self.output),
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": not self.writes,
+                "destructiveHint": False,
+                "idempotentHint": not self.writes,
+                "openWorldHint": False,
+            },
+        }
+
+    def call(self, arguments: Mapping[str, Any] | None, wiring: Wiring, caller: Caller) -> Any:
+        """Credentials first (a refused writer's arguments are not even read), then the
+        arguments, then the work; any ``BibliotecaError`` is the caller's to see."""
+        if self.writes and not caller.may_write:
+            raise caller.refusal or BibliotecaError("writes are not allowed here")
+        return self.run(self.input.parse(arguments), wiring, caller)
+
+
+# -- what the tools share ----------------------------------------------------------------
+
+
+def page_url(settings: Settings, slug: str) -> str:
+    """The page on the published site, as the sitemap links it."""
+    return page_href(f"{settings.site_url}/" if settings.site_url else "", slug)
+
+
+# Whether a page's cited code still exists. Nothing in the store records a page's
+# freshness yet (the contract's second round adds it to pages): until something does,
+# every page reads "unknown", the one state that claims nothing.
+FRESHNESS = "unknown"
+
+
+def _rate_limited(caller: Caller, settings: Settings) -> None:
+    # The tools that run a model count against the caller's ``ask`` budget.
+    if caller.client_id is not None:
+        limiter(settings.rate_limit_window).check(caller.client_id)
+
+
+# -- the tools ---------------------------------------------------------------------------
+
+
+def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    _rate_limited(caller, w.settings)
+    question = asking.as_question(request)
+    found = asking.gather(question.text, question.filters, question.limit, w.store, w.embedder)
+    # Recorded as ask's hits are, so gap analytics sees what agents did not find.
+    asking.record_hit(
+        w.store,
+        question,
+        found.passages,
+        w.embedder.name,
+        round(found.embed_ms + found.search_ms, 1),
+        confidence=found.confidence,
+        best_fused=found.best_fused,
+        origin="mcp",
+        tool="search",
+    )
+    results = [
+        {**asking.source(p), "freshness": FRESHNESS, "url": page_url(w.settings, p.slug)}
+        for p in found.passages
+    ]
+    return {"results": results, "confidence": found.confidence}
+
+
+def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    page = read_page(request.slug, w.store, unpublished=caller.may_write)
+    return {
+        **page.public(),
+        "content": page.content,
+        "freshness": FRESHNESS,
+        "url": page_url(w.settings, page.slug),
+    }
+
+
+def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    _rate_limited(caller, w.settings)
+    return asking.ask(
+        request,
+        w.settings,
+        authorized=False,  # the tool never archives: ``archive`` is not one of its arguments
+        store=w.store,
+        embedder=w.embedder,
+        answerer=w.answerer(),
+        judge=w.judge,
+        client_id=caller.client_id or "",
+        origin="mcp",
+    )
+
+
+def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    del caller
+    # A proposal waits for a curator, whatever status it asked for.
+    front_matter = request.front_matter.model_copy(
+        update={
+            "status": "draft",
+            "generated": request.front_matter.generated or Generated(by=PROPOSER, at=now()),
+        }
+    )
+    return create_validated(None, front_matter, request.content, w.store, w.embedder).body()
+
+
+def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    del caller
+    if "status" in request.update_metadata:
+        raise InvalidInput(
+            "a proposal never changes a page's status: promoting or archiving is the "
+            "curator's call; leave status out",
+            field="update_metadata.status",
+        )
+    return update_page(request, w.store, w.embedder).body()
+
+
+def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    del caller
+    pages = [
+        {
+            "slug": c.record.slug,
+            "title": str(c.record.front_matter.get("title", "")),
+            "type": str(c.record.front_matter.get("type", "")),
+            "cites": c.cites,
+            "where": c.where,
+            "freshness": FRESHNESS,
+            "url": page_url(w.settings, c.record.slug),
+        }
+        for c in citations.pages_citing(request.path, w.store)
+    ]
+    return {"path": request.path, "pages": pages}
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        name="search",
+        title="Search the wiki",
+        description=(
+            "Search the team's wiki (Biblioteca; pages mostly in Spanish, queries in Spanish "
+            "or English) for the passages that best match a query. Returns up to `limit` "
+            "passages, best first, each with its page's slug, title, section heading, a "
+            "snippet, a 0..1 relevance score, the page's freshness (fresh, stale, unknown: "
+            "whether the code it cites still exists) and its URL. Only published pages are "
+            "searched, and only passages that really match are returned: an empty list with "
+            "confidence 'low' means the wiki does not cover the query (the query is recorded "
+            "so curators can fill the gap). `type` keeps pages of one type (concept, decision, "
+            "entity, feature, runbook, guide, reference); `tag` pages with that tag. Read a "
+            "whole page with get_page.\n"
+            'Example: {"query": "¿Cómo se promueve un borrador?", "limit": 5, "type": "runbook"}'
+        ),
+        input=ToolInput(
+            AskRequest,
+            {"query": "question", "limit": "limit", "type": "source_type", "tag": "tag"},
+            fixed={"mode": "help"},
+        ),
+        output=SearchResponse,
+        run=_search,
+    ),
+    Tool(
+        name="get_page",
+        title="Read a wiki page",
+        description=(
+            "Read one wiki page in full: its Markdown content, its front matter (title, type, "
+            "status, sources, related, tags, category, generated), its version (pass it as "
+            "expected_version to propose_update), created_at/updated_at, freshness and URL. "
+            "Published pages are open to every caller; drafts and archived pages only to "
+            "callers with write credentials. An unknown slug is a not_found error.\n"
+            'Example: {"slug": "runbook—promover-un-borrador"}'
+        ),
+        input=ToolInput(WikiUpdateRequest, {"slug": "slug"}),
+        output=PageView,
+        run=_get_page,
+    ),
+    Tool(
+        name="ask",
+        title="Ask the wiki",
+        description=(
+            "Ask the wiki a question and get a short answer in Markdown, written from the "
+            "wiki's passages and citing them as [n], with those sources (slug, title, heading, "
+            "score, snippet), the model that wrote it and a confidence: 'low' means the wiki "
+            "does not seem to cover the question and the answer says so. `unsupported` lists "
+            "code names in the answer that no passage or code index supports. Use search and "
+            "get_page when you need the exact text; ask for a quick synthesized answer.\n"
+            'Example: {"question": "How do I rebuild the site after changing a template?"}'
+        ),
+        input=ToolInput(AskRequest, {"question": "question"}, fixed={"mode": "help"}),
+        output=AskResponse,
+        run=_ask,
+    ),
+    Tool(
+        name="propose_page",
+        title="Propose a new page",
+        description=(
+            "Propose a new wiki page (needs write credentials). It is stored as a draft for a "
+            "human curator (its status is always draft, whatever you pass), is neither "
+            "searched nor published until the curator promotes it, and its slug is derived "
+            "from type and title (type—title, with -2, -3… if taken). `generated` defaults "
+            "to {by: 'mcp', at: now}. front_matter takes title and type (required: concept, "
+            "decision, entity, feature, runbook, guide or reference), sources (code paths, "
+            "commits, docs, wiki slugs), related (slugs), tags and category. Returns the new "
+            "slug and version. Invalid input is an error whose `field` names the culprit, "
+            "e.g. front_matter.type: fix that field and call again.\n"
+            'Example: {"content": "# Rotar el certificado\\n\\n1. Ejecuta `deploy/certs.sh`.", '
+            '"front_matter": {"title": "Rotar el certificado", "type": "runbook", '
+            '"tags": ["tls"], "sources": [{"type": "code", "ref": "deploy/certs.sh"}]}}'
+        ),
+        input=ToolInput(WikiCreateRequest, {"content": "content", "front_matter": "front_matter"}),
+        output=WriteResponse,
+        run=_propose_page,
+        writes=True,
+    ),
+    Tool(
+        name="propose_update",
+        title="Propose a change to a page",
+        description=(
+            "Change an existing page's content and/or front matter (needs write "
+            "credentials). expected_version is the version you read with get_page: if the "
+            "page changed since, the error is version_conflict; read it again, re-apply your "
+            "change and retry. A key in update_metadata replaces the stored value (lists are "
+            "replaced, not merged; null clears); content, when given, replaces the whole "
+            "body. The page's status is the curator's and cannot be changed here. A change "
+            "that changes nothing answers status 'unchanged' and keeps the version. Invalid "
+            "input is an error whose `field` names the culprit, e.g. "
+            "update_metadata.sources[0].\n"
+            'Example: {"slug": "runbook—rotar-el-certificado", "expected_version": 3, '
+            '"update_metadata": {"tags": ["tls", "seguridad"]}}'
+        ),
+        input=ToolInput(
+            WikiUpdateRequest,
+            {
+                "slug": "slug",
+                "expected_version": "expected_version",
+                "content": "content",
+                "update_metadata": "update_metadata",
+            },
+            required=("expected_version",),
+        ),
+        output=WriteResponse,
+        run=_propose_update,
+        writes=True,
+    ),
+    Tool(
+        name="pages_citing",
+        title="Pages that cite a code path",
+        description=(
+            "List the published pages whose sources or text cite a code path: the pages to "
+            "review when you change, move or delete that file. Paths compare case-"
+            "insensitively on '/' boundaries, both ways: 'services/wiki.py' finds pages "
+            "citing 'shared/services/wiki.py', and a page citing 'services/wiki.py' is listed "
+            "for 'shared/services/wiki.py'. Each page says which of its paths matched and "
+            "where (sources, content).\n"
+            'Example: {"path": "shared/services/wiki.py"}'
+        ),
+        input=ToolInput(PagesCitingRequest, {"path": "path"}),
+        output=PagesCitingResponse,
+        run=_pages_citing,
+    ),
+)
+
+BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
