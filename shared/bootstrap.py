@@ -18,10 +18,12 @@ import numpy.typing as npt
 from shared.config import Settings, get_settings
 from shared.ports import (
     Answerer,
+    AnswerTraces,
     ChunkIndex,
     CodeIndex,
     Embedder,
     EventLog,
+    FeedbackStore,
     Generation,
     Generator,
     PageStore,
@@ -100,6 +102,14 @@ class _LazyStore:
     @property
     def site(self) -> SiteState:
         return self._opened().site
+
+    @property
+    def traces(self) -> AnswerTraces:
+        return self._opened().traces
+
+    @property
+    def feedback(self) -> FeedbackStore:
+        return self._opened().feedback
 
 
 # -- model providers --------------------------------------------------------------------

@@ -29,6 +29,9 @@ MAX_BODY_TIMEOUT_S = 30.0
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
+# How long an answer's trace is kept for its feedback: the contract's floor is 30 days.
+DEFAULT_TRACE_DAYS = 90
+MIN_TRACE_DAYS = 30
 
 # Environment variable -> Settings field. One table, so error messages can name
 # the variable a bad value came from.
@@ -54,6 +57,8 @@ ENV = {
     "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
     "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
     "BIBLIOTECA_SITE_URL": "site_url",
+    "BIBLIOTECA_TRACE_DAYS": "trace_days",
+    "BIBLIOTECA_FEEDBACK_FROM_WIDGET": "feedback_from_widget",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
 
@@ -91,6 +96,8 @@ class Settings(BaseModel):
     trusted_proxies: int = Field(default=0, ge=0, le=10)
     body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
     site_url: str | None = None  # the public site's base URL, without the trailing '/'
+    trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
+    feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
 
     @field_validator("store", "auth", "llm", "embedder", mode="before")
     @classmethod
@@ -104,7 +111,7 @@ class Settings(BaseModel):
             return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
         return value
 
-    @field_validator("archive_from_widget", mode="before")
+    @field_validator("archive_from_widget", "feedback_from_widget", mode="before")
     @classmethod
     def _flag(cls, value: object) -> object:
         if isinstance(value, str):

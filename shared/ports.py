@@ -172,6 +172,78 @@ class EventLog(Protocol):
     def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]: ...
 
 
+# -- answer traces and feedback (the curator's side of ``ask``) -------------------------
+
+Rating = Literal["up", "down"]
+FeedbackReason = Literal["incorrect", "outdated", "missing", "unclear", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class TracedSource:
+    """A page an answer was given, its relevance, and its version when the answer was
+    written (None: the page was gone by then)."""
+
+    slug: str
+    score: float
+    version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerTrace:
+    """What produced one help-mode answer, kept until ``expires_at`` for its feedback."""
+
+    answer_id: str
+    question: str
+    answer: str
+    sources: tuple[TracedSource, ...]
+    model: str
+    confidence: str
+    origin: str  # the door it came by: ask, mcp
+    created_at: datetime
+    expires_at: datetime
+
+
+class AnswerTraces(Protocol):
+    """The traces of recent answers, by ``answer_id``; expired ones are never returned."""
+
+    def save(self, trace: AnswerTrace) -> None:
+        """Keep ``trace``, with each source's page version as stored now (one batched read
+        of the pages; a source's own ``version`` is ignored). SQLite also deletes a bounded
+        number of expired traces here; Firestore's TTL policy on ``expires_at`` does that."""
+
+    def get(self, answer_id: str) -> AnswerTrace | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackRecord:
+    """One vote on an answer (``answer_id``) or a report on a page (``slug``).
+
+    ``id`` is the same for every repeat of one client on one answer (or page), so a repeat
+    replaces the vote instead of adding one. ``trace`` is the answer's trace as it was when
+    the vote came: it outlives the trace's retention."""
+
+    id: str
+    rating: Rating
+    reason: FeedbackReason | None
+    comment: str | None
+    answer_id: str | None
+    slug: str | None
+    question: str | None
+    origin: str  # http (the widget, any caller of /feedback) or mcp (report_issue)
+    at: datetime
+    trace: AnswerTrace | None = None
+
+
+class FeedbackStore(Protocol):
+    """Votes and reports for curators (and the gaps analysis); they never change ranking."""
+
+    def record(self, item: FeedbackRecord) -> None:
+        """Keep ``item``, replacing the one with its ``id`` if any."""
+
+    def list(self, *, since: datetime | None = None) -> list[FeedbackRecord]:
+        """Every item recorded at or after ``since`` (all when None), newest first."""
+
+
 # -- site build state -----------------------------------------------------------------
 
 
@@ -276,6 +348,12 @@ class Store(Protocol):
 
     @property
     def site(self) -> SiteState: ...
+
+    @property
+    def traces(self) -> AnswerTraces: ...
+
+    @property
+    def feedback(self) -> FeedbackStore: ...
 
 
 # -- model providers ------------------------------------------------------------------

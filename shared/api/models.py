@@ -498,6 +498,11 @@ class AskArchive(ResponseBody):
 class AskResponse(ResponseBody):
     """An answer in Markdown with the wiki passages it cites as ``[n]``."""
 
+    answer_id: str | None = Field(
+        default=None,
+        description="Help mode only: the id POST /feedback takes to rate this answer (the "
+        "server keeps the answer's trace for at least 30 days).",
+    )
     answer: str
     sources: list[AskSource]
     model: str

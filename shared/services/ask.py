@@ -1,4 +1,5 @@
-"""``ask``: validate the question, retrieve (help mode), answer, record the hit, maybe archive.
+"""``ask``: validate the question, retrieve (help mode), answer, keep its trace, record the
+hit, maybe archive.
 
 ``tutor`` mode touches neither the embedder nor the store. A store built with another
 embedder than the configured one is a 503 ``reindex_required``.
@@ -34,6 +35,7 @@ from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
+from shared.services.traces import keep_trace, new_answer_id
 
 SNIPPET_CHARS = 240
 _log = get_logger("ask")
@@ -108,7 +110,9 @@ def ask(
     if checked.dropped:
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
+    answer_id = new_answer_id()
     response: dict[str, Any] = {
+        "answer_id": answer_id,
         "answer": checked.text,
         "sources": [source(p) for p in passages],
         "model": generation.model,
@@ -155,6 +159,17 @@ def ask(
     unsupported = answer_checks.unsupported(checked.text, passages, not_indexed)
     if unsupported:
         response["unsupported"] = unsupported
+    keep_trace(
+        store,
+        answer_id=answer_id,
+        question=question.text,
+        answer=checked.text,
+        passages=passages,
+        model=generation.model,
+        confidence=checked.confidence,
+        origin=origin,
+        days=settings.trace_days,
+    )
     record_hit(
         store,
         question,

@@ -152,3 +152,14 @@ def test_the_site_url_is_kept_without_its_trailing_slash() -> None:
     settings = load_settings({"BIBLIOTECA_SITE_URL": " https://docs.example.com/wiki/ "})
     assert settings.site_url == "https://docs.example.com/wiki"
     assert load_settings({}).site_url is None
+
+
+def test_trace_retention_is_at_least_the_contracts_30_days() -> None:
+    """BIBLIOTECA_TRACE_DAYS defaults to 90; under 30 is refused, naming the variable."""
+    from shared.config import load_settings
+    from shared.errors import NotConfigured
+
+    assert load_settings({}).trace_days == 90
+    assert load_settings({"BIBLIOTECA_TRACE_DAYS": "30"}).trace_days == 30
+    with pytest.raises(NotConfigured, match="BIBLIOTECA_TRACE_DAYS"):
+        load_settings({"BIBLIOTECA_TRACE_DAYS": "29"})

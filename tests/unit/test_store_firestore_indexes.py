@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from deploy.firestore_indexes import override_commands
+
 INDEXES = Path(__file__).resolve().parents[2] / "firestore.indexes.json"
 DIMENSIONS = (512, 768)  # local:use-m3@512 and gemini-embedding-001 at 768
 
@@ -72,3 +74,24 @@ def test_long_text_fields_are_exempt_from_single_field_indexes() -> None:
         ("chunks", "vector"),
         ("events", "data"),
     } <= exempt
+
+
+def test_answer_traces_expire_by_a_ttl_policy_the_build_enables() -> None:
+    """answer_traces.expires_at is a TTL field: the index helper enables the policy."""
+    ttl = [o for o in _load()["fieldOverrides"] if o.get("ttl") is True]
+    commands = override_commands(_load(), "(default)")
+
+    assert [(o["collectionGroup"], o["fieldPath"]) for o in ttl] == [
+        ("answer_traces", "expires_at")
+    ]
+    assert [
+        "gcloud",
+        "firestore",
+        "fields",
+        "ttls",
+        "update",
+        "expires_at",
+        "--database=(default)",
+        "--collection-group=answer_traces",
+        "--enable-ttl",
+    ] in commands

@@ -6,7 +6,7 @@ Indexes it needs are declared in ``firestore.indexes.json`` at the repository ro
 
 from __future__ import annotations
 
-from shared.store.firestore import code, events, pages, site
+from shared.store.firestore import code, events, feedback, pages, site
 from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
 from shared.store.firestore.lexical import FirestoreSearchChunks
 
@@ -21,3 +21,5 @@ class FirestoreStore:
         self.events = events.FirestoreEvents(self.db)
         self.code = code.FirestoreCodeIndex(self.db)
         self.site = site.FirestoreSiteState(self.db)
+        self.traces = feedback.FirestoreTraces(self.db)
+        self.feedback = feedback.FirestoreFeedback(self.db)

@@ -1,0 +1,91 @@
+"""Answer traces and feedback as JSON-ready dicts, and back: the one layout both stores keep.
+
+Both adapters store these dicts as JSON text (as the event log does), so a trace's nested
+sources round-trip alike on SQLite and Firestore.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from shared.ports import AnswerTrace, FeedbackReason, FeedbackRecord, Rating, TracedSource
+
+
+def trace_dict(trace: AnswerTrace) -> dict[str, Any]:
+    return {
+        "answer_id": trace.answer_id,
+        "question": trace.question,
+        "answer": trace.answer,
+        "sources": [
+            {"slug": s.slug, "score": s.score, "version": s.version} for s in trace.sources
+        ],
+        "model": trace.model,
+        "confidence": trace.confidence,
+        "origin": trace.origin,
+        "created_at": trace.created_at.isoformat(),
+        "expires_at": trace.expires_at.isoformat(),
+    }
+
+
+def trace_of(data: dict[str, Any]) -> AnswerTrace:
+    return AnswerTrace(
+        answer_id=str(data["answer_id"]),
+        question=str(data.get("question", "")),
+        answer=str(data.get("answer", "")),
+        sources=tuple(
+            TracedSource(
+                slug=str(s["slug"]),
+                score=float(s.get("score", 0.0)),
+                version=None if s.get("version") is None else int(s["version"]),
+            )
+            for s in data.get("sources") or []
+        ),
+        model=str(data.get("model", "")),
+        confidence=str(data.get("confidence", "")),
+        origin=str(data.get("origin", "ask")),
+        created_at=moment(data["created_at"]),
+        expires_at=moment(data["expires_at"]),
+    )
+
+
+def feedback_dict(item: FeedbackRecord) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "rating": item.rating,
+        "reason": item.reason,
+        "comment": item.comment,
+        "answer_id": item.answer_id,
+        "slug": item.slug,
+        "question": item.question,
+        "origin": item.origin,
+        "at": item.at.isoformat(),
+        "trace": None if item.trace is None else trace_dict(item.trace),
+    }
+
+
+def feedback_of(data: dict[str, Any]) -> FeedbackRecord:
+    trace = data.get("trace")
+    return FeedbackRecord(
+        id=str(data["id"]),
+        rating=cast(Rating, data["rating"]),
+        reason=cast(FeedbackReason | None, data.get("reason")),
+        comment=data.get("comment"),
+        answer_id=data.get("answer_id"),
+        slug=data.get("slug"),
+        question=data.get("question"),
+        origin=str(data.get("origin", "http")),
+        at=moment(data["at"]),
+        trace=None if not trace else trace_of(trace),
+    )
+
+
+def moment(text: str) -> datetime:
+    """An ISO text as an aware UTC datetime (naive texts are UTC)."""
+    value = datetime.fromisoformat(text)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_text(value: datetime) -> str:
+    """A moment as sortable ISO text in UTC (the SQLite columns compare it as text)."""
+    return value.astimezone(UTC).isoformat(timespec="microseconds")

@@ -1,0 +1,97 @@
+"""AnswerTraces and FeedbackStore on both stores: traces with page versions, expiry, and
+feedback that a repeat replaces."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from shared.ports import AnswerTrace, FeedbackRecord, PageRecord, TracedSource
+
+
+def _page(slug: str, version: int) -> PageRecord:
+    now = datetime.now(UTC)
+    return PageRecord(
+        slug=slug,
+        front_matter={"title": slug, "type": "guide", "status": "active"},
+        content="# x\n\ntexto",
+        version=version,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def _trace(answer_id: str, *slugs: str, days: float = 30) -> AnswerTrace:
+    now = datetime.now(UTC)
+    return AnswerTrace(
+        answer_id=answer_id,
+        question="¿Qué controla DB_POOL_SIZE?",
+        answer="El tamaño del pool [1].",
+        sources=tuple(TracedSource(slug=s, score=0.5) for s in slugs),
+        model="local:extractive",
+        confidence="high",
+        origin="ask",
+        created_at=now,
+        expires_at=now + timedelta(days=days),
+    )
+
+
+def test_a_trace_keeps_each_cited_page_version_as_stored_when_saved(store: Any) -> None:
+    """The trace names the version each source had when the answer was given (None: gone)."""
+    store.pages.create(_page("guide—pool", 1), [])
+    store.pages.update(_page("guide—pool", 2), None, expected_version=1)
+    store.traces.save(_trace("a1", "guide—pool", "guide—gone"))
+    store.pages.update(_page("guide—pool", 3), None, expected_version=2)
+
+    kept = store.traces.get("a1")
+
+    assert kept is not None
+    assert [(s.slug, s.version) for s in kept.sources] == [
+        ("guide—pool", 2),
+        ("guide—gone", None),
+    ]
+    assert kept.question == "¿Qué controla DB_POOL_SIZE?"
+    assert kept.model == "local:extractive"
+    assert store.traces.get("unknown") is None
+
+
+def test_an_expired_trace_is_never_returned(store: Any) -> None:
+    """Past expires_at a trace reads as unknown, before any sweep or TTL deletes it."""
+    store.traces.save(_trace("old", days=-1))
+    store.traces.save(_trace("new", days=30))
+    assert store.traces.get("old") is None
+    assert store.traces.get("new") is not None
+
+
+def _vote(id_: str, at: datetime, rating: str = "down", trace: AnswerTrace | None = None) -> Any:
+    return FeedbackRecord(
+        id=id_,
+        rating=rating,  # type: ignore[arg-type]
+        reason="outdated" if rating == "down" else None,
+        comment="ya no existe",
+        answer_id=None if trace is None else trace.answer_id,
+        slug=None if trace is not None else "guide—pool",
+        question=None,
+        origin="http",
+        at=at,
+        trace=trace,
+    )
+
+
+def test_feedback_lists_newest_first_since_a_moment_and_a_repeat_replaces(store: Any) -> None:
+    """Same id: the vote is replaced (counted once); ``since`` keeps recent items only."""
+    now = datetime.now(UTC)
+    trace = _trace("a1", "guide—pool")
+    store.feedback.record(_vote("f1", now - timedelta(days=10)))
+    store.feedback.record(_vote("f2", now - timedelta(days=1), "up", trace))
+    store.feedback.record(_vote("f2", now, "down", trace))  # the same client changes its mind
+
+    every = store.feedback.list()
+    recent = store.feedback.list(since=now - timedelta(days=7))
+
+    assert [f.id for f in every] == ["f2", "f1"]
+    assert [(f.id, f.rating) for f in recent] == [("f2", "down")]
+    assert recent[0].trace is not None
+    assert recent[0].trace.sources[0].slug == "guide—pool"
+    assert recent[0].reason == "outdated"
+    assert recent[0].at.tzinfo is not None
