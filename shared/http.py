@@ -140,6 +140,16 @@ def _check_credentials(
     return True
 
 
+def require_writer(ctx: RequestContext, why: str) -> None:
+    """The write credentials, on a public function a setting (``why``) closes to anonymous
+    callers: a 401 without them, or a 503 naming the token when none is set."""
+    if ctx.authorized:
+        return
+    if ctx.settings.auth == "token":
+        ctx.settings.require_api_token()
+    raise Unauthorized(f"{why}: send the write token (Authorization: Bearer <token>)")
+
+
 def _bearer_matches(request: flask.Request, settings: Settings, token: str | None = None) -> bool:
     if token is None:
         if settings.api_token is None:

@@ -410,6 +410,68 @@ class PagesCitingRequest(RequestBody):
         return path
 
 
+MAX_COMMENT_CHARS = 2000
+MAX_ANSWER_ID = 64
+
+
+class FeedbackRequest(RequestBody):
+    """``POST /feedback``: a vote on an answer (``answer_id``) or a report on a page (``slug``)."""
+
+    question: str | None = Field(
+        default=None,
+        max_length=MAX_QUESTION_CHARS,
+        description="A string of at most 2,000 characters or null: the question asked "
+        "(the answer's trace keeps it already).",
+    )
+    answer_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        max_length=MAX_ANSWER_ID,
+        description="A string or null: the answer_id of a help-mode ask answer (letters, "
+        "digits, '-', '_', at most 64); answer_id or slug is required.",
+    )
+    rating: Literal["up", "down"] = Field(description="'up' or 'down'.")
+    reason: Literal["incorrect", "outdated", "missing", "unclear", "other"] | None = Field(
+        default=None,
+        description="One of incorrect, outdated, missing, unclear, other, or null; only with "
+        "rating 'down'.",
+    )
+    comment: str | None = Field(
+        default=None,
+        max_length=MAX_COMMENT_CHARS,
+        description="A string of at most 2,000 characters or null: what was wrong.",
+    )
+    slug: str | None = Field(
+        default=None,
+        pattern=SLUG_RE.pattern,
+        max_length=MAX_SLUG,
+        description="A page slug or null: the page the feedback is about (an agent reporting "
+        "a page without an answer).",
+    )
+
+    @field_validator("question", "comment")
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return strip_invisible(value).strip() or None
+
+    @field_validator("slug", mode="before")
+    @classmethod
+    def _slug(cls, value: object) -> object:
+        return _checked_slug(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.reason is not None and self.rating != "down":
+            raise InvalidInput("reason goes only with rating 'down'", field="reason")
+        if self.answer_id is None and self.slug is None:
+            raise InvalidInput(
+                "answer_id is required: the answer's id, or a page's slug", field="answer_id"
+            )
+        return self
+
+
 # -- responses --------------------------------------------------------------------------
 # Responses may carry more fields than these (the contract's rule), so none forbids extras;
 # the error body is the exception: its keys are exactly the contract's.
@@ -566,6 +628,13 @@ class RebuildReport(ResponseBody):
     field: str | None = None
 
 
+class FeedbackResponse(ResponseBody):
+    """The feedback was recorded; a repeat from one client on one answer has the same id."""
+
+    recorded: Literal[True]
+    id: str
+
+
 # -- what the agents' tools (MCP) answer besides the functions' bodies --------------------
 
 Freshness = Literal["fresh", "stale", "unknown"]
@@ -633,4 +702,5 @@ ENDPOINTS: dict[str, tuple[type[RequestBody], type[BaseModel], int]] = {
     "archive": (ArchiveRequest, ArchiveResponse, 200),
     "index_code": (IndexCodeRequest, IndexCodeResponse, 200),
     "rebuild": (RebuildRequest, RebuildReport, 200),
+    "feedback": (FeedbackRequest, FeedbackResponse, 200),
 }

@@ -60,6 +60,13 @@ _OWN: dict[str, dict[int, str]] = {
     "rebuild": {
         409: "Another run holds the lease: the report with status `rebuild_in_progress`.",
     },
+    "feedback": {
+        401: "BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 and no valid `Authorization: Bearer` token.",
+        404: "No answer with that `answer_id` (or its trace expired), or no published page "
+        "with that `slug`.",
+        429: "Over the per-client rate limit (`Retry-After` says when to come back).",
+        503: "The store is unreachable, or BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 without a token set.",
+    },
 }
 # rebuild answers its report for these too; before the build starts, the error body.
 _REBUILD_REPORTED = {409, 500, 502, 503}

@@ -32,6 +32,7 @@ HANDLERS = {
     "archive": "_archive",
     "index_code": "_index",
     "rebuild": "_rebuild",
+    "feedback": "_feedback",
 }
 Call = Callable[[str, Any], tuple[int, dict[str, Any]]]
 

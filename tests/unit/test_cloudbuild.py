@@ -183,16 +183,16 @@ def test_http_functions_finds_only_decorated_functions(tmp_path: Path) -> None:
     assert http_functions(main) == {"ask"}
 
 
-def test_only_ask_is_public_and_the_rest_trust_iam(build: dict[str, Any]) -> None:
-    """ask allows unauthenticated calls; every other function (mcp by default) is private
-    with AUTH=iam."""
+def test_only_ask_and_feedback_are_public_and_the_rest_trust_iam(build: dict[str, Any]) -> None:
+    """ask and feedback allow unauthenticated calls; every other function (mcp by default)
+    is private with AUTH=iam."""
     for step in deploy_steps(build):
         name = step["args"][2]
         found = flags(step["args"])
         env = key_values(one(found, "--set-env-vars"))
         assert env["BIBLIOTECA_STORE"] == "firestore"
         assert env["GOOGLE_CLOUD_PROJECT"] == "${PROJECT_ID}"
-        if name == "ask":
+        if name in ("ask", "feedback"):
             assert "--allow-unauthenticated" in found
             assert "--no-allow-unauthenticated" not in found
             assert env.get("BIBLIOTECA_AUTH", "token") == "token"
@@ -280,13 +280,14 @@ def test_an_unknown_mcp_access_stops_the_build(build: dict[str, Any]) -> None:
 
 
 def test_ask_gets_the_api_token_to_let_trusted_callers_archive(build: dict[str, Any]) -> None:
-    """The token reaches only ask (bearer callers may archive) and a public mcp (bearer
-    callers may propose); the IAM functions need none."""
+    """The token reaches only ask (bearer callers may archive), feedback (bearer callers
+    may vote when BIBLIOTECA_FEEDBACK_FROM_WIDGET=0) and a public mcp (bearer callers may
+    propose); the IAM functions need none."""
     for step in deploy_steps(build):
         refs: dict[str, str] = {}
         for ref in flags(step["args"]).get("--set-secrets", []):
             refs |= key_values(ref)
-        assert ("BIBLIOTECA_API_TOKEN" in refs) == (step["args"][2] == "ask")
+        assert ("BIBLIOTECA_API_TOKEN" in refs) == (step["args"][2] in ("ask", "feedback"))
 
 
 # -- the scheduler --------------------------------------------------------------------------

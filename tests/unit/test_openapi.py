@@ -5,7 +5,15 @@ from __future__ import annotations
 from shared.api.openapi import FILE, document, main, text
 from tests.fixtures.contract import ERROR_KEYS
 
-FUNCTIONS = ("wiki_create", "wiki_update", "ask", "archive", "index_code", "rebuild")
+FUNCTIONS = (
+    "wiki_create",
+    "wiki_update",
+    "ask",
+    "archive",
+    "index_code",
+    "rebuild",
+    "feedback",
+)
 
 
 def test_the_committed_document_is_what_the_code_generates() -> None:
@@ -29,6 +37,8 @@ def test_every_function_is_a_post_with_its_request_and_error_bodies() -> None:
     assert "201" in doc["paths"]["/wiki_create"]["post"]["responses"]
     assert "429" in doc["paths"]["/ask"]["post"]["responses"]
     assert "404" in doc["paths"]["/wiki_update"]["post"]["responses"]
+    assert {"200", "404", "429"} <= set(doc["paths"]["/feedback"]["post"]["responses"])
+    assert doc["paths"]["/feedback"]["post"]["security"] == [{}, {"bearer": []}]
 
 
 def test_the_error_body_is_the_contracts() -> None:

@@ -56,9 +56,16 @@ def test_function_names_are_reserved(name: str) -> None:
 def test_the_reserved_names_are_exactly_the_functions() -> None:
     """Every function (a folder of functions/, a path of serve) is reserved, nothing else."""
     assert set(function_names()) == set(FUNCTION_NAMES)
-    assert {"wiki_create", "wiki_update", "ask", "archive", "index_code", "rebuild", "mcp"} == set(
-        FUNCTION_NAMES
-    )
+    assert {
+        "wiki_create",
+        "wiki_update",
+        "ask",
+        "archive",
+        "index_code",
+        "rebuild",
+        "mcp",
+        "feedback",
+    } == set(FUNCTION_NAMES)
 
 
 # -- derivation --------------------------------------------------------------------------

@@ -1,0 +1,32 @@
+"""feedback: a 👍/👎 on an ask answer, or an agent's report on a page, for the curators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+import functions_framework
+
+from shared.api.models import FeedbackRequest
+from shared.bootstrap import wiring
+from shared.http import RequestContext, handle, require_writer
+from shared.services.feedback import record_feedback
+from shared.services.rate_limit import limiter
+
+
+def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+    limiter(ctx.settings.rate_limit_window, purpose="feedback").check(ctx.client_id)
+    if not ctx.settings.feedback_from_widget:
+        require_writer(
+            ctx, "feedback is closed to anonymous callers (BIBLIOTECA_FEEDBACK_FROM_WIDGET=0)"
+        )
+    request = FeedbackRequest.parse(body)
+    w = wiring(ctx.settings)
+    return 200, record_feedback(
+        request, w.store, client_id=ctx.client_id, authorized=ctx.authorized
+    )
+
+
+@functions_framework.http
+def feedback(request: flask.Request) -> flask.Response:
+    return handle(request, "feedback", _feedback, write=False, cors=True)
