@@ -1,9 +1,9 @@
 """The agents' tools: what each takes (a view of a request model), says, and answers.
 
 Reading tools (search, get_page, ask, pages_citing) serve every caller the transport lets
-in; propose_page and propose_update need write credentials, checked before their
-arguments, and go through the write path. ``report_issue`` waits for the feedback
-service: until it exists the tool is not offered at all.
+in, and so does report_issue (a ``down`` vote in the feedback store, as the widget's 👎);
+propose_page and propose_update need write credentials, checked before their
+arguments, and go through the write path.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from pydantic import BaseModel
 from shared.api.models import (
     AskRequest,
     AskResponse,
+    FeedbackRequest,
+    FeedbackResponse,
     PagesCitingRequest,
     PagesCitingResponse,
     PageView,
@@ -32,6 +34,7 @@ from shared.mcp.inputs import ToolInput, output_schema
 from shared.schema import Generated
 from shared.services import ask as asking
 from shared.services import citations
+from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
 from shared.services.wiki import create_validated, now, read_page, update_page
 from shared.site.paths import page_href
@@ -64,6 +67,7 @@ class Tool:
     output: type[BaseModel]
     run: Run
     writes: bool = False
+    records: bool = False  # keeps what the caller says (feedback), without write credentials
 
     def definition(self) -> dict[str, Any]:
         """The tool as ``tools/list`` shows it."""
@@ -75,7 +79,7 @@ class Tool:
             "outputSchema": output_schema(self.output),
             "annotations": {
                 "title": self.title,
-                "readOnlyHint": not self.writes,
+                "readOnlyHint": not (self.writes or self.records),
                 "destructiveHint": False,
                 "idempotentHint": not self.writes,
                 "openWorldHint": False,
@@ -201,6 +205,22 @@ def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dic
     return {"path": request.path, "pages": pages}
 
 
+# Over stdio the caller is the local user: one client for the "one vote per answer" rule.
+LOCAL_CLIENT = "mcp-stdio"
+
+
+def _report_issue(request: FeedbackRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    if caller.client_id is not None:
+        limiter(w.settings.rate_limit_window, purpose="feedback").check(caller.client_id)
+    return record_feedback(
+        request,
+        w.store,
+        client_id=caller.client_id or LOCAL_CLIENT,
+        authorized=caller.may_write,
+        origin="mcp",
+    )
+
+
 TOOLS: tuple[Tool, ...] = (
     Tool(
         name="search",
@@ -308,6 +328,32 @@ TOOLS: tuple[Tool, ...] = (
         output=WriteResponse,
         run=_propose_update,
         writes=True,
+    ),
+    Tool(
+        name="report_issue",
+        title="Report a problem with a page or an answer",
+        description=(
+            "Tell the wiki's curators that a page (slug) or an answer you got from ask "
+            "(its answer_id) is wrong: it lands in their feedback queue as a thumbs-down, "
+            "with the answer's trace (which page versions produced it). reason is one of "
+            "incorrect, outdated (e.g. it cites code that moved), missing (the wiki lacks "
+            "this), unclear, other; comment says what is wrong and, if you know, what is "
+            "right (at most 2,000 characters). Give slug or answer_id (an unknown one is a "
+            "not_found error). Reporting the same page or answer again replaces your "
+            "earlier report. It never changes the page or the ranking: to fix a page, "
+            "use propose_update.\n"
+            'Example: {"slug": "runbook—rotar-el-certificado", "reason": "outdated", '
+            '"comment": "deploy/certs/rotate.sh moved to ops/certs/rotate.sh"}'
+        ),
+        input=ToolInput(
+            FeedbackRequest,
+            {"slug": "slug", "answer_id": "answer_id", "reason": "reason", "comment": "comment"},
+            required=("reason", "comment"),
+            fixed={"rating": "down"},
+        ),
+        output=FeedbackResponse,
+        run=_report_issue,
+        records=True,
     ),
     Tool(
         name="pages_citing",

@@ -32,7 +32,15 @@ from shared.services.wiki import create_page
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ROOT, ServerFactory
 
-CONTRACT_TOOLS = {"search", "get_page", "ask", "propose_page", "propose_update", "pages_citing"}
+CONTRACT_TOOLS = {
+    "search",
+    "get_page",
+    "ask",
+    "propose_page",
+    "propose_update",
+    "report_issue",
+    "pages_citing",
+}
 TIMEOUT_S = 120
 
 
@@ -191,3 +199,19 @@ def test_propose_without_credentials_is_refused(door: Door) -> None:
     assert result.is_error
     assert said(result)["code"] == "unauthorized"
     assert drafts() == []
+
+
+def test_report_issue_lands_in_the_feedback_store_as_a_down_vote(door: Door) -> None:
+    """A reader (no credentials) reports a page: the curators' feedback store has it."""
+    slug = seed(f"Rotar el certificado {uuid.uuid4().hex[:8]}")
+
+    async def act(client: Client) -> Any:
+        arguments = {"slug": slug, "reason": "outdated", "comment": "rotate.sh se movió a ops/"}
+        return await client.call_tool("report_issue", arguments)
+
+    result = run(door, False, act)
+    assert not result.is_error, said(result)
+    assert result.structured_content["recorded"] is True
+    [item] = wiring(get_settings()).store.feedback.list()
+    assert (item.slug, item.rating, item.reason, item.origin) == (slug, "down", "outdated", "mcp")
+    assert item.id == result.structured_content["id"]

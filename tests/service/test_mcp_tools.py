@@ -25,7 +25,15 @@ from tests.service.conftest import Call
 
 WRITER = Caller(may_write=True)
 READER = Caller(may_write=False, refusal=Unauthorized("no credentials"))
-CONTRACT_TOOLS = {"search", "get_page", "ask", "propose_page", "propose_update", "pages_citing"}
+CONTRACT_TOOLS = {
+    "search",
+    "get_page",
+    "ask",
+    "propose_page",
+    "propose_update",
+    "report_issue",
+    "pages_citing",
+}
 
 
 def rpc(method: str, params: Any = None, *, caller: Caller = WRITER) -> dict[str, Any]:
@@ -83,8 +91,8 @@ def pages(call: Call) -> dict[str, str]:
 
 
 def test_tools_list_is_the_contracts_tools_with_schemas_and_an_example_each(store: Any) -> None:
-    """tools/list offers exactly the contract's tools (report_issue waits for the feedback
-    service), each with an object input schema and an English example that validates."""
+    """tools/list offers exactly the contract's tools, each with an object input schema and
+    an English example that validates."""
     listed = rpc("tools/list")["result"]["tools"]
     assert {t["name"] for t in listed} == CONTRACT_TOOLS
     for definition, defined in zip(listed, TOOLS, strict=True):
@@ -92,7 +100,7 @@ def test_tools_list_is_the_contracts_tools_with_schemas_and_an_example_each(stor
         assert definition["inputSchema"]["additionalProperties"] is False
         assert definition["outputSchema"]["type"] == "object"
         assert definition["annotations"]["readOnlyHint"] is (
-            definition["name"] not in ("propose_page", "propose_update")
+            definition["name"] not in ("propose_page", "propose_update", "report_issue")
         )
         examples = re.findall(r"^Example: (\{.*\})$", definition["description"], re.MULTILINE)
         assert len(examples) == 1, definition["name"]
@@ -482,3 +490,64 @@ def test_each_tool_call_logs_its_name_and_outcome_never_its_arguments(
         ("propose_page", "validation_error"),
     ]
     assert "secreto-del-agente" not in caplog.text
+
+
+# -- report_issue --------------------------------------------------------------------------
+
+
+def test_report_issue_on_a_page_lands_as_a_down_vote_without_credentials(
+    store: Any, pages: dict[str, str]
+) -> None:
+    """A reader reports a page: a ``down`` item from origin mcp, reason and comment kept."""
+    slug = pages["runbook"]
+    arguments = {"slug": slug, "reason": "outdated", "comment": "rotate.sh se movió"}
+
+    is_error, said = tool("report_issue", arguments, caller=READER)
+
+    assert not is_error, said
+    assert said == {"recorded": True, "id": said["id"]}
+    [item] = store.feedback.list()
+    assert (item.rating, item.reason, item.comment) == ("down", "outdated", "rotate.sh se movió")
+    assert (item.slug, item.origin, item.id) == (slug, "mcp", said["id"])
+
+
+def test_report_issue_on_an_answer_keeps_its_trace(store: Any, pages: dict[str, str]) -> None:
+    """The answer_id the ask tool returned: the report carries that answer's trace."""
+    is_error, answer = tool("ask", {"question": "¿Cómo roto el certificado?"}, caller=READER)
+    assert not is_error, answer
+    arguments = {"answer_id": answer["answer_id"], "reason": "incorrect", "comment": "no"}
+
+    is_error, said = tool("report_issue", arguments, caller=READER)
+
+    assert not is_error, said
+    [item] = store.feedback.list()
+    assert item.trace is not None
+    assert item.trace.origin == "mcp"
+    assert item.trace.answer == answer["answer"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "field"),
+    [
+        ({"slug": "runbook—nada", "reason": "other", "comment": "x"}, "not_found", "slug"),
+        ({"answer_id": "f" * 32, "reason": "other", "comment": "x"}, "not_found", "answer_id"),
+        ({"reason": "other", "comment": "x"}, "validation_error", "answer_id"),
+        ({"slug": "runbook—nada", "comment": "x"}, "validation_error", "reason"),
+        ({"slug": "runbook—nada", "reason": "ugly", "comment": "x"}, "validation_error", "reason"),
+        ({"slug": "x", "reason": "other", "comment": "c" * 2001}, "validation_error", "comment"),
+        (
+            {"slug": "x", "reason": "other", "comment": "x", "rating": "up"},
+            "validation_error",
+            "rating",
+        ),
+    ],
+    ids=repr,
+)
+def test_report_issue_errors_name_the_argument(
+    store: Any, arguments: dict[str, Any], code: str, field: str
+) -> None:
+    """Unknown targets are not_found; bad arguments name themselves; nothing is recorded."""
+    is_error, said = tool("report_issue", arguments, caller=READER)
+    assert is_error
+    assert (said["code"], said.get("field")) == (code, field)
+    assert store.feedback.list() == []
