@@ -180,3 +180,49 @@ def test_weak_evidence_answer_is_marked_approximate(page: Any, site: str) -> Non
     assert page.locator(".bib-markdown-low").count() == 1
     links = page.locator(SOURCE_LINKS)
     assert f"{site}/copias/" in [links.nth(i).get_attribute("href") for i in range(links.count())]
+
+
+def test_a_reader_sends_a_thumbs_down_with_a_reason_and_it_reaches_the_store(
+    page: Any, site: str, built: Site
+) -> None:
+    """Under the answer: 👎 opens the reason chips (keyboard focus on the first), a chip
+    and a comment are sent to /feedback, the live region thanks, and the vote is stored
+    with the answer's trace."""
+    from shared.store.sqlite import SqliteStore
+
+    page.goto(f"{site}/copias/")
+    open_with_keyboard(page)
+    ask(page, "¿Cuántos días se guardan las copias de seguridad?")
+    page.wait_for_selector(".bib-feedback", timeout=30_000)
+    down = page.locator(".bib-vote-down")
+    assert down.get_attribute("aria-label") == "No, esta respuesta no me ayudó"
+    assert down.get_attribute("aria-pressed") == "false"
+    assert (
+        page.locator(".bib-chip").count() == 0 or not page.locator(".bib-chip").first.is_visible()
+    )
+
+    down.click()
+    assert down.get_attribute("aria-pressed") == "true"
+    assert "bib-chip" in str(page.evaluate("document.activeElement.className"))
+    chip = page.locator('.bib-chip[data-reason="outdated"]')
+    assert chip.inner_text() == "Desactualizada"
+    chip.click()
+    assert chip.get_attribute("aria-pressed") == "true"
+    page.fill(".bib-comment", "Ahora se guardan sesenta días.")
+    page.screenshot(path="/tmp/feedback-widget-down.png")
+    page.locator(".bib-feedback-send").click()
+    page.wait_for_function(
+        "() => (document.querySelector('.bib-feedback-status') || {}).textContent"
+        ".startsWith('Gracias')"
+    )
+    page.screenshot(path="/tmp/feedback-widget-sent.png")
+
+    store = SqliteStore(Path(built.data))
+    items = [f for f in store.feedback.list() if f.comment == "Ahora se guardan sesenta días."]
+    assert len(items) == 1
+    [item] = items
+    assert (item.rating, item.reason) == ("down", "outdated")
+    assert item.question == "¿Cuántos días se guardan las copias de seguridad?"
+    assert item.trace is not None
+    assert "copias" in [s.slug for s in item.trace.sources]
+    assert page.locator(".bib-feedback-status").get_attribute("role") == "status"

@@ -5,7 +5,8 @@
  *   <script src="/static/widget.js" defer data-ask-url="/ask" data-lang="es"
  *           data-source-type="runbook" data-category="..." data-tag="..."></script>
  * Optional: data-mode (help|tutor), data-limit (1..20), data-timeout (seconds, default 60),
- * data-site-root (where page links point; default: the folder above static/widget.js).
+ * data-site-root (where page links point; default: the folder above static/widget.js),
+ * data-feedback-url (where 👍/👎 go; default: the ask URL with its last segment "feedback").
  *
  * Safety: the answer is Markdown written by a model from wiki text, so it is untrusted.
  * It is rendered by building DOM nodes (createElement + text nodes) for a small subset;
@@ -50,7 +51,26 @@
       badResponse: "The help service sent an answer this page cannot read.",
       noSources: "No wiki pages matched this question.",
       lowConfidence: "Approximate answer: the wiki does not seem to cover this question directly.",
-      meta: "{model} · {s} s"
+      meta: "{model} · {s} s",
+      feedbackAsk: "Was this answer helpful?",
+      yes: "Yes",
+      no: "No",
+      up: "Yes, this answer helped",
+      down: "No, this answer did not help",
+      reasonsLegend: "What was wrong?",
+      reasons: {
+        incorrect: "Incorrect",
+        outdated: "Outdated",
+        missing: "Missing information",
+        unclear: "Unclear",
+        other: "Other"
+      },
+      comment: "Comment (optional)",
+      send: "Send",
+      thanks: "Thanks for your feedback.",
+      thanksDown: "Thanks: the docs team will review this answer.",
+      feedbackFailed: "Your feedback could not be sent (HTTP {status}).",
+      feedbackNetwork: "Your feedback could not be sent. Check your connection and try again."
     },
     es: {
       launcher: "Preguntar a la documentación",
@@ -77,7 +97,26 @@
       badResponse: "El servicio de ayuda envió una respuesta que esta página no puede leer.",
       noSources: "Ninguna página de la wiki coincide con esta pregunta.",
       lowConfidence: "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente.",
-      meta: "{model} · {s} s"
+      meta: "{model} · {s} s",
+      feedbackAsk: "¿Te ha sido útil esta respuesta?",
+      yes: "Sí",
+      no: "No",
+      up: "Sí, esta respuesta me ayudó",
+      down: "No, esta respuesta no me ayudó",
+      reasonsLegend: "¿Qué falló?",
+      reasons: {
+        incorrect: "Incorrecta",
+        outdated: "Desactualizada",
+        missing: "Falta información",
+        unclear: "Poco clara",
+        other: "Otro"
+      },
+      comment: "Comentario (opcional)",
+      send: "Enviar",
+      thanks: "Gracias por tu opinión.",
+      thanksDown: "Gracias: el equipo de documentación revisará esta respuesta.",
+      feedbackFailed: "No se pudo enviar tu opinión (HTTP {status}).",
+      feedbackNetwork: "No se pudo enviar tu opinión. Comprueba la conexión y vuelve a intentarlo."
     }
   };
 
@@ -119,8 +158,10 @@
     var lang = (attr("lang") || document.documentElement.lang || "en").toLowerCase().slice(0, 2);
     var limit = parseInt(attr("limit") || "", 10);
     var timeout = parseFloat(attr("timeout") || "");
+    var askUrl = attr("ask-url") || "/ask";
     return {
-      askUrl: attr("ask-url") || "/ask",
+      askUrl: askUrl,
+      feedbackUrl: attr("feedback-url") || siblingUrl(askUrl, "feedback"),
       lang: STRINGS[lang] ? lang : "en",
       mode: attr("mode") === "tutor" ? "tutor" : "help",
       limit: limit >= 1 && limit <= 20 ? limit : null,
@@ -128,6 +169,14 @@
       filters: { source_type: attr("source-type"), category: attr("category"), tag: attr("tag") },
       root: siteRoot(script)
     };
+  }
+
+  // The functions are siblings: https://<region>-<project>.cloudfunctions.net/ask and
+  // …/feedback, or /ask and /feedback under `biblioteca serve`.
+  function siblingUrl(url, name) {
+    var cut = url.replace(/[?#].*$/, "").replace(/\/+$/, "");
+    var slash = cut.lastIndexOf("/");
+    return slash < 0 ? name : cut.slice(0, slash + 1) + name;
   }
 
   // -- small DOM helpers (text only; never innerHTML) --------------------------------
@@ -532,7 +581,12 @@
   };
 
   Widget.prototype.trapTab = function (event) {
-    var focusable = this.panel.querySelectorAll("button:not([hidden]):not([disabled]), textarea, a[href]");
+    var focusable = Array.prototype.filter.call(
+      this.panel.querySelectorAll("button:not([hidden]):not([disabled]), textarea, a[href]"),
+      function (node) {
+        return node.getClientRects().length > 0; // not inside a hidden block (👎's reasons)
+      }
+    );
     if (!focusable.length) {
       return;
     }
@@ -584,6 +638,7 @@
       return;
     }
     this.open();
+    this.lastQuestion = text;
     var body = { question: text, mode: this.config.mode };
     if (this.config.limit) {
       body.limit = this.config.limit;
@@ -695,10 +750,160 @@
       }
       this.answer.appendChild(section);
     }
+    if (this.config.mode !== "tutor" && typeof data.answer_id === "string" && data.answer_id) {
+      this.answer.appendChild(this.feedbackBlock(data.answer_id, this.lastQuestion));
+    }
     if (typeof data.model === "string" && typeof data.duration_ms === "number") {
       var seconds = (data.duration_ms / 1000).toFixed(1);
       this.answer.appendChild(el("p", PREFIX + "-meta", format(t.meta, { model: data.model, s: seconds })));
     }
+  };
+
+  // -- 👍/👎 under an answer: POST /feedback {answer_id, rating, reason?, comment?} ---------
+
+  var REASONS = ["incorrect", "outdated", "missing", "unclear", "other"];
+
+  function toggle(className, text, label) {
+    var button = el("button", className, text);
+    button.type = "button";
+    button.setAttribute("aria-pressed", "false");
+    if (label) {
+      button.setAttribute("aria-label", label);
+    }
+    return button;
+  }
+
+  // Thumbs drawn as SVG (Material Icons' thumb_up/thumb_down, Apache-2.0): an emoji is a
+  // blank box where no emoji font is installed.
+  var THUMBS = {
+    up: "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z",
+    down: "M15 3H6c-.83 0-1.54.5-1.84 1.22l-3.02 7.05c-.09.23-.14.47-.14.73v2c0 1.1.9 2 2 2h6.31l-.95 4.57-.03.32c0 .41.17.79.44 1.06L9.83 23l6.59-6.59c.36-.36.58-.86.58-1.41V5c0-1.1-.9-2-2-2zm4 0v12h4V3h-4z"
+  };
+
+  function voteButton(rating, text, label) {
+    var button = toggle(PREFIX + "-vote " + PREFIX + "-vote-" + rating, null, label);
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("width", "18");
+    svg.setAttribute("height", "18");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    var path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    path.setAttribute("d", THUMBS[rating]);
+    path.setAttribute("fill", "currentColor");
+    svg.appendChild(path);
+    button.appendChild(svg);
+    button.appendChild(el("span", PREFIX + "-vote-text", text));
+    return button;
+  }
+
+  Widget.prototype.feedbackBlock = function (answerId, question) {
+    var self = this;
+    var t = this.t;
+    var id = this.panel.id + "-fb";
+    var box = el("div", PREFIX + "-feedback");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-labelledby", id + "-q");
+    var ask = el("p", PREFIX + "-feedback-q", t.feedbackAsk);
+    ask.id = id + "-q";
+    var up = voteButton("up", t.yes, t.up);
+    var down = voteButton("down", t.no, t.down);
+    var votes = el("div", PREFIX + "-votes");
+    votes.appendChild(ask);
+    votes.appendChild(up);
+    votes.appendChild(down);
+
+    var more = el("div", PREFIX + "-feedback-more");
+    more.hidden = true;
+    var legend = el("p", PREFIX + "-feedback-legend", t.reasonsLegend);
+    legend.id = id + "-reasons";
+    var chips = el("div", PREFIX + "-chips");
+    chips.setAttribute("role", "group");
+    chips.setAttribute("aria-labelledby", legend.id);
+    var chosen = { reason: null };
+    REASONS.forEach(function (reason) {
+      var chip = toggle(PREFIX + "-chip", t.reasons[reason]);
+      chip.setAttribute("data-reason", reason);
+      chip.addEventListener("click", function () {
+        var on = chosen.reason !== reason;
+        chosen.reason = on ? reason : null;
+        Array.prototype.forEach.call(chips.children, function (other) {
+          other.setAttribute("aria-pressed", other === chip && on ? "true" : "false");
+        });
+      });
+      chips.appendChild(chip);
+    });
+    var label = el("label", PREFIX + "-label", t.comment);
+    label.htmlFor = id + "-comment";
+    var comment = el("textarea", PREFIX + "-comment");
+    comment.id = id + "-comment";
+    comment.rows = 2;
+    comment.maxLength = 2000;
+    var send = el("button", PREFIX + "-feedback-send", t.send);
+    send.type = "button";
+    more.appendChild(legend);
+    more.appendChild(chips);
+    more.appendChild(label);
+    more.appendChild(comment);
+    more.appendChild(send);
+
+    var said = el("p", PREFIX + "-feedback-status");
+    said.setAttribute("role", "status");
+    said.setAttribute("aria-live", "polite");
+
+    function post(body, done) {
+      body.answer_id = answerId;
+      if (question) {
+        body.question = question;
+      }
+      up.disabled = down.disabled = send.disabled = true;
+      fetch(self.config.feedbackUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(body)
+      })
+        .then(function (response) {
+          if (response.ok) {
+            said.textContent = done;
+            more.hidden = true;
+          } else {
+            said.textContent = format(t.feedbackFailed, { status: response.status });
+            up.disabled = down.disabled = send.disabled = false;
+          }
+        })
+        .catch(function () {
+          said.textContent = t.feedbackNetwork;
+          up.disabled = down.disabled = send.disabled = false;
+        });
+    }
+
+    up.addEventListener("click", function () {
+      up.setAttribute("aria-pressed", "true");
+      down.setAttribute("aria-pressed", "false");
+      more.hidden = true;
+      post({ rating: "up" }, t.thanks);
+    });
+    down.addEventListener("click", function () {
+      down.setAttribute("aria-pressed", "true");
+      up.setAttribute("aria-pressed", "false");
+      more.hidden = false;
+      chips.firstChild.focus();
+    });
+    send.addEventListener("click", function () {
+      var body = { rating: "down" };
+      if (chosen.reason) {
+        body.reason = chosen.reason;
+      }
+      if (comment.value.trim()) {
+        body.comment = comment.value.trim();
+      }
+      post(body, t.thanksDown);
+    });
+
+    box.appendChild(votes);
+    box.appendChild(more);
+    box.appendChild(said);
+    return box;
   };
 
   function sourceItem(source, ctx) {
