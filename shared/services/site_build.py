@@ -38,6 +38,7 @@ from shared.ports import (
     Store,
 )
 from shared.schema import Page
+from shared.services import feedback_digest
 from shared.services.site_records import Sorted, sort_records
 from shared.site import paths, renderer
 from shared.site.entries import Entry, SiteView, entry_of
@@ -520,6 +521,7 @@ class _Build:
             "failed": report.failed,
             "broken_links": report.broken_links,
             "drafts": pages.drafts,
+            "feedback": feedback_digest.report_section(self.store),
         }
         html, text = renderer.render_report(data)
         location = self.curator_report.location

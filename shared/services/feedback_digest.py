@@ -1,0 +1,80 @@
+"""Feedback as curators read it: grouped by page, worst first, each vote with its trace.
+
+An answer's vote goes to the page its answer ranked first (the page most responsible for
+it); a report on a page to that page; a vote on an answer that cited nothing to the
+"no page" group (the wiki had nothing: a gap). Shared by ``biblioteca feedback``, the
+curator report and ``biblioteca status``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from shared.errors import InvalidInput
+from shared.logs import get_logger
+from shared.ports import FeedbackRecord, Store
+from shared.store.feedback_codec import feedback_dict
+
+NO_PAGE = ""  # the group of votes on answers that cited no page
+REPORT_WINDOW = timedelta(days=30)  # what the curator report lists
+_SINCE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_log = get_logger("feedback")
+
+
+def parse_since(text: str) -> timedelta:
+    """``7d``, ``24h``, ``30m``, ``2w`` as a duration; ``InvalidInput`` at ``since`` else."""
+    match = _SINCE.match(text)
+    if not match:
+        raise InvalidInput(
+            f"--since takes a number and a unit (m, h, d, w), e.g. 7d; got {text[:40]!r}",
+            field="since",
+        )
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def page_of(item: FeedbackRecord) -> str:
+    """The page a vote is about (see the module docstring)."""
+    if item.slug:
+        return item.slug
+    if item.trace is not None and item.trace.sources:
+        return item.trace.sources[0].slug
+    return NO_PAGE
+
+
+def by_page(items: Iterable[FeedbackRecord]) -> list[dict[str, Any]]:
+    """Groups ``{slug, down, up, latest, items}``: most 👎 first, then the latest vote."""
+    groups: dict[str, list[FeedbackRecord]] = {}
+    for item in items:
+        groups.setdefault(page_of(item), []).append(item)
+    out = []
+    for slug, votes in groups.items():
+        votes.sort(key=lambda v: v.at, reverse=True)
+        out.append(
+            {
+                "slug": slug or None,
+                "down": sum(v.rating == "down" for v in votes),
+                "up": sum(v.rating == "up" for v in votes),
+                "latest": votes[0].at.isoformat(),
+                "items": [feedback_dict(v) for v in votes],
+            }
+        )
+    out.sort(key=lambda g: (g["down"], g["latest"]), reverse=True)
+    return out
+
+
+def recent(store: Store, window: timedelta, now: datetime | None = None) -> list[FeedbackRecord]:
+    """Votes of the last ``window``."""
+    return store.feedback.list(since=(now or datetime.now(UTC)) - window)
+
+
+def report_section(store: Store) -> list[dict[str, Any]]:
+    """The curator report's feedback (last 30 days); a store failure is logged, not fatal."""
+    try:
+        return by_page(recent(store, REPORT_WINDOW))
+    except Exception:  # the report is worth more than one of its sections
+        _log.exception("the curator report could not read the feedback")
+        return []

@@ -1,0 +1,125 @@
+"""``biblioteca feedback`` on both stores: ask → 👎 → the curator sees the vote with its
+trace, grouped by page; ``--since`` and ``--json``."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared.bootstrap import open_store
+from shared.cli import main
+from shared.config import get_settings
+from shared.ports import FeedbackRecord
+from shared.services.rate_limit import reset_limiters
+from tests.fixtures.server import Api
+from tests.functions.test_ask import PAGES
+
+QUESTION = "¿Qué controla DB_POOL_SIZE?"
+
+
+@pytest.fixture
+def voted(store_env: str) -> dict[str, Any]:
+    """ask's pages, one answer with a 👎 (outdated) and one report on another page."""
+    del store_env
+    reset_limiters()
+    api = Api("client")
+    for page in PAGES:
+        assert api.post("wiki_create", page).status == 201
+    answer = api.post("ask", {"question": QUESTION}, token=None).json
+    vote = {
+        "answer_id": answer["answer_id"],
+        "rating": "down",
+        "reason": "outdated",
+        "comment": "el valor por defecto ya es 20",
+    }
+    assert api.post("feedback", vote, token=None).status == 200
+    report = {"slug": "guide—vacaciones", "rating": "down", "reason": "unclear"}
+    assert api.post("feedback", report, token=None).status == 200
+    return answer
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["feedback", *args])
+    return status, capsys.readouterr().out
+
+
+def test_the_curator_sees_each_vote_under_its_page_with_the_trace(
+    voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json: groups by page, the answer's vote under the page it ranked first, with the
+    page version that produced it."""
+    status, out = run(capsys, "--json")
+    assert status == 0
+    payload = json.loads(out)
+    assert payload["count"] == 2
+    groups = {g["slug"]: g for g in payload["pages"]}
+    assert set(groups) == {"runbook—pool", "guide—vacaciones"}
+    [item] = groups["runbook—pool"]["items"]
+    assert (item["rating"], item["reason"]) == ("down", "outdated")
+    assert item["trace"]["answer_id"] == voted["answer_id"]
+    assert item["trace"]["sources"][0] == {
+        "slug": "runbook—pool",
+        "score": voted["sources"][0]["score"],
+        "version": 1,
+    }
+    assert groups["guide—vacaciones"]["items"][0]["trace"] is None
+
+
+def test_the_human_listing_names_page_version_question_and_comment(
+    voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal lines say which page version produced the wrong answer."""
+    status, out = run(capsys, "--since", "1d")
+    assert status == 0
+    assert "runbook—pool  — 1 down, 0 up" in out
+    assert "[outdated]" in out
+    assert f"question: {QUESTION}" in out
+    assert "runbook—pool v1 (" in out
+    assert "comment: el valor por defecto ya es 20" in out
+    assert out.strip().endswith("2 item(s) on 2 page(s) in the last 1d")
+
+
+def test_since_leaves_older_votes_out_and_a_bad_value_is_a_usage_error(
+    voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A vote older than --since is not listed; --since 7x exits 2 naming the option."""
+    store = open_store(get_settings())
+    old = FeedbackRecord(
+        id="old",
+        rating="down",
+        reason="other",
+        comment="viejo",
+        answer_id=None,
+        slug="runbook—pool",
+        question=None,
+        origin="http",
+        at=datetime.now(UTC) - timedelta(days=10),
+    )
+    store.feedback.record(old)
+    assert json.loads(run(capsys, "--json")[1])["count"] == 2
+    assert json.loads(run(capsys, "--json", "--since", "2w")[1])["count"] == 3
+    status = main(["feedback", "--since", "7x"])
+    assert status == 2
+    assert "--since" in capsys.readouterr().err
+
+
+def test_the_curator_report_lists_the_feedback_with_its_trace(
+    voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """biblioteca rebuild writes the report's feedback section: page, vote, page version."""
+    assert main(["rebuild"]) == 0
+    capsys.readouterr()
+    report = Path(get_settings().report_location)
+    data = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    html = (report / "index.html").read_text(encoding="utf-8")
+
+    # One 👎 each: the latest vote's page first.
+    assert [g["slug"] for g in data["feedback"]] == ["guide—vacaciones", "runbook—pool"]
+    assert data["feedback"][1]["items"][0]["trace"]["answer_id"] == voted["answer_id"]
+    assert "Feedback, last 30 days (2 down, 0 up)" in html
+    assert "<code>runbook—pool</code> v1" in html
+    assert "el valor por defecto ya es 20" in html
