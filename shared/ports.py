@@ -159,9 +159,9 @@ class CodeIndex(Protocol):
         """Which of ``keys`` exist, in one read of the store."""
 
 
-# -- events (utility hits, archive outcomes) -----------------------------------------
+# -- events (utility hits, archive and rebuild outcomes) -----------------------------
 
-EventKind = Literal["utility_hit", "archive_outcome"]
+EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome"]
 
 
 class EventLog(Protocol):

@@ -156,7 +156,30 @@ def build_site(
         len(report.broken_links),
         extra={"duration_ms": report.duration_ms, "full": report.full},
     )
+    record_outcome(store, report)
     return report
+
+
+def record_outcome(store: Store, report: BuildReport) -> None:
+    """Remember how a run ended, so ``biblioteca status`` shows a failed one loudly (a
+    failure that only reaches a log can go unseen for days); a run that found the lease
+    taken did not run. Failing to record is logged, never the build's answer."""
+    if report.status == IN_PROGRESS:
+        return
+    outcome = {
+        "status": report.status,
+        "built": report.built,
+        "failed": len(report.failed),
+        "broken_links": len(report.broken_links),
+        "duration_ms": report.duration_ms,
+        "full": report.full,
+        "error": report.error.message if report.error is not None else None,
+        "code": report.error.code if report.error is not None else None,
+    }
+    try:
+        store.events.record("rebuild_outcome", outcome)
+    except Exception:  # the store may be why the build failed
+        _log.exception("the rebuild's outcome could not be recorded")
 
 
 def _release(store: Any, owner: str) -> None:

@@ -1,0 +1,87 @@
+"""``biblioteca status``: store, pages by status, the last rebuild (a failure loudly) and
+the feedback waiting. Exit status 1 when the last rebuild failed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from shared.bootstrap import wiring
+from shared.cli.output import emit, setup
+from shared.services.status import status
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "status", help="store, pages by status, last rebuild, feedback waiting"
+    )
+    parser.add_argument("--json", action="store_true", help="print the status as JSON")
+    parser.set_defaults(handler=run)
+
+
+def _when(iso: str | None) -> str:
+    return (iso or "?")[:19].replace("T", " ")
+
+
+def alarm(rebuild: dict[str, Any]) -> str | None:
+    """The loud line for a failed last rebuild, or None."""
+    last = rebuild.get("last")
+    if not rebuild.get("failed") or not last:
+        return None
+    why = last.get("error") or f"{last.get('failed', 0)} page(s) failed"
+    published = rebuild.get("published")
+    since = f"; the site is the one published {_when(published['built_at'])}" if published else ""
+    return f"!! THE LAST REBUILD FAILED at {_when(last.get('at'))}: {why}{since} !!"
+
+
+def lines(state: dict[str, Any]) -> str:
+    out = []
+    loud = alarm(state["rebuild"]) if "error" not in state["rebuild"] else None
+    if loud:
+        out.append(loud)
+    store = state["store"]
+    out.append(f"store:     {store['kind']} ({store['where']})")
+    pages = state["pages"]
+    if "error" in pages:
+        out.append(f"pages:     unreadable: {pages['error']}")
+    else:
+        by = ", ".join(f"{n} {s}" for s, n in pages["by_status"].items()) or "none"
+        out.append(f"pages:     {pages['total']} ({by})")
+    rebuild = state["rebuild"]
+    if "error" in rebuild:
+        out.append(f"rebuild:   unreadable: {rebuild['error']}")
+    elif rebuild["last"] is None:
+        out.append("rebuild:   never run (biblioteca rebuild)")
+    else:
+        last = rebuild["last"]
+        out.append(
+            f"rebuild:   {last.get('status')} at {_when(last.get('at'))} · built "
+            f"{last.get('built', 0)}, failed {last.get('failed', 0)}, broken links "
+            f"{last.get('broken_links', 0)}"
+        )
+        if rebuild["published"]:
+            published = rebuild["published"]
+            out.append(
+                f"published: build {published['build_id']} at {_when(published['built_at'])}"
+            )
+    feedback = state["feedback"]
+    if "error" in feedback:
+        out.append(f"feedback:  unreadable: {feedback['error']}")
+    else:
+        out.append(
+            f"feedback:  {feedback['count']} in the last {feedback['days']} days "
+            f"({feedback['down']} down, {feedback['up']} up) · biblioteca feedback"
+        )
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup(args)
+    w = wiring()
+    state = status(w.settings, w.store)
+    emit(args, state, lines(state))
+    failed = bool(state["rebuild"].get("failed"))
+    if failed and args.json:  # the JSON stays parseable; the alarm still reaches a person
+        print(alarm(state["rebuild"]), file=sys.stderr)
+    return 1 if failed else 0
