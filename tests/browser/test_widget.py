@@ -340,3 +340,82 @@ def test_low_confidence_answer_is_shown_as_approximate(page: Any, stub: StubAsk)
     page.wait_for_function("() => !document.querySelector('.bib-hedge')")
     page.wait_for_selector(ANSWER)
     assert page.locator(".bib-markdown-low").count() == 0
+
+
+# -- 👍/👎 under an answer ---------------------------------------------------------------
+
+
+def _answer_with_id() -> Reply:
+    return Reply(body={**default_answer(), "answer_id": "a" * 32})
+
+
+def test_keyboard_thumbs_up_in_english_posts_once_and_thanks(page: Any, stub: StubAsk) -> None:
+    """English labels; Space on 👍 marks it pressed, posts the vote to the sibling
+    /feedback URL with the answer's id and question, and the live region thanks."""
+    stub.queue(_answer_with_id(), Reply(body={"recorded": True, "id": "f1"}))
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(stub.page(lang="en"))
+    open_with_keyboard(page)
+    ask(page, "How do I install it?")
+    page.wait_for_selector(".bib-feedback")
+    up = page.locator(".bib-vote-up")
+    assert up.get_attribute("aria-label") == "Yes, this answer helped"
+    assert page.locator(".bib-vote-down").get_attribute("aria-label") == (
+        "No, this answer did not help"
+    )
+    assert page.locator(".bib-feedback").get_attribute("role") == "group"
+
+    up.focus()
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "() => document.querySelector('.bib-feedback-status').textContent.length > 0"
+    )
+
+    assert page.locator(".bib-feedback-status").inner_text() == "Thanks for your feedback."
+    assert up.get_attribute("aria-pressed") == "true"
+    assert posts == [f"{stub.base}/ask", f"{stub.base}/feedback"]
+    assert stub.requests[-1] == {
+        "_content_type": "application/json",
+        "rating": "up",
+        "answer_id": "a" * 32,
+        "question": "How do I install it?",
+    }
+
+
+def test_thumbs_down_with_the_keyboard_and_a_refused_post_says_so(page: Any, stub: StubAsk) -> None:
+    """👎 opens the chips with focus on the first; Enter picks it; a 429 from /feedback is
+    said in the live region and the controls come back for another try."""
+    stub.queue(_answer_with_id(), Reply(status=429, body={"error": "slow down"}))
+    page.goto(stub.page(lang="en"))
+    open_with_keyboard(page)
+    ask(page, "How do I install it?")
+    page.wait_for_selector(".bib-feedback")
+    page.locator(".bib-vote-down").focus()
+    page.keyboard.press("Enter")
+    assert "bib-chip" in focused_class(page)
+    labels = page.locator(".bib-chip").all_inner_texts()
+    assert labels == ["Incorrect", "Outdated", "Missing information", "Unclear", "Other"]
+    page.keyboard.press("Enter")  # the first chip: incorrect
+    assert page.locator(".bib-chip").first.get_attribute("aria-pressed") == "true"
+    page.locator(".bib-feedback-send").click()
+    page.wait_for_function(
+        "() => document.querySelector('.bib-feedback-status').textContent.length > 0"
+    )
+
+    assert page.locator(".bib-feedback-status").inner_text() == (
+        "Your feedback could not be sent (HTTP 429)."
+    )
+    assert page.locator(".bib-feedback-send").is_enabled()
+    assert stub.requests[-1]["rating"] == "down"
+    assert stub.requests[-1]["reason"] == "incorrect"
+    assert "comment" not in stub.requests[-1]
+
+
+def test_an_answer_without_an_id_has_no_thumbs(page: Any, stub: StubAsk) -> None:
+    """Tutor answers and older servers carry no answer_id: nothing to rate."""
+    page.goto(stub.page())
+    open_with_keyboard(page)
+    ask(page, "¿Cómo instalo?")
+    page.wait_for_selector(ANSWER)
+    assert page.locator(".bib-feedback").count() == 0
