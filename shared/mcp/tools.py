@@ -269,7 +269,8 @@ TOOLS: tuple[Tool, ...] = (
             "wiki's passages and citing them as [n], with those sources (slug, title, heading, "
             "score, snippet), the model that wrote it and a confidence: 'low' means the wiki "
             "does not seem to cover the question and the answer says so. `unsupported` lists "
-            "code names in the answer that no passage or code index supports. Use search and "
+            "code names in the answer that no passage or code index supports. Pass its "
+            "answer_id to report_issue if the answer is wrong. Use search and "
             "get_page when you need the exact text; ask for a quick synthesized answer.\n"
             'Example: {"question": "How do I rebuild the site after changing a template?"}'
         ),
