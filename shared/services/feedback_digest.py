@@ -14,9 +14,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.errors import InvalidInput
+from shared.feedback_json import feedback_dict
 from shared.logs import get_logger
 from shared.ports import FeedbackRecord, Store
-from shared.store.feedback_codec import feedback_dict
 
 NO_PAGE = ""  # the group of votes on answers that cited no page
 REPORT_WINDOW = timedelta(days=30)  # what the curator report lists

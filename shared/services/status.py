@@ -23,9 +23,7 @@ _log = get_logger("status")
 def store_line(settings: Settings) -> dict[str, Any]:
     if settings.store == "firestore":
         return {"kind": "firestore", "where": f"project {settings.google_cloud_project}"}
-    from shared.store.sqlite import FILENAME
-
-    return {"kind": "sqlite", "where": str(settings.data_dir / FILENAME)}
+    return {"kind": "sqlite", "where": str(settings.data_dir)}
 
 
 def status(settings: Settings, store: Store, now: datetime | None = None) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from shared.feedback_json import feedback_dict, feedback_of, trace_dict, trace_of
 from shared.ports import AnswerTrace, FeedbackRecord
-from shared.store.feedback_codec import feedback_dict, feedback_of, trace_dict, trace_of
 from shared.store.firestore import pages
 from shared.store.firestore.db import Database
 

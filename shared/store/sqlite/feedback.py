@@ -11,14 +11,14 @@ import json
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from shared.ports import AnswerTrace, FeedbackRecord
-from shared.store.feedback_codec import (
+from shared.feedback_json import (
     feedback_dict,
     feedback_of,
     trace_dict,
     trace_of,
     utc_text,
 )
+from shared.ports import AnswerTrace, FeedbackRecord
 from shared.store.sqlite.db import Database
 
 SWEEP_BATCH = 100  # expired traces deleted per save, at most: a save stays cheap

@@ -1,7 +1,6 @@
-"""Answer traces and feedback as JSON-ready dicts, and back: the one layout both stores keep.
-
-Both adapters store these dicts as JSON text (as the event log does), so a trace's nested
-sources round-trip alike on SQLite and Firestore.
+"""Answer traces and feedback as JSON-ready dicts, and back: the one layout both stores
+keep (as JSON text, as the event log does) and the one ``biblioteca feedback --json`` and
+the curator report show.
 """
 
 from __future__ import annotations
