@@ -84,7 +84,7 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         )
         for name, argv in commands().items()
     }
-    assert len(running) == 7 + 1 + 3  # the functions, mcp when public, the scheduler's
+    assert len(running) == 8 + 1 + 3  # the functions, mcp when public, the scheduler's
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"
