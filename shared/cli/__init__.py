@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _announce_store(args)
         return int(args.handler(args))
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
@@ -45,3 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if exc.status == 400 else 1
     except KeyboardInterrupt:
         return 130
+
+
+def _announce_store(args: argparse.Namespace) -> None:
+    """Every command uses the store: say which one on stderr (stdout is the result)."""
+    from shared.bootstrap import open_store
+    from shared.cli.store_note import announce
+    from shared.config import get_settings
+
+    settings = get_settings()
+    announce(str(args.command), args, settings, open_store(settings))
