@@ -8,6 +8,7 @@ or a bucket in a safe order), and a private curator report beside it (a
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gc
 import multiprocessing
@@ -316,18 +317,27 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+_KEPT_APART = {"slug", "title", "lang", "summary"}  # PageState has its own fields for these
+
+
+def shown_of(entry: Entry) -> dict[str, Any]:
+    """The entry's other fields, JSON-ready, for the manifest."""
+    return {
+        f.name: list(value) if isinstance(value := getattr(entry, f.name), tuple) else value
+        for f in dataclasses.fields(entry)
+        if f.name not in _KEPT_APART
+    }
+
+
 def remembered_entry(slug: str, state: PageState) -> Entry:
     """A published page's entry as the manifest holds it (the page is not read)."""
-    return Entry(
-        slug=slug,
-        title=state.title,
-        type=state.type,
-        tags=state.tags,
-        category=state.category,
-        updated=state.updated,
-        lang=state.lang,
-        summary=state.summary,
-    )
+    shown: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in state.shown.items()
+    }
+    try:
+        return Entry(slug=slug, title=state.title, lang=state.lang, summary=state.summary, **shown)
+    except TypeError as exc:  # a manifest from before a field was added: read every page
+        raise _ReadAgain(f"the manifest does not hold what page '{slug}' shows") from exc
 
 
 class _Build:
@@ -577,7 +587,9 @@ class _Build:
             else:
                 assert old is not None  # not rendered means unchanged since the last build
                 keep.append(path)
-                states[slug] = old  # same hash, links, title, language and summary
+                # Same hash, links, title, language and summary; what it shows is taken
+                # from the page read (a manifest of an older build may lack a field).
+                states[slug] = dataclasses.replace(old, shown=shown_of(site.entries[slug]))
                 continue
             entry: Entry = site.entries[slug]
             states[slug] = PageState(
@@ -588,10 +600,7 @@ class _Build:
                 out=out,
                 lang=entry.lang,
                 summary=entry.summary,
-                type=entry.type,
-                tags=entry.tags,
-                category=entry.category,
-                updated=entry.updated,
+                shown=shown_of(entry),
             )
         return outputs, states, keep
 

@@ -56,10 +56,10 @@ class PageState:
     out: str  # hash of its HTML
     lang: str
     summary: str
-    type: str = "concept"
-    tags: tuple[str, ...] = ()
-    category: str | None = None
-    updated: str = ""  # YYYY-MM-DD
+    # The rest of what other pages, listings and the search index show of it (the
+    # fields of ``shared.site.entries.Entry`` not above), so an incremental build need
+    # not read it: type, tags, category, date…
+    shown: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,10 +70,7 @@ class PageState:
             "o": self.out,
             "g": self.lang,
             "s": self.summary,
-            "y": self.type,
-            "a": list(self.tags),
-            "c": self.category,
-            "u": self.updated,
+            "e": dict(self.shown),
         }
 
     @classmethod
@@ -86,10 +83,7 @@ class PageState:
             out=str(data["o"]),
             lang=str(data["g"]),
             summary=str(data["s"]),
-            type=str(data["y"]),
-            tags=tuple(str(x) for x in data["a"]),
-            category=None if data["c"] is None else str(data["c"]),
-            updated=str(data["u"]),
+            shown=dict(data["e"]),
         )
 
 

@@ -264,3 +264,27 @@ def test_full_still_reads_everything(store: Any, reads: Reads) -> None:
     assert report.full
     assert report.built == 12
     assert reads.records == 13  # and the draft
+
+
+def test_a_manifest_missing_what_a_page_shows_makes_the_build_read_every_page(
+    store: Any, reads: Reads
+) -> None:
+    """A manifest written before the site showed one more field of each page still works."""
+    wiki(store, 6)
+    build()
+    manifest = store.site.load_manifest()
+    for state in manifest["pages"].values():
+        del state["e"]["tags"]
+    store.site.save_manifest(manifest)
+    edit(store, "concept—p0002", content="Cambiado.")
+    reads.reset()
+    report = build()
+    assert not report.full
+    assert reads.records >= 7  # every page read again
+    assert "Cambiado." in (site() / "concept—p0002" / "index.html").read_text()
+    reads.reset()
+    edit(store, "concept—p0003", content="Otra vez.")
+    again = build()
+    # The manifest is whole again: the two edited pages (within the margin) and the
+    # pages the edit touches, not the wiki.
+    assert reads.records <= 2 + again.built < 7
