@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 from shared.cli.output import progress_lines
-from tests.functions.test_cli import biblioteca
+from tests.functions.test_cli import ROOT, biblioteca
 
 EMPTY = "warning: the store is empty"
 
@@ -125,3 +127,24 @@ def test_ask_without_a_serve_says_why_the_first_answer_is_slow(
     assert done.returncode == 0, done.stderr
     assert "loading the embedding model in this process" in done.stderr
     assert "biblioteca serve" in done.stderr
+
+
+def test_a_command_imports_only_its_own_module(env: dict[str, str]) -> None:
+    """`biblioteca rebuild` does not load the server or the ask services (start-up)."""
+    probe = (
+        "import sys; from shared.cli import main; status = main(['rebuild', '--json']); "
+        "print(sorted(m for m in ('flask', 'shared.cli.serve', 'shared.services.ask', "
+        "'shared.cli.ask') if m in sys.modules), file=sys.stderr); sys.exit(status)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    json.loads(done.stdout)
