@@ -337,7 +337,7 @@ def remembered_entry(slug: str, state: PageState) -> Entry:
     try:
         return Entry(slug=slug, title=state.title, lang=state.lang, summary=state.summary, **shown)
     except TypeError as exc:  # a manifest from before a field was added: read every page
-        raise _ReadAgain(f"the manifest does not hold what page '{slug}' shows") from exc
+        raise _ReadAgain(f"the manifest does not hold all that page '{slug}' shows") from exc
 
 
 class _Build:
@@ -381,13 +381,16 @@ class _Build:
         if is_full:
             return self._build(pages, previous, render_key, full=True)
         try:
-            return self._build(pages, previous, render_key, full=False)
+            try:
+                return self._build(pages, previous, render_key, full=False)
+            except _ReadAgain as exc:  # (never raised when every page was read)
+                _log.warning("%s: this build reads every page", exc)
+                pages = self._read_all()
+                return self._build(pages, previous, render_key, full=False)
         except StalePublication as exc:
             _log.warning("the published site is not what the manifest says (%s): full build", exc)
-        except _ReadAgain as exc:
-            _log.warning("a page changed while the build read it (%s): every page read", exc)
-            return self._build(self._read_all(), previous, render_key, full=False)
-        return self._build(self._read_all(), previous, render_key, full=True)
+        everything = pages if pages.everything else self._read_all()
+        return self._build(everything, previous, render_key, full=True)
 
     def _read_all(self) -> _Pages:
         read_at = _now()
@@ -553,7 +556,7 @@ class _Build:
             outcome = sort_records([record]) if record is not None else None
             page = outcome.published.get(slug) if outcome is not None else None
             if page is None or page_hash(page) != before[slug].hash:
-                raise _ReadAgain(f"page '{slug}'")
+                raise _ReadAgain(f"page '{slug}' changed while the build read the store")
             published[slug] = page
             kept.discard(slug)
 

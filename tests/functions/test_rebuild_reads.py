@@ -288,3 +288,31 @@ def test_a_manifest_missing_what_a_page_shows_makes_the_build_read_every_page(
     # The manifest is whole again: the two edited pages (within the margin) and the
     # pages the edit touches, not the wiki.
     assert reads.records <= 2 + again.built < 7
+
+
+def test_a_page_written_while_the_build_reads_makes_it_read_everything(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page to render again that changed after the build's read is not rendered from an
+    old plan: the build reads every page and publishes what is stored."""
+    slugs = wiki(store, 10)
+    build()
+    edit(store, slugs[3], title="Renombrada")
+    pages = type(store.pages)
+    real_get = pages.get
+    raced: list[str] = []
+
+    def racing_get(self: Any, slug: str) -> PageRecord | None:
+        if slug == slugs[1] and not raced:
+            raced.append(slug)
+            edit(store, slug, content=f"Escrito durante la build. [[{slugs[3]}]]")
+        return real_get(self, slug)
+
+    monkeypatch.setattr(pages, "get", racing_get)
+    report = build()
+    assert raced == [slugs[1]]
+    assert not report.full
+    page = (site() / slugs[1] / "index.html").read_text()
+    assert "Escrito durante la build." in page
+    assert "Renombrada" in page
+    assert "Renombrada" in (site() / slugs[2] / "index.html").read_text()
