@@ -66,6 +66,9 @@ class PageStore(Protocol):
     ) -> list[PageRecord]:
         """Pages, optionally of one status and/or updated at or after a moment."""
 
+    def count(self) -> int:
+        """How many pages the store holds, any status (an aggregate, not a read of each)."""
+
 
 # -- retrieval ------------------------------------------------------------------------
 

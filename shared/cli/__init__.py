@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from shared.errors import BibliotecaError
 
-# Module names under shared.cli, in the order ``--help`` lists them.
+# Module names under shared.cli, in the order ``--help`` lists them, by command name.
 COMMANDS = (
     "serve",
     "importer",
@@ -27,6 +27,7 @@ COMMANDS = (
     "ask",
     "mcp",
 )
+NAMES = {"importer": "import", "index_code": "index-code"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,20 +36,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments, only the chosen command's module is imported.
+
+    Each command's module imports what it runs (flask for serve, the ask services…):
+    importing all of them to parse ``biblioteca rebuild`` cost about half a second of
+    start-up. The other commands are still named, so a mistyped one is refused the same.
+    """
     parser = _Parser(
         prog="biblioteca",
         description="Biblioteca: the wiki's write path, answers, archive and site, locally.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    chosen = _chosen(argv)
     for name in COMMANDS:
-        importlib.import_module(f"shared.cli.{name}").register(subparsers)
+        if chosen is None or chosen == NAMES.get(name, name):
+            importlib.import_module(f"shared.cli.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(NAMES.get(name, name))
     return parser
 
 
+def _chosen(argv: Sequence[str] | None) -> str | None:
+    """The command named by ``argv`` when it is one of ours (else every module loads)."""
+    for arg in sys.argv[1:] if argv is None else argv:
+        if not arg.startswith("-"):
+            known = {NAMES.get(name, name) for name in COMMANDS}
+            return arg if arg in known else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
+        _announce_store(args)
         return int(args.handler(args))
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
@@ -56,3 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if exc.status == 400 else 1
     except KeyboardInterrupt:
         return 130
+
+
+def _announce_store(args: argparse.Namespace) -> None:
+    """Every command uses the store: say which one on stderr (stdout is the result)."""
+    from shared.bootstrap import open_store
+    from shared.cli.store_note import announce
+    from shared.config import get_settings
+
+    settings = get_settings()
+    announce(str(args.command), args, settings, open_store(settings))

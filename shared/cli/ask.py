@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import urllib.error
+import urllib.request
 from typing import Any
 
 from shared.api.models import DEFAULT_LIMIT, MAX_LIMIT, AskRequest
 from shared.bootstrap import wiring
+from shared.cli import serve_state
 from shared.cli.output import emit, setup
-from shared.config import get_settings
+from shared.cli.store_note import describe
+from shared.config import Settings, get_settings
 from shared.services.ask import ask
+
+ASK_TIMEOUT_S = 60.0  # a serve's first answer loads its model; later ones take milliseconds
 
 
 def register(subparsers: Any) -> None:
@@ -40,16 +48,26 @@ def run(args: argparse.Namespace) -> int:
         "tag": args.tag,
         "limit": args.limit,
     }
-    # The command line runs with the operator's own rights: no archive from here.
-    w = wiring(settings)
-    response = ask(
-        AskRequest.parse(body),
-        settings,
-        authorized=False,
-        store=w.store,
-        embedder=w.embedder,
-        answerer=w.answerer(),
-    )
+    request = AskRequest.parse(body)  # a bad option is refused here, whoever answers
+    response = _from_running_serve(settings, body)
+    if response is None:
+        if settings.embedder == "local":
+            print(
+                "biblioteca ask: loading the embedding model in this process, so this "
+                "answer takes a few seconds; a running `biblioteca serve` keeps it loaded "
+                "and `biblioteca ask` then answers through it",
+                file=sys.stderr,
+            )
+        # The command line runs with the operator's own rights: no archive from here.
+        w = wiring(settings)
+        response = ask(
+            request,
+            settings,
+            authorized=False,
+            store=w.store,
+            embedder=w.embedder,
+            answerer=w.answerer(),
+        )
     lines = [response["answer"], ""]
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"
@@ -58,3 +76,29 @@ def run(args: argparse.Namespace) -> int:
     lines.append(f"-- {response['model']}, {response['duration_ms']:.0f} ms")
     emit(args, response, "\n".join(lines))
     return 0
+
+
+def _from_running_serve(settings: Settings, body: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer of a running ``serve`` on the same store (its model is warm), or None."""
+    url = serve_state.running(settings, describe(settings))
+    if url is None:
+        return None
+    request = urllib.request.Request(  # noqa: S310 - running() returns http:// only
+        f"{url}ask",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=ASK_TIMEOUT_S) as reply:  # noqa: S310
+            response = json.loads(reply.read())
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        print(
+            f"biblioteca ask: the serve at {url} did not answer ({exc}): answering here",
+            file=sys.stderr,
+        )
+        return None
+    if not isinstance(response, dict) or "answer" not in response:
+        return None
+    print(f"biblioteca ask: answered by the running serve at {url}", file=sys.stderr)
+    return response

@@ -47,10 +47,27 @@ def run(args: argparse.Namespace) -> int:
     if report.nav is not None:
         summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
     lines = [summary]
-    lines += [
-        f"  failed  {f['file']}: {f['error']}" + (f" ({f['field']})" if f["field"] else "")
-        for f in report.failed
-    ]
+    lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     emit(args, report.as_dict(), "\n".join(lines))
     return 1 if report.failed else 0
+
+
+SHOWN_FILES = 3  # files named on a line that stands for many
+
+
+def failure_lines(failed: list[dict[str, str]]) -> list[str]:
+    """One line per distinct failure: 97 files without a type are one line, not 97."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for failure in failed:
+        groups.setdefault((failure["error"], failure["field"]), []).append(failure["file"])
+    lines = []
+    for (error, field), files in groups.items():
+        where = f" ({field})" if field else ""
+        if len(files) == 1:
+            lines.append(f"  failed  {files[0]}: {error}{where}")
+            continue
+        shown = ", ".join(files[:SHOWN_FILES])
+        more = f" and {len(files) - SHOWN_FILES} more" if len(files) > SHOWN_FILES else ""
+        lines.append(f"  failed  {len(files)} files: {error}{where}: {shown}{more}")
+    return lines

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any, TypeVar
 
 from shared.logs import configure_logging
@@ -25,19 +26,54 @@ def emit(args: Any, payload: dict[str, Any], human: str) -> None:
         print(human)
 
 
+PROGRESS_EVERY = 25  # items between two progress lines when stderr is not a terminal
+PROGRESS_SECONDS = 5.0  # ... or this long, whichever comes first
+
+
 def progress_bar(desc: str, unit: str, *, quiet: bool) -> Callable[[Iterable[T]], Iterable[T]]:
-    """A progress bar on stderr for a terminal; nothing for ``--json`` or a pipe.
+    """Progress on stderr: a bar for a terminal, plain lines for a pipe or a log file
+    (every ``PROGRESS_EVERY`` items or ``PROGRESS_SECONDS``), nothing for ``--json``.
 
     tqdm is a dependency of the command line only: imported here, when a long command
     runs, so no function (and no other command) ever loads it.
     """
 
     def progress(items: Iterable[T]) -> Iterable[T]:
-        if quiet or not sys.stderr.isatty():
+        if quiet:
             return items
+        if not sys.stderr.isatty():
+            return progress_lines(items, desc, unit)
         from tqdm import tqdm
 
         bar: Iterable[T] = tqdm(items, desc=desc, unit=unit, file=sys.stderr)
         return bar
 
     return progress
+
+
+def progress_lines(
+    items: Iterable[T],
+    desc: str,
+    unit: str,
+    *,
+    every: int = PROGRESS_EVERY,
+    seconds: float = PROGRESS_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[T]:
+    """``import: 50/1200 pages (4 %), 12 s`` lines on stderr while ``items`` are consumed."""
+    total = len(items) if isinstance(items, Sized) else None
+    started = last = clock()
+    done = 0
+
+    def line(prefix: str) -> None:
+        of = f"/{total} {unit}s ({100 * done // total} %)" if total else f" {unit}s"
+        print(f"{desc}: {prefix}{done}{of}, {clock() - started:.0f} s", file=sys.stderr)
+
+    for item in items:
+        yield item
+        done += 1
+        now = clock()
+        if done % every == 0 or now - last >= seconds:
+            line("")
+            last = now
+    line("done, ")

@@ -160,10 +160,17 @@ def run(args: argparse.Namespace) -> int:
         reset()
     configure_logging(stream=sys.stdout)  # the worker's own refusals log as JSON too
     # gunicorn only here: every other command (and a system without fork) does without it.
-    from shared.cli import server
+    from shared.cli import serve_state, server
+    from shared.cli.store_note import describe
+
+    settings = get_settings()
 
     def ready(arbiter: Any) -> None:
         port = arbiter.LISTENERS[0].sock.getsockname()[1]
+        serve_state.record(settings, serve_state.connectable(args.host, port), describe(settings))
         print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
 
-    return server.run(build_app(), args.host, args.port, ready=ready)
+    try:
+        return server.run(build_app(), args.host, args.port, ready=ready)
+    finally:
+        serve_state.forget(settings)

@@ -8,6 +8,7 @@ or a bucket in a safe order), and a private curator report beside it (a
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gc
 import multiprocessing
@@ -16,10 +17,11 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +41,21 @@ from shared.ports import (
 )
 from shared.schema import Page
 from shared.services import feedback_digest
-from shared.services.site_records import Sorted, sort_records
+from shared.services.site_records import Sorted, remember, sort_records
 from shared.site import paths, renderer
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
 from shared.site.markdown import Body, RenderTimeout, render_body
-from shared.site.plan import Manifest, PageState, affected, content_hash, diff, page_hash
+from shared.site.plan import (
+    UNRENDERED,
+    Held,
+    Manifest,
+    PageState,
+    affected,
+    content_hash,
+    diff,
+    page_hash,
+)
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -312,6 +323,47 @@ class _Phase:
         self.timer.phases[self.name] = round(self.timer.phases.get(self.name, 0) + elapsed, 1)
 
 
+@dataclass
+class _Pages:
+    """What one build read: every page, or those written since the last build."""
+
+    sorted: Sorted
+    read_at: str  # just before the read, for the next build's ``updated_since``
+    everything: bool
+    read: set[str] = field(default_factory=set)  # slugs read (when not everything)
+
+
+class _ReadAgain(Exception):
+    """An unchanged page to render again is not what the manifest says."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+_KEPT_APART = {"slug", "title", "lang", "summary"}  # PageState has its own fields for these
+
+
+def shown_of(entry: Entry) -> dict[str, Any]:
+    """The entry's other fields, JSON-ready, for the manifest."""
+    return {
+        f.name: list(value) if isinstance(value := getattr(entry, f.name), tuple) else value
+        for f in dataclasses.fields(entry)
+        if f.name not in _KEPT_APART
+    }
+
+
+def remembered_entry(slug: str, state: PageState) -> Entry:
+    """A published page's entry as the manifest holds it (the page is not read)."""
+    shown: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in state.shown.items()
+    }
+    try:
+        return Entry(slug=slug, title=state.title, lang=state.lang, summary=state.summary, **shown)
+    except TypeError as exc:  # a manifest from before a field was added: read every page
+        raise _ReadAgain(f"the manifest does not hold all that page '{slug}' shows") from exc
+
+
 class _Build:
     """One run, holding the lease."""
 
@@ -335,7 +387,6 @@ class _Build:
     def run(self, full: bool, lease: float) -> BuildReport:
         self.lease = lease
         with self.timer.phase("load"):
-            pages = sort_records(self.store.pages.list())
             previous = Manifest.from_json(self.store.site.load_manifest())
             render_key = self.config.key()
             is_full = (
@@ -345,65 +396,87 @@ class _Build:
                 or previous.location != self.settings.site_location
                 or self.publisher.current_build() != previous.build_id
             )
+            since = None if previous is None or is_full else previous.read_since()
+            if since is None:
+                pages = self._read_all()
+            else:
+                assert previous is not None
+                pages = self._read_since(since, previous)
         if is_full:
-            previous_pages: Mapping[str, PageState] = previous.pages if previous else {}
-            return self._build(pages, previous, render_key, previous_pages, full=True)
-        assert previous is not None
+            return self._build(pages, previous, render_key, full=True)
         try:
-            return self._build(pages, previous, render_key, previous.pages, full=False)
+            try:
+                return self._build(pages, previous, render_key, full=False)
+            except _ReadAgain as exc:  # (never raised when every page was read)
+                _log.warning("%s: this build reads every page", exc)
+                pages = self._read_all()
+                return self._build(pages, previous, render_key, full=False)
         except StalePublication as exc:
             _log.warning("the published site is not what the manifest says (%s): full build", exc)
-            return self._build(pages, previous, render_key, previous.pages, full=True)
+        everything = pages if pages.everything else self._read_all()
+        return self._build(everything, previous, render_key, full=True)
+
+    def _read_all(self) -> _Pages:
+        read_at = _now()
+        return _Pages(sort_records(self.store.pages.list()), read_at, everything=True)
+
+    def _read_since(self, since: datetime, previous: Manifest) -> _Pages:
+        """The pages written since the last build (and those that failed to render), the
+        rest as the manifest remembers them."""
+        read_at = _now()
+        records = {r.slug: r for r in self.store.pages.list(updated_since=since)}
+        for slug, held in previous.held.items():
+            if held.kind == UNRENDERED and slug not in records:
+                record = self.store.pages.get(slug)  # tried again on every build
+                if record is not None:
+                    records[slug] = record
+        pages = sort_records(records.values())
+        remember(pages, records.keys(), previous.held)
+        return _Pages(pages, read_at, everything=False, read=set(records))
 
     def _build(
         self,
-        pages: Sorted,
+        pages: _Pages,
         previous: Manifest | None,
         render_key: str,
-        before: Mapping[str, PageState],
         *,
         full: bool,
     ) -> BuildReport:
-        published = dict(pages.published)
+        before: Mapping[str, PageState] = previous.pages if previous else {}
+        published = dict(pages.sorted.published)
+        # Published pages this run did not read: unchanged since the manifest.
+        kept = set() if pages.everything else set(before) - pages.read
         bodies: dict[str, Body] = {}
         render_failed: dict[str, dict[str, str]] = {}
         with self.timer.phase("render"):
             hashes = {slug: page_hash(page) for slug, page in published.items()}
+            hashes.update((slug, before[slug].hash) for slug in kept)
             # A page that cannot be rendered within its budget leaves the site like an
             # invalid one; the plan is then made again without it (at most once per
             # such page, and only bodies not parsed yet are parsed).
             while True:
-                changed, gone = diff({s: hashes[s] for s in published}, before)
+                live = published.keys() | kept
+                changed, gone = diff({s: hashes[s] for s in live}, before)
                 if full:
-                    changed = set(published)
+                    changed = set(live)
                 batch = render_bodies({s: published[s].content for s in changed - bodies.keys()})
                 bodies.update(batch.bodies)
                 if self._leave_out(batch.failed, published, render_failed):
                     continue
-                links = {
-                    slug: outgoing(bodies[slug].targets(), page.front_matter.related)
-                    if slug in bodies
-                    else before[slug].links
-                    for slug, page in published.items()
-                }
-                entries = {
-                    slug: entry_of(
-                        page,
-                        None if slug in changed else (before[slug].lang, before[slug].summary),
-                    )
-                    for slug, page in published.items()
-                }
-                site = SiteView(entries, links)
+                site = self._site(published, kept, bodies, before, changed)
                 to_render = set(changed)
                 if not full:
                     to_render |= affected(
                         changed | gone, before, site.links, site.titles, site.inbound
                     )
+                self._fetch(to_render & kept, published, kept, before)
                 batch = render_bodies({s: published[s].content for s in to_render - bodies.keys()})
                 bodies.update(batch.bodies)
                 if not self._leave_out(batch.failed, published, render_failed):
                     break
-            page_outputs, states, keep = self._pages(published, bodies, site, before, hashes, full)
+            page_outputs, states, keep = self._pages(
+                published, kept, bodies, site, before, hashes, full
+            )
             others = self._others(site)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
@@ -422,24 +495,33 @@ class _Build:
             with self.timer.phase("cleanup"):
                 self.publisher.cleanup()
         built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        held = dict(pages.sorted.held)
+        held.update((slug, Held(UNRENDERED, failure)) for slug, failure in render_failed.items())
         manifest = Manifest(
-            build_id, built_at, render_key, self.settings.site_location, states, files
+            build_id,
+            built_at,
+            render_key,
+            self.settings.site_location,
+            states,
+            files,
+            held,
+            pages.read_at,
         )
         with self.timer.phase("manifest"):
             self.store.site.save_manifest(manifest.to_json())
-        failed = sorted([*pages.failed, *render_failed.values()], key=lambda f: f["slug"])
+        failed = sorted([*pages.sorted.failed, *render_failed.values()], key=lambda f: f["slug"])
         failed_slugs = {f["slug"] for f in failed}
         report = BuildReport(
             status=FAILED if failed else OK,
             built=len(to_render),
-            unchanged=len(published) - len(to_render),
+            unchanged=len(published) + len(kept) - len(to_render),
             removed=len([slug for slug in gone if slug not in failed_slugs]),
             failed=failed,
             broken_links=site.broken_links(),
             full=full,
             timings_ms=self.timer.phases,
         )
-        self._write_report(report, pages, build_id, built_at, len(published))
+        self._write_report(report, pages.sorted, build_id, built_at, len(published) + len(kept))
         return report
 
     @staticmethod
@@ -454,9 +536,58 @@ class _Build:
             failed[slug] = failure
         return bool(failures)
 
+    def _site(
+        self,
+        published: Mapping[str, Page],
+        kept: Collection[str],
+        bodies: Mapping[str, Body],
+        before: Mapping[str, PageState],
+        changed: Collection[str],
+    ) -> SiteView:
+        """Every published page's entry and links: parsed, read, or from the manifest."""
+        links = {
+            slug: outgoing(bodies[slug].targets(), page.front_matter.related)
+            if slug in bodies
+            else before[slug].links
+            for slug, page in published.items()
+        }
+        entries = {
+            slug: entry_of(
+                page,
+                None if slug in changed else (before[slug].lang, before[slug].summary),
+            )
+            for slug, page in published.items()
+        }
+        for slug in kept:
+            links[slug] = before[slug].links
+            entries[slug] = remembered_entry(slug, before[slug])
+        return SiteView(entries, links)
+
+    def _fetch(
+        self,
+        slugs: Collection[str],
+        published: dict[str, Page],
+        kept: set[str],
+        before: Mapping[str, PageState],
+    ) -> None:
+        """Read the unchanged pages that must be rendered again (they show a changed one).
+
+        One that is not what the manifest says (written after this build's read) makes
+        the build read every page: its plan was made on an old picture.
+        """
+        for slug in sorted(slugs):
+            record = self.store.pages.get(slug)
+            outcome = sort_records([record]) if record is not None else None
+            page = outcome.published.get(slug) if outcome is not None else None
+            if page is None or page_hash(page) != before[slug].hash:
+                raise _ReadAgain(f"page '{slug}' changed while the build read the store")
+            published[slug] = page
+            kept.discard(slug)
+
     def _pages(
         self,
         published: Mapping[str, Page],
+        kept: Collection[str],
         bodies: Mapping[str, Body],
         site: SiteView,
         before: Mapping[str, PageState],
@@ -467,6 +598,9 @@ class _Build:
         outputs: list[Output] = []
         keep: list[str] = []
         states: dict[str, PageState] = {}
+        for slug in kept:
+            keep.append(paths.page_path(slug))
+            states[slug] = before[slug]
         for slug, page in published.items():
             path = paths.page_path(slug)
             old = before.get(slug)
@@ -480,7 +614,9 @@ class _Build:
             else:
                 assert old is not None  # not rendered means unchanged since the last build
                 keep.append(path)
-                states[slug] = old  # same hash, links, title, language and summary
+                # Same hash, links, title, language and summary; what it shows is taken
+                # from the page read (a manifest of an older build may lack a field).
+                states[slug] = dataclasses.replace(old, shown=shown_of(site.entries[slug]))
                 continue
             entry: Entry = site.entries[slug]
             states[slug] = PageState(
@@ -491,6 +627,7 @@ class _Build:
                 out=out,
                 lang=entry.lang,
                 summary=entry.summary,
+                shown=shown_of(entry),
             )
         return outputs, states, keep
 

@@ -7,7 +7,7 @@ front matter (``sources[0]``), never stops the others, and is logged at ERROR.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from shared.logs import get_logger
 from shared.ports import PageRecord
 from shared.schema import Page
 from shared.services.wiki import to_page
+from shared.site.plan import ARCHIVED, DRAFT, INVALID, Held
 from shared.slugs import slug_problem
 
 _log = get_logger("rebuild")
@@ -31,6 +32,12 @@ class Sorted:
     published: dict[str, Page] = field(default_factory=dict)
     failed: list[dict[str, str]] = field(default_factory=list)
     drafts: list[dict[str, Any]] = field(default_factory=list)
+    held: dict[str, Held] = field(default_factory=dict)  # every page not published
+
+    def settle(self) -> None:
+        """Failures by slug, drafts newest first (the curator report's order)."""
+        self.failed.sort(key=lambda f: f["slug"])
+        self.drafts.sort(key=lambda d: str(d["updated_at"]), reverse=True)
 
 
 def validate(record: PageRecord) -> Page | dict[str, str]:
@@ -71,43 +78,64 @@ def sort_records(records: Iterable[PageRecord]) -> Sorted:
     """
     out = Sorted()
     for record in records:
-        outcome = validate(record)
-        if isinstance(outcome, Page):
-            if outcome.status == "active":
-                out.published[outcome.slug] = outcome
-            elif outcome.status == "draft":
-                generated = outcome.front_matter.generated
-                out.drafts.append(
-                    {
-                        "slug": outcome.slug,
-                        "title": outcome.title,
-                        "updated_at": outcome.updated_at.isoformat(),
-                        "generated_by": generated.by if generated else None,
-                        "problem": None,
-                    }
-                )
-            continue
-        status = _raw_status(record)
-        if status in _UNPUBLISHED:
-            if status == "draft":
-                out.drafts.append(
-                    {
-                        "slug": outcome["slug"],
-                        "title": _raw_title(record),
-                        "updated_at": str(record.updated_at),
-                        "generated_by": None,
-                        "problem": f"{outcome['field']}: {outcome['error']}",
-                    }
-                )
-            continue
-        _log.error(
-            "page '%s' left out of the site: %s (%s)",
-            outcome["slug"],
-            outcome["error"],
-            outcome["field"],
-            extra={"slug": outcome["slug"], "field": outcome["field"]},
-        )
-        out.failed.append(outcome)
-    out.failed.sort(key=lambda f: f["slug"])
-    out.drafts.sort(key=lambda d: str(d["updated_at"]), reverse=True)
+        _sort(record, out)
+    out.settle()
     return out
+
+
+def remember(pages: Sorted, read: Collection[str], held: Mapping[str, Held]) -> None:
+    """Add the unpublished pages not read this run, as the last build's manifest holds them."""
+    for slug, page in held.items():
+        if slug in read or slug in pages.held:
+            continue
+        pages.held[slug] = page
+        if page.kind == DRAFT and page.info is not None:
+            pages.drafts.append(dict(page.info))
+        elif page.kind == INVALID and page.info is not None:
+            pages.failed.append({k: str(v) for k, v in page.info.items()})
+    pages.settle()
+
+
+def _sort(record: PageRecord, out: Sorted) -> None:
+    outcome = validate(record)
+    if isinstance(outcome, Page):
+        if outcome.status == "active":
+            out.published[outcome.slug] = outcome
+        elif outcome.status == "draft":
+            generated = outcome.front_matter.generated
+            draft = {
+                "slug": outcome.slug,
+                "title": outcome.title,
+                "updated_at": outcome.updated_at.isoformat(),
+                "generated_by": generated.by if generated else None,
+                "problem": None,
+            }
+            out.drafts.append(draft)
+            out.held[outcome.slug] = Held(DRAFT, draft)
+        else:
+            out.held[outcome.slug] = Held(ARCHIVED)
+        return
+    status = _raw_status(record)
+    if status in _UNPUBLISHED:
+        if status == "draft":
+            draft = {
+                "slug": outcome["slug"],
+                "title": _raw_title(record),
+                "updated_at": str(record.updated_at),
+                "generated_by": None,
+                "problem": f"{outcome['field']}: {outcome['error']}",
+            }
+            out.drafts.append(draft)
+            out.held[outcome["slug"]] = Held(DRAFT, draft)
+        else:
+            out.held[outcome["slug"]] = Held(ARCHIVED)
+        return
+    _log.error(
+        "page '%s' left out of the site: %s (%s)",
+        outcome["slug"],
+        outcome["error"],
+        outcome["field"],
+        extra={"slug": outcome["slug"], "field": outcome["field"]},
+    )
+    out.failed.append(outcome)
+    out.held[outcome["slug"]] = Held(INVALID, outcome)

@@ -1,9 +1,12 @@
 """The build manifest and the incremental plan: which pages must be rendered again.
 
 The manifest is what the last successful build published: per page its version,
-content hash, title, outgoing links and output hash (plus the cached language and
-summary), and the hash of every other file. A page is rendered again when it changed,
-or when a change touches what it shows of other pages (link text, backlinks).
+content hash, title, outgoing links and output hash (plus what listings and the search
+index show of it: type, tags, category, date, language, summary), the pages it did not
+publish (drafts, archived, failing), the hash of every other file, and when it read the
+store. An incremental build reads only the pages written since then (with a margin) and
+takes every other page from the manifest. A page is rendered again when it changed, or
+when a change touches what it shows of other pages (link text, backlinks).
 """
 
 from __future__ import annotations
@@ -11,11 +14,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from shared.schema import Page
 
-FORMAT = 1
+FORMAT = 2
+# Pages written up to this long before the last build read the store are read again: a
+# writer's clock may be behind ours, and a write dated before our read may commit after
+# it. Re-reading a page costs a read; its unchanged hash means it is not rendered again.
+READ_MARGIN_SECONDS = 300.0
 
 
 def page_hash(page: Page) -> str:
@@ -48,6 +56,10 @@ class PageState:
     out: str  # hash of its HTML
     lang: str
     summary: str
+    # The rest of what other pages, listings and the search index show of it (the
+    # fields of ``shared.site.entries.Entry`` not above), so an incremental build need
+    # not read it: type, tags, category, date…
+    shown: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +70,7 @@ class PageState:
             "o": self.out,
             "g": self.lang,
             "s": self.summary,
+            "e": dict(self.shown),
         }
 
     @classmethod
@@ -70,7 +83,32 @@ class PageState:
             out=str(data["o"]),
             lang=str(data["g"]),
             summary=str(data["s"]),
+            shown=dict(data["e"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A page the build did not publish: a draft (``info`` is its curator-report row),
+    archived, failing the schema or failing to render (``info`` is ``{slug, field,
+    error}``). Remembered so an incremental build need not read it again."""
+
+    kind: str  # DRAFT, ARCHIVED, INVALID or UNRENDERED
+    info: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.kind, "i": dict(self.info) if self.info is not None else None}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Held:
+        kind, info = str(data["k"]), data["i"]
+        if kind not in HELD_KINDS or not (info is None or isinstance(info, dict)):
+            raise ValueError(f"bad held page {data!r}")
+        return cls(kind, info)
+
+
+DRAFT, ARCHIVED, INVALID, UNRENDERED = "draft", "archived", "invalid", "unrendered"
+HELD_KINDS = (DRAFT, ARCHIVED, INVALID, UNRENDERED)
 
 
 @dataclass(frozen=True)
@@ -83,6 +121,18 @@ class Manifest:
     location: str
     pages: Mapping[str, PageState] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)  # non-page outputs -> hash
+    held: Mapping[str, Held] = field(default_factory=dict)  # pages not published
+    read_at: str = ""  # ISO time just before the build read the store
+
+    def read_since(self) -> datetime | None:
+        """Where the next incremental read starts (None: read every page)."""
+        try:
+            moment = datetime.fromisoformat(self.read_at)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return None
+        return moment - timedelta(seconds=READ_MARGIN_SECONDS)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +143,8 @@ class Manifest:
             "location": self.location,
             "pages": {slug: state.to_json() for slug, state in self.pages.items()},
             "files": dict(self.files),
+            "held": {slug: held.to_json() for slug, held in self.held.items()},
+            "read_at": self.read_at,
         }
 
     @classmethod
@@ -108,6 +160,8 @@ class Manifest:
                 location=str(data["location"]),
                 pages={str(s): PageState.from_json(p) for s, p in data["pages"].items()},
                 files={str(k): str(v) for k, v in data["files"].items()},
+                held={str(s): Held.from_json(h) for s, h in data["held"].items()},
+                read_at=str(data["read_at"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

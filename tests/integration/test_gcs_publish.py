@@ -151,3 +151,34 @@ def test_marker_names_the_published_build(gcs_site: str) -> None:
     marker = json.loads(objects(gcs_site)[".biblioteca-build.json"].download_as_text())
     manifest = open_store(get_settings()).site.load_manifest()
     assert marker["build_id"] == manifest["build_id"]
+
+
+def test_one_body_edit_uploads_the_page_and_what_lists_it_whatever_the_size(
+    gcs_site: str,
+) -> None:
+    """Uploads follow the change: one edit of a 10-page or a 60-page site, the same count."""
+    settings = get_settings()
+    counts = []
+    for start, end in ((0, 10), (10, 60)):
+        for i in range(start, end):
+            put(f"concept—p{i:03d}", f"Página {i}.")
+        assert rebuild(settings, full=True).status == "ok"
+        pages = open_store(settings).pages
+        record = pages.get(f"concept—p{start:03d}")
+        edited = PageRecord(
+            record.slug,
+            record.front_matter,
+            "Otro texto.",
+            record.version + 1,
+            record.created_at,
+            datetime.now(UTC),
+        )
+        pages.update(edited, None, expected_version=record.version)
+        recorder = RecordingPublisher(gcs_site)
+        report = rebuild(settings, publisher=recorder)
+        assert (report.status, report.built) == ("ok", 1)
+        uploaded = [path for kind, path in recorder.events if kind == "upload"]
+        assert f"concept—p{start:03d}/index.html" in uploaded
+        counts.append(len(uploaded))
+    # The page, the search index (its excerpt) and the build marker; nothing else changed.
+    assert counts[0] == counts[1] <= 4

@@ -160,6 +160,13 @@ def test_list_filters_by_status_and_updated_since(store: Any) -> None:
 # -- chunks ------------------------------------------------------------------------
 
 
+def test_count_is_every_page_of_any_status(store: Any) -> None:
+    assert store.pages.count() == 0
+    store.pages.create(page("concept—a"), [])
+    store.pages.create(page("concept—b", status="draft"), [])
+    assert store.pages.count() == 2
+
+
 def test_chunks_are_written_with_the_page_and_replaced_on_update(store: Any) -> None:
     """Chunks arrive with the page; an update with fewer chunks leaves no stale ordinal."""
     first = chunks_of("ch", unit(1), unit(0, 1), unit(0, 0, 1))

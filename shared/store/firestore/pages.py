@@ -177,6 +177,11 @@ class FirestorePages:
             # Any other failure may have committed after all (a lost answer): staged
             # chunks stay, live if it did, invisible ("staging") if it did not.
 
+    def count(self) -> int:
+        with self._db.guard("counting pages"):
+            counted = self._db.collection(COLLECTION).count().get(**self._db.options)
+        return int(counted[0][0].value) if counted and counted[0] else 0
+
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None
     ) -> list[PageRecord]:

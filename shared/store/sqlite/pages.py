@@ -109,6 +109,10 @@ class SqlitePages:
             else:
                 chunk_rows.replace(conn, page, chunks)
 
+    def count(self) -> int:
+        row = self._db.connection().execute("SELECT COUNT(*) AS n FROM pages").fetchone()
+        return int(row["n"])
+
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None
     ) -> list[PageRecord]:
