@@ -93,4 +93,7 @@ def test_a_failed_last_rebuild_is_the_first_line_and_exit_1(
     assert "rebuild:   failed at " in out
     assert json_status == 1
     assert json.loads(json_out)["rebuild"]["failed"] is True
-    assert err.startswith("!! THE LAST REBUILD FAILED")
+    # stderr: the line naming the store every command prints, then the failure, loudly.
+    banner, alarm = err.splitlines()[:2]
+    assert banner.startswith("biblioteca: store: ")
+    assert alarm.startswith("!! THE LAST REBUILD FAILED")
