@@ -58,15 +58,17 @@ def handle(
     name: str,
     handler: Handler,
     *,
-    write: bool,
+    write: bool | Callable[[Settings], bool],
     cors: bool = False,
     private: bool = False,
 ) -> flask.Response:
     """Serve one request of the function ``name`` (see the module docstring).
 
-    ``write``: credentials are required before the body is read. ``private``: the function
-    is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every caller passed the
-    platform's check and may write (``mcp``, whose reading tools need no credentials).
+    ``write``: credentials are required before the body is read (a callable decides from
+    the settings: ``feedback`` is open unless ``BIBLIOTECA_FEEDBACK_FROM_WIDGET=0``).
+    ``private``: the function is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every
+    caller passed the platform's check and may write (``mcp``, whose reading tools need
+    no credentials).
     """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     started = time.perf_counter()
@@ -108,11 +110,12 @@ def _serve(
     handler: Handler,
     settings: Settings,
     *,
-    write: bool,
+    write: bool | Callable[[Settings], bool],
     private: bool,
     origin: str | None,
 ) -> tuple[int, dict[str, Any] | None]:
-    authorized = _check_credentials(request, settings, required=write, private=private)
+    required = write(settings) if callable(write) else write
+    authorized = _check_credentials(request, settings, required=required, private=private)
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
@@ -138,16 +141,6 @@ def _check_credentials(
     if not _bearer_matches(request, settings, token):
         raise Unauthorized("missing or wrong bearer token (Authorization: Bearer <token>)")
     return True
-
-
-def require_writer(ctx: RequestContext, why: str) -> None:
-    """The write credentials, on a public function a setting (``why``) closes to anonymous
-    callers: a 401 without them, or a 503 naming the token when none is set."""
-    if ctx.authorized:
-        return
-    if ctx.settings.auth == "token":
-        ctx.settings.require_api_token()
-    raise Unauthorized(f"{why}: send the write token (Authorization: Bearer <token>)")
 
 
 def _bearer_matches(request: flask.Request, settings: Settings, token: str | None = None) -> bool:

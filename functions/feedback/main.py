@@ -9,17 +9,14 @@ import functions_framework
 
 from shared.api.models import FeedbackRequest
 from shared.bootstrap import wiring
-from shared.http import RequestContext, handle, require_writer
+from shared.config import Settings
+from shared.http import RequestContext, handle
 from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
 
 
 def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     limiter(ctx.settings.rate_limit_window, purpose="feedback").check(ctx.client_id)
-    if not ctx.settings.feedback_from_widget:
-        require_writer(
-            ctx, "feedback is closed to anonymous callers (BIBLIOTECA_FEEDBACK_FROM_WIDGET=0)"
-        )
     request = FeedbackRequest.parse(body)
     w = wiring(ctx.settings)
     return 200, record_feedback(
@@ -27,6 +24,11 @@ def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str,
     )
 
 
+def _closed(settings: Settings) -> bool:
+    """BIBLIOTECA_FEEDBACK_FROM_WIDGET=0: the write token is checked before the body."""
+    return not settings.feedback_from_widget
+
+
 @functions_framework.http
 def feedback(request: flask.Request) -> flask.Response:
-    return handle(request, "feedback", _feedback, write=False, cors=True)
+    return handle(request, "feedback", _feedback, write=_closed, cors=True)

@@ -107,6 +107,19 @@ def test_closed_to_the_widget_it_needs_the_write_token(
     assert api.post("feedback", body).status == 200
 
 
+def test_closed_to_the_widget_without_a_token_set_is_a_503_naming_it(
+    env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 and no BIBLIOTECA_API_TOKEN: not_configured, so the
+    operator learns which variable to set."""
+    monkeypatch.setenv("BIBLIOTECA_FEEDBACK_FROM_WIDGET", "0")
+    monkeypatch.delenv("BIBLIOTECA_API_TOKEN")
+    api = open_api()
+    reply = api.post("feedback", {"slug": "runbook—pool", "rating": "up"}, token=None)
+    assert_error(reply, 503, "not_configured")
+    assert "BIBLIOTECA_API_TOKEN" in reply.json["error"]
+
+
 def test_feedback_is_rate_limited_per_client(
     env: dict[str, str], open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:

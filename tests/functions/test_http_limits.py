@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from shared.cli.serve import function_names
+from shared.config import get_settings
 from tests.fixtures.contract import assert_error
 from tests.fixtures.rawhttp import (
     MIB,
@@ -33,8 +34,9 @@ from tests.fixtures.server import Reply, ServerFactory
 
 Client = Callable[[str], Any]
 NAMES = function_names()
-# ask and mcp read without credentials (mcp asks for them per tool, after the body).
-WRITES = [n for n in NAMES if n not in ("ask", "mcp")]
+# ask and mcp read without credentials (mcp asks for them per tool, after the body);
+# feedback too, unless BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 (tested below).
+WRITES = [n for n in NAMES if n not in ("ask", "mcp", "feedback")]
 LIMIT = 1024 * 1024
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 JSON = {"Content-Type": "application/json"}
@@ -98,6 +100,18 @@ def test_a_refused_caller_costs_no_body(env: dict[str, str], client: Client, nam
     """A 401 (no token) reads nothing of a body, even a large one: credentials come first."""
     feed = Feed(zeros(LIMIT // 2))
     reply = post(client(name), feed, length=LIMIT // 2, headers={})
+    assert_error(reply, 401, "unauthorized")
+    assert feed.taken == 0
+
+
+def test_feedback_closed_to_the_widget_refuses_before_the_body(
+    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 makes feedback a write: its 401 reads nothing."""
+    monkeypatch.setenv("BIBLIOTECA_FEEDBACK_FROM_WIDGET", "0")
+    get_settings.cache_clear()
+    feed = Feed(zeros(LIMIT // 2))
+    reply = post(client("feedback"), feed, length=LIMIT // 2, headers={})
     assert_error(reply, 401, "unauthorized")
     assert feed.taken == 0
 

@@ -76,7 +76,7 @@ def test_an_unsupported_protocol_version_header_is_a_400_naming_the_supported(
     assert "2025-11-25" in reply.json["error"]["data"]["supported"]
     reply = post(client, message, {"MCP-Protocol-Version": "2025-06-18"})
     assert reply.status == 200
-    assert len(reply.json["result"]["tools"]) == 6
+    assert len(reply.json["result"]["tools"]) == 7  # the contract's tools
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
