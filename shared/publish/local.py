@@ -94,6 +94,7 @@ class LocalPublisher:
         self.builds = self.site.parent / f".{self.site.name}.builds"
         self._current: str | None = None
         self._released: set[str] = set()  # pooled folders a recycled spare stopped using
+        self._listings: dict[str, Listing] = {}  # read or written by this publisher
 
     @property
     def public_url(self) -> None:
@@ -119,6 +120,7 @@ class LocalPublisher:
         try:
             if spare_id is not None and spare is not None and spare_id != publication.build_id:
                 self._listing_path(spare_id).unlink()  # from now on it is a half-built folder
+                self._listings.pop(spare_id, None)
                 os.rename(self.builds / spare_id, generation)
             else:
                 spare = None
@@ -129,6 +131,7 @@ class LocalPublisher:
             self._swap(publication.build_id)
         except BaseException:
             self._listing_path(publication.build_id).unlink(missing_ok=True)
+            self._listings.pop(publication.build_id, None)
             shutil.rmtree(generation, ignore_errors=True)
             if adopted is not None and not os.path.lexists(self.site):
                 adopted.rename(self.site)  # put the old site back where readers look
@@ -148,10 +151,15 @@ class LocalPublisher:
     def _listing(self, build_id: str | None) -> Listing | None:
         if build_id is None or not _BUILD_ID.match(build_id):
             return None
+        if build_id in self._listings:
+            return self._listings[build_id]
         try:
-            return Listing.from_bytes(self._listing_path(build_id).read_bytes())
+            listing = Listing.from_bytes(self._listing_path(build_id).read_bytes())
         except OSError:
             return None
+        if listing is not None:
+            self._listings[build_id] = listing
+        return listing
 
     def _save_listing(self, build_id: str, listing: Listing) -> None:
         path = self._listing_path(build_id)
@@ -159,6 +167,7 @@ class LocalPublisher:
         staging = path.with_name(f".tmp-{uuid.uuid4().hex}")
         staging.write_bytes(listing.to_bytes())
         os.replace(staging, path)
+        self._listings[build_id] = listing
 
     def _spare(self, live_folder: Path | None, live: Listing | None) -> str | None:
         """The generation two builds back, when it is complete and listed: recycled."""

@@ -485,7 +485,8 @@ class _Build:
         old_files = previous.files if previous and not full else {}
         writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
         keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
-        deletes = [] if full else list(self._deletes(before, published, old_files, files))
+        live = published.keys() | kept
+        deletes = [] if full else list(self._deletes(before, live, old_files, files))
         if previous is not None and not (full or writes or deletes):
             build_id = previous.build_id  # nothing to publish: the site stays as it is
         else:
@@ -648,7 +649,7 @@ class _Build:
     @staticmethod
     def _deletes(
         before: Mapping[str, PageState],
-        published: Mapping[str, Page],
+        published: Collection[str],
         old_files: Mapping[str, str],
         files: Mapping[str, str],
     ) -> Iterator[str]:

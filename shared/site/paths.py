@@ -44,6 +44,7 @@ def inside(root: Path, relative: str) -> Path:
     return target
 
 
+@lru_cache(maxsize=65536)  # every kept page of every incremental build asks again
 def page_path(slug: str) -> str:
     """The file of a page: ``<slug>/index.html`` (only for slugs the contract allows)."""
     problem = slug_problem(slug)

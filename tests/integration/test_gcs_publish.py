@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.bootstrap import open_store
@@ -182,3 +182,25 @@ def test_one_body_edit_uploads_the_page_and_what_lists_it_whatever_the_size(
         counts.append(len(uploaded))
     # The page, the search index (its excerpt) and the build marker; nothing else changed.
     assert counts[0] == counts[1] <= 4
+
+
+def test_pages_an_incremental_build_did_not_read_stay_in_the_bucket(gcs_site: str) -> None:
+    """Pages written before the last build are not read again, and never deleted for it."""
+    pages = open_store(get_settings()).pages
+    day_ago = datetime.now(UTC) - timedelta(days=1)
+    for i in range(8):
+        fm = {"title": f"P{i}", "type": "concept"}
+        pages.create(PageRecord(f"concept—p{i}", fm, f"Página {i}.", 1, day_ago, day_ago), [])
+    settings = get_settings()
+    assert rebuild(settings).status == "ok"
+    record = pages.get("concept—p3")
+    edited = PageRecord(
+        record.slug, record.front_matter, "Otro.", 2, record.created_at, datetime.now(UTC)
+    )
+    pages.update(edited, None, expected_version=1)
+    recorder = RecordingPublisher(gcs_site)
+    report = rebuild(settings, publisher=recorder)
+    assert (report.status, report.built, report.unchanged) == ("ok", 1, 7)
+    assert [e for e in recorder.events if e[0] == "delete"] == []
+    names = set(objects(gcs_site))
+    assert {f"concept—p{i}/index.html" for i in range(8)} <= names
