@@ -307,12 +307,14 @@ class _Build:
         self.lease = LEASE_SECONDS
         self.config = site_config(settings, publisher)
         self.timer = _Timer()
+        self.stored_nav: Mapping[str, Any] | None = None
 
     def run(self, full: bool, lease: float) -> BuildReport:
         self.lease = lease
         with self.timer.phase("load"):
             pages = sort_records(self.store.pages.list())
             previous = Manifest.from_json(self.store.site.load_manifest())
+            self.stored_nav = self.store.site.load_nav()
             render_key = self.config.key()
             is_full = (
                 full
@@ -369,7 +371,7 @@ class _Build:
                     )
                     for slug, page in published.items()
                 }
-                site = SiteView(entries, links)
+                site = SiteView(entries, links, self.stored_nav)
                 to_render = set(changed)
                 if not full:
                     to_render |= affected(

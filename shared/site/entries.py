@@ -10,11 +10,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from shared import mkdocs, wikilinks
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
+from shared.site import nav as navigation
+from shared.site.collate import sort_key
 
 SUMMARY_CHARS = 200
 # An unclosed fence (the window may cut one) runs to the end of the window.
@@ -94,6 +97,7 @@ class SiteView:
 
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
+    stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
     inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 
@@ -114,6 +118,11 @@ class SiteView:
             out[entry.type].append(entry)
         return {t: sorted(entries, key=by_title) for t, entries in out.items() if entries}
 
+    @cached_property
+    def nav(self) -> navigation.Nav:
+        """Sections, reading order and breadcrumbs (``shared.site.nav``)."""
+        return navigation.build(self.entries, self.stored_nav, self.language())
+
     def broken_links(self) -> list[dict[str, str]]:
         return graph.broken(self.links, self.entries)
 
@@ -121,5 +130,6 @@ class SiteView:
         return lang.majority([e.lang for e in self.entries.values()])
 
 
-def by_title(entry: Entry) -> tuple[str, str, str]:
-    return (entry.title.casefold(), entry.title, entry.slug)
+def by_title(entry: Entry) -> tuple[str, str, str, str]:
+    """Spanish alphabetical order of titles (``collate``), then slug."""
+    return (*sort_key(entry.title), entry.slug)

@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from shared.mkdocs import Include
 from shared.schema import Page, Source
-from shared.site import lang, paths
+from shared.site import chrome, lang, paths
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
 from shared.site.markdown import Body
@@ -209,19 +209,22 @@ def listing_types(site: SiteView) -> list[str]:
 
 
 def render_index(site: SiteView, config: SiteConfig) -> str:
-    """``index.html``: every published page, grouped by type."""
+    """``index.html``: the sections with their pages, then a link to each type's listing."""
     language = site.language()
-    groups = [
+    types = [
         {
-            "type": page_type,
             "label": lang.TYPES[language][page_type][1],
             "href": paths.listing_href("", page_type),
             "count": len(entries),
-            "rows": _rows(entries, "", details=False),
         }
         for page_type, entries in site.groups.items()
     ]
-    return _render("index.html", **_chrome(language, "", config), groups=groups)
+    return _render(
+        "index.html",
+        **_chrome(language, "", config),
+        tree=chrome.tree_html(site.nav, ""),
+        types=types,
+    )
 
 
 def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:

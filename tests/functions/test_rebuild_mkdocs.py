@@ -68,3 +68,25 @@ def test_plain_md_links_resolve_or_are_reported_broken(
     assert 'href="../tutorial%E2%80%94otra/index.html#b">wiki</a>' in html
     assert '<span class="wikilink broken">nada</span>' in html
     assert ".md" not in re.sub(r"<pre>.*?</pre>", "", html, flags=re.S)
+
+
+def test_the_stored_nav_orders_the_index_and_folders_make_sections(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """mkdocs.yml's nav (SiteState.save_nav) orders the index; unlisted pages follow in
+    sections from their folders, sorted the Spanish way."""
+    put(store, "index", "Inicio.", title="Inicio")
+    put(store, "tutorial—b", title="Bravo")
+    put(store, "tutorial—a", title="Alfa")
+    put(store, "extra—index", title="Extras")
+    put(store, "extra—n", title="Nube")
+    put(store, "extra—enye", title="Ñandú")
+    put(store, "extra—i", title="Índice")
+    store.site.save_nav(
+        {"items": [{"slug": "index"}, {"title": "Tutorial", "items": [{"slug": "tutorial—b"}]}]}
+    )
+    assert rebuild(client, auth).status_code == 200
+    index = (site() / "index.html").read_text(encoding="utf-8")
+    order = ["Inicio", "Tutorial", "Bravo", "Extras", "Índice", "Nube", "Ñandú", "Alfa"]
+    positions = [index.index(f">{title}") for title in order]
+    assert positions == sorted(positions)

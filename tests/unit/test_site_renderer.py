@@ -222,16 +222,26 @@ def test_leading_title_heading_is_not_repeated() -> None:
     assert html.count("<h1") == 1
 
 
-def test_index_groups_pages_by_type_in_schema_order() -> None:
-    """index.html has one section per type with pages, each listing its pages by title."""
+def test_index_shows_sections_with_their_pages_in_spanish_order() -> None:
+    """index.html: one section per type here (derived slugs), pages by title (accents
+    ignored), and a line linking each type's listing."""
     site = site_of(
         page("guide—b", title="Beta", type="guide"),
         page("concept—z", title="zeta"),
+        page("concept—i", title="Índice"),
         page("concept—a", title="Alfa"),
+        page("tutorial—index", title="Tutorial"),
+        page("tutorial—uno", title="Uno"),
     )
     html = renderer.render_index(site, renderer.SiteConfig())
-    assert re.findall(r'<h2 id="(\w+)">', html) == ["concept", "guide"]
-    assert html.index("Alfa") < html.index("zeta") < html.index("Beta")
+    sections = re.findall(r'<section class="nav-section"><h2>(.*?) <span', html)
+    assert sections == [
+        "Conceptos",
+        "Guías",
+        '<a href="tutorial%E2%80%94index/index.html">Tutorial</a>',
+    ]
+    assert html.index("Alfa") < html.index("Índice") < html.index("zeta") < html.index("Beta")
+    assert 'href="type/concept/index.html">Conceptos</a> <span class="muted">(5)</span>' in html
     assert renderer.listing_types(site) == ["concept", "guide"]
 
 
