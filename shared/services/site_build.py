@@ -43,7 +43,16 @@ from shared.site import paths, renderer
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
 from shared.site.markdown import Body, RenderTimeout, render_body
-from shared.site.plan import Manifest, PageState, affected, content_hash, diff, page_hash
+from shared.site.nav import chrome_hash
+from shared.site.plan import (
+    Manifest,
+    PageState,
+    affected,
+    content_hash,
+    diff,
+    page_hash,
+    reframed,
+)
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -373,15 +382,19 @@ class _Build:
                 }
                 site = SiteView(entries, links, self.stored_nav)
                 to_render = set(changed)
+                chrome = {slug: chrome_hash(site.nav, slug, site.titles) for slug in published}
                 if not full:
                     to_render |= affected(
                         changed | gone, before, site.links, site.titles, site.inbound
                     )
+                    to_render |= reframed(chrome, before)
                 batch = render_bodies({s: published[s].content for s in to_render - bodies.keys()})
                 bodies.update(batch.bodies)
                 if not self._leave_out(batch.failed, published, render_failed):
                     break
-            page_outputs, states, keep = self._pages(published, bodies, site, before, hashes, full)
+            page_outputs, states, keep = self._pages(
+                published, bodies, site, before, hashes, chrome, full
+            )
             others = self._others(site)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
@@ -439,6 +452,7 @@ class _Build:
         site: SiteView,
         before: Mapping[str, PageState],
         hashes: Mapping[str, str],
+        chrome: Mapping[str, str],
         full: bool,
     ) -> tuple[list[Output], dict[str, PageState], list[str]]:
         """Render the pages that need it; the rest are kept as published."""
@@ -469,6 +483,7 @@ class _Build:
                 out=out,
                 lang=entry.lang,
                 summary=entry.summary,
+                chrome=chrome[slug],
             )
         return outputs, states, keep
 
@@ -480,6 +495,8 @@ class _Build:
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
         sitemap = renderer.render_sitemap(site, self.config).encode()
         out.append(Output(paths.SITEMAP, sitemap, STAGE_LISTINGS))
+        nav_script = renderer.render_nav_script(site).encode()
+        out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
         search = renderer.render_search_index(site).encode()
         out.append(Output(paths.SEARCH_INDEX, search, STAGE_LISTINGS))
         index = renderer.render_index(site, self.config).encode()

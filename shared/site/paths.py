@@ -16,6 +16,7 @@ from shared.slugs import slug_problem
 INDEX = "index.html"
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"
+NAV_SCRIPT = "nav.js"  # the sidebar's tree (one file per build, see renderer.render_nav_script)
 MARKER = ".biblioteca-build.json"  # which build a published site is: see publish.py
 STATIC_DIR = "static"
 TYPE_DIR = "type"

@@ -48,6 +48,7 @@ class PageState:
     out: str  # hash of its HTML
     lang: str
     summary: str
+    chrome: str = ""  # nav.chrome_hash: breadcrumbs and previous/next as last rendered
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +59,7 @@ class PageState:
             "o": self.out,
             "g": self.lang,
             "s": self.summary,
+            "c": self.chrome,
         }
 
     @classmethod
@@ -70,6 +72,7 @@ class PageState:
             out=str(data["o"]),
             lang=str(data["g"]),
             summary=str(data["s"]),
+            chrome=str(data.get("c", "")),
         )
 
 
@@ -147,3 +150,10 @@ def affected(
         else:
             out |= old_links ^ new_links
     return {slug for slug in out if slug in titles}
+
+
+def reframed(chrome: Mapping[str, str], previous: Mapping[str, PageState]) -> set[str]:
+    """Pages whose navigation chrome (breadcrumbs, previous/next) changed since the last
+    build: a new page re-renders its neighbours in the reading order, a renamed section
+    index the pages under it, and nothing else (the sidebar is one file, ``nav.js``)."""
+    return {slug for slug, h in chrome.items() if slug in previous and previous[slug].chrome != h}

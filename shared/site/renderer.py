@@ -30,7 +30,7 @@ from shared.site.markdown import Body
 from shared.site.md_blocks import INCLUDE_RE
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "2"
+RENDERER_VERSION = "3"
 TEMPLATES = Path(__file__).parent / "templates"
 _REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
 
@@ -113,8 +113,14 @@ def _source(source: Source, code_url: str | None, language: str) -> dict[str, An
 # -- pages ----------------------------------------------------------------------------
 
 
-def _chrome(language: str, root: str, config: SiteConfig) -> dict[str, Any]:
-    return {"lang": language, "ui": lang.UI[language], "root": root, "ask_url": config.ask_url}
+def _chrome(language: str, root: str, config: SiteConfig, slug: str = "") -> dict[str, Any]:
+    return {
+        "lang": language,
+        "ui": lang.UI[language],
+        "root": root,
+        "ask_url": config.ask_url,
+        "slug": slug,
+    }
 
 
 def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> str:
@@ -133,20 +139,24 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
     backlinks = [
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
+    html = _examples(
+        resolve(_without_title(body, fm.title), site.titles, root),
+        body.includes,
+        config.code_url,
+        language,
+    )
     return _render(
         "page.html",
-        **_chrome(language, root, config),
+        **_chrome(language, root, config, page.slug),
+        crumbs=chrome.crumbs(site.nav, page.slug, root),
+        pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
+        toc=chrome.toc(html),
         page={**fm.model_dump(), "version": page.version},
         updated=entry.updated,
         type_label=lang.TYPES[language][fm.type][0],
         type_href=paths.listing_href(root, fm.type),
         status_label=lang.STATUSES[language][fm.status],
-        body=_examples(
-            resolve(_without_title(body, fm.title), site.titles, root),
-            body.includes,
-            config.code_url,
-            language,
-        ),
+        body=html,
         sources=[_source(s, config.code_url, language) for s in fm.sources],
         related=related,
         backlinks=backlinks,
@@ -287,3 +297,10 @@ def render_report(report: Mapping[str, Any]) -> tuple[str, str]:
     """The private curator report as (HTML, JSON)."""
     html = _render("report.html", report=report)
     return html, json.dumps(report, ensure_ascii=False, indent=2, default=str)
+
+
+def render_nav_script(site: SiteView) -> str:
+    """``nav.js``: the section tree for the sidebar, written once per build instead of into
+    every page (a new page would otherwise re-render all of them); ``static/site.js`` draws
+    it."""
+    return "window.BIBLIOTECA_NAV=" + safe_json(site.nav.to_json()) + ";\n"

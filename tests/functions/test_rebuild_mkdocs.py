@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from shared.services import site_build
-from tests.functions.test_rebuild import Client, put, rebuild, report_body, site
+from tests.functions.test_rebuild import Client, edit, put, rebuild, report_body, site
 
 RAW = ("{*", "///", "!!!", "&lt;dfn", "&lt;abbr", '=== "')
 
@@ -90,3 +90,27 @@ def test_the_stored_nav_orders_the_index_and_folders_make_sections(
     order = ["Inicio", "Tutorial", "Bravo", "Extras", "Índice", "Nube", "Ñandú", "Alfa"]
     positions = [index.index(f">{title}") for title in order]
     assert positions == sorted(positions)
+
+
+def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js. A new
+    page re-renders itself and its two neighbours; renaming a section's index page
+    re-renders the pages under it (their breadcrumbs)."""
+    put(store, "t—index", title="Tema")
+    for slug, title in (("t—a", "A"), ("t—c", "C"), ("t—e", "E"), ("u—x", "X"), ("u—y", "Y")):
+        put(store, slug, title=title)
+    assert report_body(rebuild(client, auth))["built"] == 6
+    put(store, "t—d", title="D")
+    body = report_body(rebuild(client, auth))
+    assert (body["built"], body["unchanged"]) == (3, 4)
+    assert "../t%E2%80%94d/index.html" in page_html("t—c")
+    assert "../t%E2%80%94d/index.html" in page_html("t—e")
+    assert '"s":"t—d"' in (site() / "nav.js").read_text(encoding="utf-8")
+    edit(store, "t—index", title="Tema nuevo")
+    body = report_body(rebuild(client, auth))
+    # the index page itself, its next page (t—a shows it as previous), and t—a, c, d, e
+    # under it (breadcrumbs): five pages, not the u— section.
+    assert (body["built"], body["unchanged"]) == (5, 2)
+    assert "Tema nuevo" in page_html("t—e")

@@ -104,9 +104,13 @@ def test_uploads_go_pages_first_index_last_deletes_after(gcs_site: str) -> None:
 
 
 def test_an_incremental_build_rewrites_only_changed_objects(gcs_site: str) -> None:
-    """An unchanged page's object keeps its generation; a removed page's object is deleted."""
+    """An unchanged page's object keeps its generation; a removed page's object is deleted.
+
+    (``concept—m`` is re-rendered: its next page was ``concept—b``; ``concept—a`` shows
+    nothing of it.)"""
     put("concept—a")
-    put("concept—b")
+    put("concept—m")
+    put("concept—b", title="Z")
     settings = get_settings()
     assert rebuild(settings).status == "ok"
     before = {name: blob.generation for name, blob in objects(gcs_site).items()}
