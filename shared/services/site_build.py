@@ -40,6 +40,7 @@ from shared.ports import (
 from shared.schema import Page
 from shared.services.site_records import Sorted, sort_records
 from shared.site import paths, renderer
+from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
 from shared.site.markdown import Body, RenderTimeout, render_body
@@ -53,6 +54,7 @@ from shared.site.plan import (
     page_hash,
     reframed,
 )
+from shared.site.search import clip
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -264,6 +266,11 @@ def _render_one(job: tuple[str, str, float]) -> Body | str:
         return "the page nests too deeply to render; simplify its structure"
 
 
+def _headings(body: Body) -> tuple[tuple[str, str], ...]:
+    """A page's h2/h3 as (anchor, text), kept in the manifest for the search shards."""
+    return clip((t.anchor, t.text) for t in toc(body.html))
+
+
 def static_files(folder: Path = STATIC) -> list[Output]:
     """Every file of the static folder, as ``static/<path>`` (dotfiles and Python skipped)."""
     if not folder.is_dir():
@@ -392,10 +399,14 @@ class _Build:
                 bodies.update(batch.bodies)
                 if not self._leave_out(batch.failed, published, render_failed):
                     break
+            headings = {
+                slug: _headings(bodies[slug]) if slug in bodies else before[slug].headings
+                for slug in published
+            }
             page_outputs, states, keep = self._pages(
-                published, bodies, site, before, hashes, chrome, full
+                published, bodies, site, before, hashes, chrome, headings, full
             )
-            others = self._others(site)
+            others = self._others(site, headings)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -453,6 +464,7 @@ class _Build:
         before: Mapping[str, PageState],
         hashes: Mapping[str, str],
         chrome: Mapping[str, str],
+        headings: Mapping[str, tuple[tuple[str, str], ...]],
         full: bool,
     ) -> tuple[list[Output], dict[str, PageState], list[str]]:
         """Render the pages that need it; the rest are kept as published."""
@@ -484,18 +496,24 @@ class _Build:
                 lang=entry.lang,
                 summary=entry.summary,
                 chrome=chrome[slug],
+                headings=headings[slug],
             )
         return outputs, states, keep
 
-    def _others(self, site: SiteView) -> list[Output]:
-        """Static files, listings, sitemap, search index and the index page."""
+    def _others(
+        self, site: SiteView, headings: Mapping[str, tuple[tuple[str, str], ...]]
+    ) -> list[Output]:
+        """Static files, listings, sitemap, search index and shards, nav.js, the index page."""
         out = static_files()
+        shards, split = renderer.render_search_shards(site, headings)
+        for path, text in shards.items():
+            out.append(Output(path, text.encode(), STAGE_LISTINGS))
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
         sitemap = renderer.render_sitemap(site, self.config).encode()
         out.append(Output(paths.SITEMAP, sitemap, STAGE_LISTINGS))
-        nav_script = renderer.render_nav_script(site).encode()
+        nav_script = renderer.render_nav_script(site, split).encode()
         out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
         search = renderer.render_search_index(site).encode()
         out.append(Output(paths.SEARCH_INDEX, search, STAGE_LISTINGS))

@@ -23,6 +23,15 @@ _ES = frozenset(
     """.split()  # noqa: SIM905 - one word list reads better than 25 quoted strings
 )
 
+# Words the search index leaves out (too common to narrow a search).
+STOPWORDS = (
+    _EN
+    | _ES
+    | frozenset(
+        "en al lo le les ni no si sí mi tu o u e y a in on or as at an if do so we us".split()  # noqa: SIM905
+    )
+)
+
 UI: dict[str, dict[str, str]] = {
     "es": {
         "home": "Inicio",

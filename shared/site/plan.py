@@ -49,6 +49,7 @@ class PageState:
     lang: str
     summary: str
     chrome: str = ""  # nav.chrome_hash: breadcrumbs and previous/next as last rendered
+    headings: tuple[tuple[str, str], ...] = ()  # (anchor, text) of h2/h3, for search
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class PageState:
             "g": self.lang,
             "s": self.summary,
             "c": self.chrome,
+            "k": [list(h) for h in self.headings],
         }
 
     @classmethod
@@ -73,6 +75,7 @@ class PageState:
             lang=str(data["g"]),
             summary=str(data["s"]),
             chrome=str(data.get("c", "")),
+            headings=tuple((str(a), str(t)) for a, t in data.get("k", ())),
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from shared.mkdocs import Include
 from shared.schema import Page, Source
-from shared.site import chrome, lang, paths
+from shared.site import chrome, lang, paths, search
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
 from shared.site.markdown import Body
@@ -299,8 +299,34 @@ def render_report(report: Mapping[str, Any]) -> tuple[str, str]:
     return html, json.dumps(report, ensure_ascii=False, indent=2, default=str)
 
 
-def render_nav_script(site: SiteView) -> str:
+def render_nav_script(site: SiteView, split: Sequence[str] = ()) -> str:
     """``nav.js``: the section tree for the sidebar, written once per build instead of into
     every page (a new page would otherwise re-render all of them); ``static/site.js`` draws
-    it."""
-    return "window.BIBLIOTECA_NAV=" + safe_json(site.nav.to_json()) + ";\n"
+    it. It also carries what the search box needs before its first shard: the words the
+    index leaves out and the prefixes split into longer shards."""
+    return (
+        "window.BIBLIOTECA_NAV="
+        + safe_json(site.nav.to_json())
+        + ";\nwindow.BIBLIOTECA_STOPWORDS="
+        + safe_json(sorted(search.STOPWORDS))
+        + ";\nwindow.BIBLIOTECA_SEARCH_SPLIT="
+        + safe_json(list(split))
+        + ";\n"
+    )
+
+
+def render_search_shards(
+    site: SiteView, headings: Mapping[str, Sequence[search.Heading]]
+) -> tuple[dict[str, str], list[str]]:
+    """``search/<key>.js`` files for the search box and the split prefixes (see
+    ``shared.site.search``; the prefixes go into ``nav.js``)."""
+    index = search.build(site.entries.values(), headings)
+    files = {
+        search.shard_path(key): "window.BibliotecaSearch&&BibliotecaSearch.shard("
+        + safe_json(key)
+        + ","
+        + safe_json(rows)
+        + ");\n"
+        for key, rows in index.shards.items()
+    }
+    return files, sorted(index.split)
