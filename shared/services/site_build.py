@@ -113,7 +113,7 @@ def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteCo
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
-        base_url=publisher.public_url,
+        base_url=settings.site_url or publisher.public_url,
     )
 
 
@@ -472,18 +472,21 @@ class _Build:
         keep: list[str] = []
         states: dict[str, PageState] = {}
         for slug, page in published.items():
-            path = paths.page_path(slug)
+            # A page's folder is written or kept whole: its HTML and its Markdown.
+            files = (paths.page_path(slug), paths.markdown_path(slug))
             old = before.get(slug)
             if slug in bodies:
                 html = renderer.render_page(page, bodies[slug], site, self.config).encode()
-                out = content_hash(html)
+                markdown = renderer.render_markdown(page).encode()
+                out = content_hash(html + b"\0" + markdown)
                 if full or old is None or old.out != out:
-                    outputs.append(Output(path, html, STAGE_PAGES))
+                    outputs.append(Output(files[0], html, STAGE_PAGES))
+                    outputs.append(Output(files[1], markdown, STAGE_PAGES))
                 else:
-                    keep.append(path)
+                    keep.extend(files)
             else:
                 assert old is not None  # not rendered means unchanged since the last build
-                keep.append(path)
+                keep.extend(files)
                 states[slug] = old  # same hash, links, title, language and summary
                 continue
             entry: Entry = site.entries[slug]
@@ -511,6 +514,8 @@ class _Build:
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
+        llms = renderer.render_llms_txt(site, self.config).encode()
+        out.append(Output(paths.LLMS_TXT, llms, STAGE_LISTINGS))
         sitemap = renderer.render_sitemap(site, self.config).encode()
         out.append(Output(paths.SITEMAP, sitemap, STAGE_LISTINGS))
         nav_script = renderer.render_nav_script(site, split).encode()
@@ -532,6 +537,7 @@ class _Build:
             if slug not in published:
                 try:
                     yield paths.page_path(slug)
+                    yield paths.markdown_path(slug)
                 except paths.UnsafePath:
                     continue  # a tampered manifest: such a page was never published
         for path in old_files:

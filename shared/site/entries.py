@@ -27,6 +27,7 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
 _TAG = re.compile(r"<[^>\n]{0,200}>")
+_STYLE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)  # CSS is no summary
 _LIST = re.compile(r"^[ \t]*(?:[-+]|\d+\.)[ \t]+|^-{3,}[ \t]*$", re.M)
 _MARKUP = re.compile(r"[*_`>|#~]+")
 
@@ -38,6 +39,7 @@ def _plain(markdown: str) -> str:
     text = _IMAGE.sub(" ", text)
     text = _LINK.sub(r"\1", text)
     text = _DIRECTIVE.sub(" ", text)
+    text = _STYLE.sub(" ", text)
     text = _TAG.sub(" ", text)
     text = _LIST.sub(" ", text)
     text = _MARKUP.sub(" ", text)

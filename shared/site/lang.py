@@ -62,6 +62,10 @@ UI: dict[str, dict[str, str]] = {
         "pager": "Páginas anterior y siguiente",
         "previous": "Anterior",
         "next": "Siguiente",
+        "markdown": "Ver el Markdown de esta página",
+        "llms_summary": (
+            "Documentación. Cada página enlaza su Markdown (index.md), con su front matter."
+        ),
         "broken": "página inexistente",
         "empty": "Todavía no hay páginas publicadas.",
         "example": "Ejemplo",
@@ -96,6 +100,10 @@ UI: dict[str, dict[str, str]] = {
         "pager": "Previous and next pages",
         "previous": "Previous",
         "next": "Next",
+        "markdown": "View this page's Markdown",
+        "llms_summary": (
+            "Documentation. Each page links its Markdown (index.md), with its front matter."
+        ),
         "broken": "missing page",
         "example": "Example",
         "example_lines": "lines",

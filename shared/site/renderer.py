@@ -19,6 +19,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape as xml_escape
 
 import jinja2
+import yaml
 from markupsafe import Markup, escape
 
 from shared.mkdocs import Include
@@ -28,6 +29,7 @@ from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
 from shared.site.markdown import Body
 from shared.site.md_blocks import INCLUDE_RE
+from shared.site.nav import NavLink, NavPage, Section
 
 # Bump when the output changes for the same input, so the next build is a full one.
 RENDERER_VERSION = "3"
@@ -254,9 +256,60 @@ def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:
 # -- machine-readable files -----------------------------------------------------------
 
 
+def render_markdown(page: Page) -> str:
+    """``<slug>/index.md``: the page's Markdown as stored, with its front matter, for agents
+    and for anyone who wants the source (every page links it)."""
+    data = {"slug": page.slug, **page.front_matter.dump(), "version": page.version}
+    data["updated"] = page.updated_at.date().isoformat()
+    front = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000)
+    return f"---\n{front}---\n\n{page.content.rstrip()}\n"
+
+
+def _base(config: SiteConfig) -> str:
+    return config.base_url.rstrip("/") + "/" if config.base_url else ""
+
+
+def render_llms_txt(site: SiteView, config: SiteConfig) -> str:
+    """``llms.txt`` (llmstxt.org): the site's title, then one line per section (a heading)
+    and per page (a link to its Markdown and its summary), in the reading order. URLs are
+    absolute when ``BIBLIOTECA_SITE_URL`` (or a bucket) gives the site's address."""
+    base = _base(config)
+    ui = lang.UI[site.language()]
+    lines = [f"# {ui['site']}", "", f"> {ui['llms_summary']}", ""]
+    top: list[str] = []
+
+    def page_line(slug: str, title: str) -> str:
+        entry = site.entries[slug]
+        href = f"{base}{paths.markdown_href('', slug)}"
+        text = f"- [{_md_text(title)}]({href})"
+        return text + (f": {' '.join(entry.summary.split())}" if entry.summary else "")
+
+    def walk(items: Sequence[object], depth: int) -> None:
+        for item in items:
+            if isinstance(item, NavPage):
+                (top if depth == 0 else lines).append(page_line(item.slug, item.title))
+            elif isinstance(item, NavLink):
+                (top if depth == 0 else lines).append(f"- [{_md_text(item.title)}]({item.url})")
+            elif isinstance(item, Section):
+                lines.extend(["", f"{'#' * min(depth + 2, 6)} {_md_text(item.title)}", ""])
+                if item.index:
+                    lines.append(page_line(item.index, site.titles[item.index]))
+                walk(item.items, depth + 1)
+
+    walk(site.nav.items, 0)
+    if top:
+        lines[4:4] = [*top, ""]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip() + "\n"
+
+
+def _md_text(text: str) -> str:
+    """Text inside a Markdown link label or heading: brackets and line breaks neutralized."""
+    return " ".join(text.replace("[", "(").replace("]", ")").split())
+
+
 def render_sitemap(site: SiteView, config: SiteConfig) -> str:
     """``sitemap.xml``; URLs are absolute when ``base_url`` is known, else site-relative."""
-    base = config.base_url.rstrip("/") + "/" if config.base_url else ""
+    base = _base(config)
     rows = [f"<url><loc>{xml_escape(base)}</loc></url>"] if base else []
     for page_type in listing_types(site):
         rows.append(f"<url><loc>{xml_escape(paths.listing_href(base, page_type))}</loc></url>")

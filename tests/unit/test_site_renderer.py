@@ -319,3 +319,8 @@ def test_config_key_changes_with_what_changes_the_output() -> None:
     assert renderer.SiteConfig(ask_url="/other").key() != base
     assert renderer.SiteConfig(code_url="https://h/{path}").key() != base
     assert renderer.SiteConfig().key() == base
+
+
+def test_a_summary_leaves_out_style_and_script_blocks() -> None:
+    text = "<style>\n.md h1 { display: none; }\n</style>\n\nFastAPI es rápido.\n"
+    assert summary(text) == "FastAPI es rápido."
