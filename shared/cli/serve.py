@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from shared.cli.output import setup
+from shared.cli.site_refresh import Refresher, after_writes, site_builder
 from shared.config import get_settings
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
@@ -38,6 +39,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--demo", action="store_true", help="load the demo wiki first when the store is empty"
+    )
+    parser.add_argument(
+        "--no-rebuild",
+        action="store_true",
+        help="do not rebuild the local site after writes (by default: 2 s after the last one)",
     )
     parser.set_defaults(handler=run)
 
@@ -166,4 +172,7 @@ def run(args: argparse.Namespace) -> int:
         port = arbiter.LISTENERS[0].sock.getsockname()[1]
         print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
 
-    return server.run(build_app(), args.host, args.port, ready=ready)
+    app = build_app()
+    if not args.no_rebuild and not get_settings().site_location.startswith("gs://"):
+        app = after_writes(app, Refresher(site_builder))
+    return server.run(app, args.host, args.port, ready=ready)

@@ -266,6 +266,13 @@ def _render_one(job: tuple[str, str, float]) -> Body | str:
         return "the page nests too deeply to render; simplify its structure"
 
 
+def _cited(page: Page) -> list[str]:
+    """The pages a page shows by title besides its body's links: ``related`` and its
+    ``wiki`` sources (an archived answer's), so renaming them re-renders it."""
+    wiki = [s.ref for s in page.front_matter.sources if s.type == "wiki"]
+    return [*page.front_matter.related, *wiki]
+
+
 def _headings(body: Body) -> tuple[tuple[str, str], ...]:
     """A page's h2/h3 as (anchor, text), kept in the manifest for the search shards."""
     return clip((t.anchor, t.text) for t in toc(body.html))
@@ -375,7 +382,7 @@ class _Build:
                 if self._leave_out(batch.failed, published, render_failed):
                     continue
                 links = {
-                    slug: outgoing(bodies[slug].targets(), page.front_matter.related)
+                    slug: outgoing(bodies[slug].targets(), _cited(page))
                     if slug in bodies
                     else before[slug].links
                     for slug, page in published.items()

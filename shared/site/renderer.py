@@ -27,7 +27,7 @@ from shared.schema import Page, Source
 from shared.site import chrome, lang, paths, search
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
-from shared.site.markdown import Body
+from shared.site.markdown import Body, validate_link
 from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
 
@@ -103,11 +103,24 @@ def code_href(ref: str, template: str | None) -> str | None:
     return url if url.lower().startswith(("https://", "http://")) else None
 
 
-def _source(source: Source, code_url: str | None, language: str) -> dict[str, Any]:
+def _source(
+    source: Source, code_url: str | None, language: str, titles: Mapping[str, str], root: str
+) -> dict[str, Any]:
+    """A source as the page lists it: code through ``BIBLIOTECA_CODE_URL``, a ``wiki``
+    source (what an archived answer cites) to its page with its title when published,
+    any other http(s) ref to itself; the rest as text."""
+    ref, href, text = source.ref, None, None
+    if source.type == "code":
+        href = code_href(ref, code_url)
+    elif source.type == "wiki" and ref in titles:
+        href, text = paths.page_href(root, ref), titles[ref]
+    elif ref.lower().startswith(("https://", "http://")) and validate_link(ref):
+        href = ref
     return {
         "label": lang.SOURCES[language][source.type],
-        "ref": source.ref,
-        "href": code_href(source.ref, code_url) if source.type == "code" else None,
+        "ref": ref,
+        "text": text or ref,
+        "href": href,
         "last_seen": source.last_seen,
     }
 
@@ -159,7 +172,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         type_href=paths.listing_href(root, fm.type),
         status_label=lang.STATUSES[language][fm.status],
         body=html,
-        sources=[_source(s, config.code_url, language) for s in fm.sources],
+        sources=[_source(s, config.code_url, language, site.titles, root) for s in fm.sources],
         related=related,
         backlinks=backlinks,
     )

@@ -137,3 +137,13 @@ def test_the_skip_link_is_the_first_tab_stop(page: Any, site_url: str) -> None:
     assert page.locator("a.skip").is_visible()
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "content"
+
+
+def test_on_a_narrow_screen_the_toc_folds_behind_its_title(page: Any, site_url: str) -> None:
+    page.set_viewport_size({"width": 900, "height": 800})
+    page.goto(site_url + BODY)
+    links = page.locator("nav.toc a")
+    assert not links.first.is_visible()
+    page.locator("nav.toc .toc-title").click()
+    assert links.first.is_visible()
+    shot(page, "narrow-toc")

@@ -96,3 +96,21 @@ def test_without_a_site_url_llms_txt_and_the_sitemap_are_relative(
     assert rebuild(client, auth).status_code == 200
     assert "- [A](concept%E2%80%94a/index.md)" in (site() / "llms.txt").read_text(encoding="utf-8")
     assert "<loc>concept%E2%80%94a/index.html</loc>" in (site() / "sitemap.xml").read_text()
+
+
+def test_a_promoted_archived_answer_links_its_wiki_sources_and_follows_renames(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """An archived answer cites pages as wiki sources: links by title, re-rendered when
+    the cited page is renamed; a cited page that is not published is a broken link."""
+    put(store, "guide—alta", title="Alta")
+    sources = [{"type": "wiki", "ref": "guide—alta"}, {"type": "wiki", "ref": "guide—nada"}]
+    put(store, "concept—respuesta", "Respuesta archivada.", sources=sources)
+    body = report_body(rebuild(client, auth))
+    assert body["broken_links"] == [{"slug": "concept—respuesta", "target": "guide—nada"}]
+    html = (site() / "concept—respuesta" / "index.html").read_text(encoding="utf-8")
+    assert '<a href="../guide%E2%80%94alta/index.html" rel="noopener">Alta</a>' in html
+    edit(store, "guide—alta", title="Alta de usuarios")
+    assert report_body(rebuild(client, auth))["built"] >= 2
+    html = (site() / "concept—respuesta" / "index.html").read_text(encoding="utf-8")
+    assert ">Alta de usuarios</a>" in html

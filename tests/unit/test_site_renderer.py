@@ -324,3 +324,24 @@ def test_config_key_changes_with_what_changes_the_output() -> None:
 def test_a_summary_leaves_out_style_and_script_blocks() -> None:
     text = "<style>\n.md h1 { display: none; }\n</style>\n\nFastAPI es rápido.\n"
     assert summary(text) == "FastAPI es rápido."
+
+
+def test_wiki_and_url_sources_are_links_the_rest_text() -> None:
+    """An archived answer cites wiki pages: on the site they link to them by title."""
+    target = page(
+        "concept—respuesta",
+        sources=[
+            {"type": "wiki", "ref": "guide—alta"},
+            {"type": "wiki", "ref": "guide—borrada"},
+            {"type": "doc", "ref": "https://example.org/spec"},
+            {"type": "doc", "ref": "manual interno"},
+        ],
+    )
+    html = rendered(target, page("guide—alta", title="Alta de usuarios", type="guide"))
+    listed = html.split('<ul class="sources">')[1].split("</ul>")[0]
+    alta = '<a href="../guide%E2%80%94alta/index.html" rel="noopener">Alta de usuarios</a>'
+    assert alta in listed
+    assert "<code>guide—borrada</code>" in listed
+    spec = "https://example.org/spec"
+    assert f'<a href="{spec}" rel="noopener">{spec}</a>' in listed
+    assert "<code>manual interno</code>" in listed

@@ -287,7 +287,28 @@
     });
   }
 
+  // -- table of contents: a button on narrow screens (see site.css) -------------------
+
+  function setupToc() {
+    var toc = document.querySelector("nav.toc");
+    var title = toc && toc.querySelector(".toc-title");
+    if (!title) { return; }
+    title.setAttribute("role", "button");
+    title.setAttribute("tabindex", "0");
+    title.setAttribute("aria-expanded", "false");
+    function toggle() {
+      var open = toc.classList.toggle("open");
+      title.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    title.addEventListener("click", toggle);
+    title.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); toggle(); }
+    });
+  }
+
+  document.documentElement.classList.add("js");
   drawSidebar();
+  setupToc();
   setupMenu();
   setupTheme();
   setupSearch();
