@@ -39,7 +39,7 @@ from shared.ports import (
 )
 from shared.schema import Page
 from shared.services.site_records import Sorted, sort_records
-from shared.site import paths, renderer
+from shared.site import paths, renderer, search
 from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
@@ -413,7 +413,14 @@ class _Build:
             page_outputs, states, keep = self._pages(
                 published, bodies, site, before, hashes, chrome, headings, full
             )
-            others = self._others(site, headings)
+            search_key = search.input_key(site.entries.values(), headings)
+            reused: dict[str, str] = {}
+            split: list[str] | None = None
+            if previous is not None and not full and previous.search.get("key") == search_key:
+                shards = f"{search.FOLDER}/"
+                reused = {p: h for p, h in previous.files.items() if p.startswith(shards)}
+                split = [str(k) for k in previous.search.get("split", [])]
+            others, split = self._others(site, headings, split)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -421,6 +428,9 @@ class _Build:
         old_files = previous.files if previous and not full else {}
         writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
         keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
+        if reused:  # the search shards were not built again: keep the published ones
+            files.update(reused)
+            keep += list(reused)
         deletes = [] if full else list(self._deletes(before, published, old_files, files))
         if previous is not None and not (full or writes or deletes):
             build_id = previous.build_id  # nothing to publish: the site stays as it is
@@ -432,7 +442,13 @@ class _Build:
                 self.publisher.cleanup()
         built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         manifest = Manifest(
-            build_id, built_at, render_key, self.settings.site_location, states, files
+            build_id,
+            built_at,
+            render_key,
+            self.settings.site_location,
+            states,
+            files,
+            {"key": search_key, "split": split},
         )
         with self.timer.phase("manifest"):
             self.store.site.save_manifest(manifest.to_json())
@@ -511,13 +527,19 @@ class _Build:
         return outputs, states, keep
 
     def _others(
-        self, site: SiteView, headings: Mapping[str, tuple[tuple[str, str], ...]]
-    ) -> list[Output]:
-        """Static files, listings, sitemap, search index and shards, nav.js, the index page."""
+        self,
+        site: SiteView,
+        headings: Mapping[str, tuple[tuple[str, str], ...]],
+        split: list[str] | None,
+    ) -> tuple[list[Output], list[str]]:
+        """Static files, listings, sitemap, search index and shards, nav.js, the index page;
+        and the search's split prefixes. ``split`` given: the shards are unchanged since
+        the last build (same titles and headings) and are not built again."""
         out = static_files()
-        shards, split = renderer.render_search_shards(site, headings)
-        for path, text in shards.items():
-            out.append(Output(path, text.encode(), STAGE_LISTINGS))
+        if split is None:
+            shards, split = renderer.render_search_shards(site, headings)
+            for path, text in shards.items():
+                out.append(Output(path, text.encode(), STAGE_LISTINGS))
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
@@ -531,7 +553,7 @@ class _Build:
         out.append(Output(paths.SEARCH_INDEX, search, STAGE_LISTINGS))
         index = renderer.render_index(site, self.config).encode()
         out.append(Output(paths.INDEX, index, STAGE_INDEX))
-        return out
+        return out, split
 
     @staticmethod
     def _deletes(

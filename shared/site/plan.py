@@ -89,6 +89,9 @@ class Manifest:
     location: str
     pages: Mapping[str, PageState] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)  # non-page outputs -> hash
+    # The search shards' input (titles and headings) hash and split prefixes: when the
+    # input did not change, the shards are kept instead of built again.
+    search: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -99,6 +102,7 @@ class Manifest:
             "location": self.location,
             "pages": {slug: state.to_json() for slug, state in self.pages.items()},
             "files": dict(self.files),
+            "search": dict(self.search),
         }
 
     @classmethod
@@ -114,6 +118,7 @@ class Manifest:
                 location=str(data["location"]),
                 pages={str(s): PageState.from_json(p) for s, p in data["pages"].items()},
                 files={str(k): str(v) for k, v in data["files"].items()},
+                search=dict(data.get("search") or {}),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

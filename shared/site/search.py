@@ -18,6 +18,7 @@ works from ``file://`` as the rest of the site does (``fetch`` does not).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,16 @@ Row = list[object]  # [slug, title, [anchor, text]...]
 def words(text: str) -> tuple[str, ...]:
     """Folded words of at least two characters, function words left out."""
     return tuple(w for w in _WORD.findall(fold(text)) if len(w) > 1 and w not in STOPWORDS)
+
+
+def input_key(entries: Iterable[Entry], headings: Mapping[str, Sequence[Heading]]) -> str:
+    """Hash of everything the shards are built from: same key, same shards."""
+    digest = hashlib.sha256(f"{KEY_CHARS}:{MAX_SHARD_BYTES}".encode())
+    for entry in sorted(entries, key=lambda e: e.slug):
+        digest.update(f"\0{entry.slug}\0{entry.title}".encode())
+        for anchor, text in headings.get(entry.slug, ()):
+            digest.update(f"\1{anchor}\1{text}".encode())
+    return digest.hexdigest()[:20]
 
 
 def shard_path(key: str) -> str:

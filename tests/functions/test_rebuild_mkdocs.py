@@ -115,3 +115,27 @@ def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
     # under it (breadcrumbs): five pages, not the u— section.
     assert (body["built"], body["unchanged"]) == (5, 2)
     assert "Tema nuevo" in page_html("t—e")
+
+
+def test_search_shards_are_kept_when_no_title_or_heading_changed(
+    client: Client, auth: Any, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body edit keeps the shards (not even built again); a new heading rebuilds them."""
+    from shared.site import renderer
+
+    builds: list[int] = []
+    real = renderer.render_search_shards
+    monkeypatch.setattr(renderer, "render_search_shards", lambda *a: builds.append(1) or real(*a))
+    put(store, "guide—alta", "## Requisitos\n\nTexto.", title="Alta de usuarios", type="guide")
+    assert rebuild(client, auth).status_code == 200
+    shard = site() / "search" / "req.js"
+    assert '"guide—alta"' in shard.read_text(encoding="utf-8")
+    before = shard.stat().st_ino
+    edit(store, "guide—alta", content="## Requisitos\n\nOtro texto.")
+    assert report_body(rebuild(client, auth))["built"] == 1
+    assert (site() / "search" / "req.js").stat().st_ino == before  # the same file, linked
+    assert len(builds) == 1  # only the first build made shards
+    edit(store, "guide—alta", content="## Requisitos\n\n## Permisos\n\nOtro texto.")
+    assert rebuild(client, auth).status_code == 200
+    assert '"permisos"' in (site() / "search" / "per.js").read_text(encoding="utf-8")
+    assert len(builds) == 2
