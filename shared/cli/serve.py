@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from shared.cli.output import setup
+from shared.cli.site_refresh import Refresher, after_writes, site_builder
 from shared.config import get_settings
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
@@ -38,6 +39,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--demo", action="store_true", help="load the demo wiki first when the store is empty"
+    )
+    parser.add_argument(
+        "--no-rebuild",
+        action="store_true",
+        help="do not rebuild the local site after writes (by default: 2 s after the last one)",
     )
     parser.set_defaults(handler=run)
 
@@ -170,7 +176,10 @@ def run(args: argparse.Namespace) -> int:
         serve_state.record(settings, serve_state.connectable(args.host, port), describe(settings))
         print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
 
+    app = build_app()
+    if not args.no_rebuild and not get_settings().site_location.startswith("gs://"):
+        app = after_writes(app, Refresher(site_builder))
     try:
-        return server.run(build_app(), args.host, args.port, ready=ready)
+        return server.run(app, args.host, args.port, ready=ready)
     finally:
         serve_state.forget(settings)

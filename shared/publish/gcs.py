@@ -32,6 +32,8 @@ _TYPES = {
     ".xml": "application/xml; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
 }
 # Pages change in place under the same name: caches must revalidate. Static files
 # are small and rarely change; a short cache is a fair trade.

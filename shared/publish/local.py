@@ -37,9 +37,10 @@ from pathlib import Path
 
 from shared.errors import NotConfigured, Unavailable
 from shared.ports import Publication, StalePublication
-from shared.site.paths import INDEX, MARKER, safe_relative
+from shared.site.paths import INDEX, MARKDOWN, MARKER, safe_relative
 
 _BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")
+PAGE_FILES = frozenset({INDEX, MARKDOWN})  # what a pooled page folder may hold
 POOL = ".pages"  # in the builds folder; never a build id (those start with a digit or letter)
 LISTINGS = ".listings"  # beside the pool: one JSON file per generation
 
@@ -242,13 +243,16 @@ class LocalPublisher:
             else:
                 pages[top] = self._kept_folder(previous, top)
         written: list[tuple[str, bytes]] = []
+        folders: dict[str, dict[str, bytes]] = {}
         for output in publication.writes:
             relative = safe_relative(output.path)
             top = relative.split("/", 1)[0]
             if top in pooled:
-                pages[top] = self._pool_folder(top, output.data)
+                folders.setdefault(top, {})[relative.partition("/")[2]] = output.data
             else:
                 written.append((relative, output.data))
+        for top, files in folders.items():  # a page folder is written whole (HTML, Markdown)
+            pages[top] = self._pool_folder(top, files)
         old = spare.pages if spare is not None else {}
         for top, name in old.items():
             if pages.get(top) != name:
@@ -288,20 +292,30 @@ class LocalPublisher:
         except OSError:
             pass  # a real folder (a site built before the pool): pool its page now
         try:
-            data = (previous / top / INDEX).read_bytes()
+            files = {
+                name: (previous / top / name).read_bytes()
+                for name in PAGE_FILES
+                if (previous / top / name).is_file()
+            }
         except OSError as exc:
-            raise StalePublication(f"{top}/{INDEX} is missing from the published site") from exc
-        return self._pool_folder(top, data)
+            raise StalePublication(f"{top}/ could not be read from the published site") from exc
+        if INDEX not in files:
+            raise StalePublication(f"{top}/{INDEX} is missing from the published site")
+        return self._pool_folder(top, files)
 
-    def _pool_folder(self, top: str, data: bytes) -> str:
-        """The pooled folder holding ``index.html`` = ``data`` for ``top`` (made if new)."""
+    def _pool_folder(self, top: str, files: dict[str, bytes]) -> str:
+        """The pooled folder holding ``files`` (name -> bytes) for ``top`` (made if new)."""
         pool = self.builds / POOL
-        name = hashlib.sha256(top.encode() + b"\0" + data).hexdigest()[:32]
+        digest = hashlib.sha256(top.encode())
+        for file_name in sorted(files):
+            digest.update(b"\0" + file_name.encode() + b"\0" + files[file_name])
+        name = digest.hexdigest()[:32]
         if not (pool / name).is_dir():
             # Written aside, then renamed: a pooled folder is complete or absent.
             staging = pool / f".tmp-{uuid.uuid4().hex}"
             staging.mkdir(parents=True)
-            (staging / INDEX).write_bytes(data)
+            for file_name, data in files.items():
+                (staging / file_name).write_bytes(data)
             try:
                 os.rename(staging, pool / name)
             except OSError:
@@ -374,17 +388,18 @@ def _remove(path: Path) -> None:
 
 
 def _page_folders(paths: Sequence[str]) -> set[str]:
-    """Top-level folders holding exactly ``index.html`` (pages): those are pooled.
+    """Top-level folders holding a page (``index.html``, and its ``index.md``) and nothing
+    else: those are pooled.
 
-    A folder with anything else (``static/``, ``type/``, or a page whose slug is
-    ``static`` beside the widget's files) stays a real folder of the generation.
+    A folder with anything else (``static/``, ``type/``, ``search/``, or a page whose
+    slug is ``static`` beside the widget's files) stays a real folder of the generation.
     """
     files: dict[str, set[str]] = {}
     for path in paths:
         top, _, rest = path.partition("/")
         if rest:
             files.setdefault(top, set()).add(rest)
-    return {top for top, inside_top in files.items() if inside_top == {INDEX}}
+    return {top for top, inside in files.items() if INDEX in inside and inside <= PAGE_FILES}
 
 
 def _mkdirs(folder: Path, made: set[Path]) -> None:

@@ -7,12 +7,12 @@ embedder than the configured one is a 503 ``reindex_required``.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from shared import plaintext
 from shared.api.models import AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
@@ -265,8 +265,9 @@ def source(passage: Passage) -> dict[str, Any]:
 
 
 def snippet(text: str) -> str:
-    """The start of a chunk's prose (code and markup left out), cut on a word."""
-    prose = " ".join(sentences(text)) or re.sub(r"\s+", " ", text).strip()
+    """The start of a chunk's prose as plain text (code and markup left out: the widget
+    shows it as text), cut on a word."""
+    prose = plaintext.inline(" ".join(sentences(text)) or text)
     if len(prose) <= SNIPPET_CHARS:
         return prose
     cut = prose.rfind(" ", 0, SNIPPET_CHARS)

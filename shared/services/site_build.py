@@ -42,10 +42,12 @@ from shared.ports import (
 from shared.schema import Page
 from shared.services import feedback_digest
 from shared.services.site_records import Sorted, remember, sort_records
-from shared.site import paths, renderer
+from shared.site import paths, renderer, search
+from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
 from shared.site.markdown import Body, RenderTimeout, render_body
+from shared.site.nav import chrome_hash
 from shared.site.plan import (
     UNRENDERED,
     Held,
@@ -55,7 +57,9 @@ from shared.site.plan import (
     content_hash,
     diff,
     page_hash,
+    reframed,
 )
+from shared.site.search import clip
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -114,7 +118,7 @@ def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteCo
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
-        base_url=publisher.public_url,
+        base_url=settings.site_url or publisher.public_url,
     )
 
 
@@ -290,6 +294,18 @@ def _render_one(job: tuple[str, str, float]) -> Body | str:
         return "the page nests too deeply to render; simplify its structure"
 
 
+def _cited(page: Page) -> list[str]:
+    """The pages a page shows by title besides its body's links: ``related`` and its
+    ``wiki`` sources (an archived answer's), so renaming them re-renders it."""
+    wiki = [s.ref for s in page.front_matter.sources if s.type == "wiki"]
+    return [*page.front_matter.related, *wiki]
+
+
+def _headings(body: Body) -> tuple[tuple[str, str], ...]:
+    """A page's h2/h3 as (anchor, text), kept in the manifest for the search shards."""
+    return clip((t.anchor, t.text) for t in toc(body.html))
+
+
 def static_files(folder: Path = STATIC) -> list[Output]:
     """Every file of the static folder, as ``static/<path>`` (dotfiles and Python skipped)."""
     if not folder.is_dir():
@@ -383,11 +399,13 @@ class _Build:
         self.lease = LEASE_SECONDS
         self.config = site_config(settings, publisher)
         self.timer = _Timer()
+        self.stored_nav: Mapping[str, Any] | None = None
 
     def run(self, full: bool, lease: float) -> BuildReport:
         self.lease = lease
         with self.timer.phase("load"):
             previous = Manifest.from_json(self.store.site.load_manifest())
+            self.stored_nav = self.store.site.load_nav()
             render_key = self.config.key()
             is_full = (
                 full
@@ -465,19 +483,35 @@ class _Build:
                     continue
                 site = self._site(published, kept, bodies, before, changed)
                 to_render = set(changed)
+                chrome = {
+                    slug: chrome_hash(site.nav, slug, site.titles)
+                    for slug in published.keys() | kept
+                }
                 if not full:
                     to_render |= affected(
                         changed | gone, before, site.links, site.titles, site.inbound
                     )
+                    to_render |= reframed(chrome, before)
                 self._fetch(to_render & kept, published, kept, before)
                 batch = render_bodies({s: published[s].content for s in to_render - bodies.keys()})
                 bodies.update(batch.bodies)
                 if not self._leave_out(batch.failed, published, render_failed):
                     break
+            headings = {
+                slug: _headings(bodies[slug]) if slug in bodies else before[slug].headings
+                for slug in published.keys() | kept
+            }
             page_outputs, states, keep = self._pages(
-                published, kept, bodies, site, before, hashes, full
+                published, kept, bodies, site, before, hashes, chrome, headings, full
             )
-            others = self._others(site)
+            search_key = search.input_key(site.entries.values(), headings)
+            reused: dict[str, str] = {}
+            split: list[str] | None = None
+            if previous is not None and not full and previous.search.get("key") == search_key:
+                shards = f"{search.FOLDER}/"
+                reused = {p: h for p, h in previous.files.items() if p.startswith(shards)}
+                split = [str(k) for k in previous.search.get("split", [])]
+            others, split = self._others(site, headings, split)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -485,6 +519,9 @@ class _Build:
         old_files = previous.files if previous and not full else {}
         writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
         keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
+        if reused:  # the search shards were not built again: keep the published ones
+            files.update(reused)
+            keep += list(reused)
         live = published.keys() | kept
         deletes = [] if full else list(self._deletes(before, live, old_files, files))
         if previous is not None and not (full or writes or deletes):
@@ -505,8 +542,9 @@ class _Build:
             self.settings.site_location,
             states,
             files,
-            held,
-            pages.read_at,
+            held=held,
+            read_at=pages.read_at,
+            search={"key": search_key, "split": split},
         )
         with self.timer.phase("manifest"):
             self.store.site.save_manifest(manifest.to_json())
@@ -547,7 +585,7 @@ class _Build:
     ) -> SiteView:
         """Every published page's entry and links: parsed, read, or from the manifest."""
         links = {
-            slug: outgoing(bodies[slug].targets(), page.front_matter.related)
+            slug: outgoing(bodies[slug].targets(), _cited(page))
             if slug in bodies
             else before[slug].links
             for slug, page in published.items()
@@ -562,7 +600,7 @@ class _Build:
         for slug in kept:
             links[slug] = before[slug].links
             entries[slug] = remembered_entry(slug, before[slug])
-        return SiteView(entries, links)
+        return SiteView(entries, links, self.stored_nav)
 
     def _fetch(
         self,
@@ -593,6 +631,8 @@ class _Build:
         site: SiteView,
         before: Mapping[str, PageState],
         hashes: Mapping[str, str],
+        chrome: Mapping[str, str],
+        headings: Mapping[str, tuple[tuple[str, str], ...]],
         full: bool,
     ) -> tuple[list[Output], dict[str, PageState], list[str]]:
         """Render the pages that need it; the rest are kept as published."""
@@ -600,23 +640,26 @@ class _Build:
         keep: list[str] = []
         states: dict[str, PageState] = {}
         for slug in kept:
-            keep.append(paths.page_path(slug))
+            keep.extend((paths.page_path(slug), paths.markdown_path(slug)))
             states[slug] = before[slug]
         for slug, page in published.items():
-            path = paths.page_path(slug)
+            # A page's folder is written or kept whole: its HTML and its Markdown.
+            files = (paths.page_path(slug), paths.markdown_path(slug))
             old = before.get(slug)
             if slug in bodies:
                 html = renderer.render_page(page, bodies[slug], site, self.config).encode()
-                out = content_hash(html)
+                markdown = renderer.render_markdown(page).encode()
+                out = content_hash(html + b"\0" + markdown)
                 if full or old is None or old.out != out:
-                    outputs.append(Output(path, html, STAGE_PAGES))
+                    outputs.append(Output(files[0], html, STAGE_PAGES))
+                    outputs.append(Output(files[1], markdown, STAGE_PAGES))
                 else:
-                    keep.append(path)
+                    keep.extend(files)
             else:
                 assert old is not None  # not rendered means unchanged since the last build
-                keep.append(path)
-                # Same hash, links, title, language and summary; what it shows is taken
-                # from the page read (a manifest of an older build may lack a field).
+                keep.extend(files)
+                # Same hash, links, title, language, summary, chrome and headings; what it
+                # shows is taken from the page read (an older manifest may lack a field).
                 states[slug] = dataclasses.replace(old, shown=shown_of(site.entries[slug]))
                 continue
             entry: Entry = site.entries[slug]
@@ -629,22 +672,39 @@ class _Build:
                 lang=entry.lang,
                 summary=entry.summary,
                 shown=shown_of(entry),
+                chrome=chrome[slug],
+                headings=headings[slug],
             )
         return outputs, states, keep
 
-    def _others(self, site: SiteView) -> list[Output]:
-        """Static files, listings, sitemap, search index and the index page."""
+    def _others(
+        self,
+        site: SiteView,
+        headings: Mapping[str, tuple[tuple[str, str], ...]],
+        split: list[str] | None,
+    ) -> tuple[list[Output], list[str]]:
+        """Static files, listings, sitemap, search index and shards, nav.js, the index page;
+        and the search's split prefixes. ``split`` given: the shards are unchanged since
+        the last build (same titles and headings) and are not built again."""
         out = static_files()
+        if split is None:
+            shards, split = renderer.render_search_shards(site, headings)
+            for path, text in shards.items():
+                out.append(Output(path, text.encode(), STAGE_LISTINGS))
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
+        llms = renderer.render_llms_txt(site, self.config).encode()
+        out.append(Output(paths.LLMS_TXT, llms, STAGE_LISTINGS))
         sitemap = renderer.render_sitemap(site, self.config).encode()
         out.append(Output(paths.SITEMAP, sitemap, STAGE_LISTINGS))
+        nav_script = renderer.render_nav_script(site, split).encode()
+        out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
         search = renderer.render_search_index(site).encode()
         out.append(Output(paths.SEARCH_INDEX, search, STAGE_LISTINGS))
         index = renderer.render_index(site, self.config).encode()
         out.append(Output(paths.INDEX, index, STAGE_INDEX))
-        return out
+        return out, split
 
     @staticmethod
     def _deletes(
@@ -657,6 +717,7 @@ class _Build:
             if slug not in published:
                 try:
                     yield paths.page_path(slug)
+                    yield paths.markdown_path(slug)
                 except paths.UnsafePath:
                     continue  # a tampered manifest: such a page was never published
         for path in old_files:

@@ -10,11 +10,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from shared import mkdocs, wikilinks
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
+from shared.site import nav as navigation
+from shared.site.collate import sort_key
 
 SUMMARY_CHARS = 200
 # An unclosed fence (the window may cut one) runs to the end of the window.
@@ -24,6 +27,7 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
 _TAG = re.compile(r"<[^>\n]{0,200}>")
+_STYLE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)  # CSS is no summary
 _LIST = re.compile(r"^[ \t]*(?:[-+]|\d+\.)[ \t]+|^-{3,}[ \t]*$", re.M)
 _MARKUP = re.compile(r"[*_`>|#~]+")
 
@@ -35,6 +39,7 @@ def _plain(markdown: str) -> str:
     text = _IMAGE.sub(" ", text)
     text = _LINK.sub(r"\1", text)
     text = _DIRECTIVE.sub(" ", text)
+    text = _STYLE.sub(" ", text)
     text = _TAG.sub(" ", text)
     text = _LIST.sub(" ", text)
     text = _MARKUP.sub(" ", text)
@@ -94,6 +99,7 @@ class SiteView:
 
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
+    stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
     inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 
@@ -114,6 +120,11 @@ class SiteView:
             out[entry.type].append(entry)
         return {t: sorted(entries, key=by_title) for t, entries in out.items() if entries}
 
+    @cached_property
+    def nav(self) -> navigation.Nav:
+        """Sections, reading order and breadcrumbs (``shared.site.nav``)."""
+        return navigation.build(self.entries, self.stored_nav, self.language())
+
     def broken_links(self) -> list[dict[str, str]]:
         return graph.broken(self.links, self.entries)
 
@@ -121,5 +132,6 @@ class SiteView:
         return lang.majority([e.lang for e in self.entries.values()])
 
 
-def by_title(entry: Entry) -> tuple[str, str, str]:
-    return (entry.title.casefold(), entry.title, entry.slug)
+def by_title(entry: Entry) -> tuple[str, str, str, str]:
+    """Spanish alphabetical order of titles (``collate``), then slug."""
+    return (*sort_key(entry.title), entry.slug)

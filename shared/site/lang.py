@@ -23,6 +23,15 @@ _ES = frozenset(
     """.split()  # noqa: SIM905 - one word list reads better than 25 quoted strings
 )
 
+# Words the search index leaves out (too common to narrow a search).
+STOPWORDS = (
+    _EN
+    | _ES
+    | frozenset(
+        "en al lo le les ni no si sí mi tu o u e y a in on or as at an if do so we us".split()  # noqa: SIM905
+    )
+)
+
 UI: dict[str, dict[str, str]] = {
     "es": {
         "home": "Inicio",
@@ -39,6 +48,24 @@ UI: dict[str, dict[str, str]] = {
         "backlinks": "Páginas que enlazan aquí",
         "pages": "páginas",
         "all_types": "Todas las páginas por tipo",
+        "by_type": "Por tipo",
+        "skip": "Saltar al contenido",
+        "menu": "Secciones",
+        "sections": "Secciones",
+        "all_pages": "Todas las páginas",
+        "search": "Buscar (/)",
+        "search_label": "Buscar en la documentación",
+        "search_results": "Resultados de la búsqueda",
+        "theme": "Cambiar entre tema claro y oscuro",
+        "breadcrumbs": "Ruta",
+        "toc": "En esta página",
+        "pager": "Páginas anterior y siguiente",
+        "previous": "Anterior",
+        "next": "Siguiente",
+        "markdown": "Ver el Markdown de esta página",
+        "llms_summary": (
+            "Documentación. Cada página enlaza su Markdown (index.md), con su front matter."
+        ),
         "broken": "página inexistente",
         "empty": "Todavía no hay páginas publicadas.",
         "example": "Ejemplo",
@@ -59,6 +86,24 @@ UI: dict[str, dict[str, str]] = {
         "backlinks": "Pages linking here",
         "pages": "pages",
         "all_types": "All pages by type",
+        "by_type": "By type",
+        "skip": "Skip to content",
+        "menu": "Sections",
+        "sections": "Sections",
+        "all_pages": "All pages",
+        "search": "Search (/)",
+        "search_label": "Search the docs",
+        "search_results": "Search results",
+        "theme": "Switch between light and dark theme",
+        "breadcrumbs": "Breadcrumbs",
+        "toc": "On this page",
+        "pager": "Previous and next pages",
+        "previous": "Previous",
+        "next": "Next",
+        "markdown": "View this page's Markdown",
+        "llms_summary": (
+            "Documentation. Each page links its Markdown (index.md), with its front matter."
+        ),
         "broken": "missing page",
         "example": "Example",
         "example_lines": "lines",

@@ -14,8 +14,11 @@ from urllib.parse import quote
 from shared.slugs import slug_problem
 
 INDEX = "index.html"
+MARKDOWN = "index.md"  # the page's Markdown beside its HTML
+LLMS_TXT = "llms.txt"
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"
+NAV_SCRIPT = "nav.js"  # the sidebar's tree (one file per build, see renderer.render_nav_script)
 MARKER = ".biblioteca-build.json"  # which build a published site is: see publish.py
 STATIC_DIR = "static"
 TYPE_DIR = "type"
@@ -51,6 +54,15 @@ def page_path(slug: str) -> str:
     if problem is not None:
         raise UnsafePath(f"invalid slug {slug!r}: {problem}")
     return safe_relative(f"{slug}/{INDEX}")
+
+
+def markdown_path(slug: str) -> str:
+    """The Markdown of a page: ``<slug>/index.md``."""
+    return page_path(slug).removesuffix(INDEX) + MARKDOWN
+
+
+def markdown_href(root: str, slug: str) -> str:
+    return f"{root}{_quoted(slug)}/{MARKDOWN}"
 
 
 def listing_path(page_type: str) -> str:

@@ -60,6 +60,8 @@ class PageState:
     # fields of ``shared.site.entries.Entry`` not above), so an incremental build need
     # not read it: type, tags, category, date…
     shown: Mapping[str, Any] = field(default_factory=dict)
+    chrome: str = ""  # nav.chrome_hash: breadcrumbs and previous/next as last rendered
+    headings: tuple[tuple[str, str], ...] = ()  # (anchor, text) of h2/h3, for search
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,8 @@ class PageState:
             "g": self.lang,
             "s": self.summary,
             "e": dict(self.shown),
+            "c": self.chrome,
+            "k": [list(h) for h in self.headings],
         }
 
     @classmethod
@@ -84,6 +88,8 @@ class PageState:
             lang=str(data["g"]),
             summary=str(data["s"]),
             shown=dict(data["e"]),
+            chrome=str(data.get("c", "")),
+            headings=tuple((str(a), str(t)) for a, t in data.get("k", ())),
         )
 
 
@@ -123,6 +129,9 @@ class Manifest:
     files: Mapping[str, str] = field(default_factory=dict)  # non-page outputs -> hash
     held: Mapping[str, Held] = field(default_factory=dict)  # pages not published
     read_at: str = ""  # ISO time just before the build read the store
+    # The search shards' input (titles and headings) hash and split prefixes: when the
+    # input did not change, the shards are kept instead of built again.
+    search: Mapping[str, Any] = field(default_factory=dict)
 
     def read_since(self) -> datetime | None:
         """Where the next incremental read starts (None: read every page)."""
@@ -145,6 +154,7 @@ class Manifest:
             "files": dict(self.files),
             "held": {slug: held.to_json() for slug, held in self.held.items()},
             "read_at": self.read_at,
+            "search": dict(self.search),
         }
 
     @classmethod
@@ -162,6 +172,7 @@ class Manifest:
                 files={str(k): str(v) for k, v in data["files"].items()},
                 held={str(s): Held.from_json(h) for s, h in data["held"].items()},
                 read_at=str(data["read_at"]),
+                search=dict(data.get("search") or {}),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
@@ -201,3 +212,10 @@ def affected(
         else:
             out |= old_links ^ new_links
     return {slug for slug in out if slug in titles}
+
+
+def reframed(chrome: Mapping[str, str], previous: Mapping[str, PageState]) -> set[str]:
+    """Pages whose navigation chrome (breadcrumbs, previous/next) changed since the last
+    build: a new page re-renders its neighbours in the reading order, a renamed section
+    index the pages under it, and nothing else (the sidebar is one file, ``nav.js``)."""
+    return {slug for slug, h in chrome.items() if slug in previous and previous[slug].chrome != h}

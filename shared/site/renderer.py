@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -19,18 +19,20 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape as xml_escape
 
 import jinja2
+import yaml
 from markupsafe import Markup, escape
 
 from shared.mkdocs import Include
 from shared.schema import Page, Source
-from shared.site import lang, paths
+from shared.site import chrome, lang, paths, search
 from shared.site.entries import Entry, SiteView
 from shared.site.links import resolve
-from shared.site.markdown import Body
+from shared.site.markdown import Body, validate_link
 from shared.site.md_blocks import INCLUDE_RE
+from shared.site.nav import NavLink, NavPage, Section
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "2"
+RENDERER_VERSION = "3"
 TEMPLATES = Path(__file__).parent / "templates"
 _REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
 
@@ -101,11 +103,24 @@ def code_href(ref: str, template: str | None) -> str | None:
     return url if url.lower().startswith(("https://", "http://")) else None
 
 
-def _source(source: Source, code_url: str | None, language: str) -> dict[str, Any]:
+def _source(
+    source: Source, code_url: str | None, language: str, titles: Mapping[str, str], root: str
+) -> dict[str, Any]:
+    """A source as the page lists it: code through ``BIBLIOTECA_CODE_URL``, a ``wiki``
+    source (what an archived answer cites) to its page with its title when published,
+    any other http(s) ref to itself; the rest as text."""
+    ref, href, text = source.ref, None, None
+    if source.type == "code":
+        href = code_href(ref, code_url)
+    elif source.type == "wiki" and ref in titles:
+        href, text = paths.page_href(root, ref), titles[ref]
+    elif ref.lower().startswith(("https://", "http://")) and validate_link(ref):
+        href = ref
     return {
         "label": lang.SOURCES[language][source.type],
-        "ref": source.ref,
-        "href": code_href(source.ref, code_url) if source.type == "code" else None,
+        "ref": ref,
+        "text": text or ref,
+        "href": href,
         "last_seen": source.last_seen,
     }
 
@@ -113,8 +128,14 @@ def _source(source: Source, code_url: str | None, language: str) -> dict[str, An
 # -- pages ----------------------------------------------------------------------------
 
 
-def _chrome(language: str, root: str, config: SiteConfig) -> dict[str, Any]:
-    return {"lang": language, "ui": lang.UI[language], "root": root, "ask_url": config.ask_url}
+def _chrome(language: str, root: str, config: SiteConfig, slug: str = "") -> dict[str, Any]:
+    return {
+        "lang": language,
+        "ui": lang.UI[language],
+        "root": root,
+        "ask_url": config.ask_url,
+        "slug": slug,
+    }
 
 
 def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> str:
@@ -133,21 +154,25 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
     backlinks = [
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
+    html = _examples(
+        resolve(_without_title(body, fm.title), site.titles, root),
+        body.includes,
+        config.code_url,
+        language,
+    )
     return _render(
         "page.html",
-        **_chrome(language, root, config),
+        **_chrome(language, root, config, page.slug),
+        crumbs=chrome.crumbs(site.nav, page.slug, root),
+        pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
+        toc=chrome.toc(html),
         page={**fm.model_dump(), "version": page.version},
         updated=entry.updated,
         type_label=lang.TYPES[language][fm.type][0],
         type_href=paths.listing_href(root, fm.type),
         status_label=lang.STATUSES[language][fm.status],
-        body=_examples(
-            resolve(_without_title(body, fm.title), site.titles, root),
-            body.includes,
-            config.code_url,
-            language,
-        ),
-        sources=[_source(s, config.code_url, language) for s in fm.sources],
+        body=html,
+        sources=[_source(s, config.code_url, language, site.titles, root) for s in fm.sources],
         related=related,
         backlinks=backlinks,
     )
@@ -209,19 +234,22 @@ def listing_types(site: SiteView) -> list[str]:
 
 
 def render_index(site: SiteView, config: SiteConfig) -> str:
-    """``index.html``: every published page, grouped by type."""
+    """``index.html``: the sections with their pages, then a link to each type's listing."""
     language = site.language()
-    groups = [
+    types = [
         {
-            "type": page_type,
             "label": lang.TYPES[language][page_type][1],
             "href": paths.listing_href("", page_type),
             "count": len(entries),
-            "rows": _rows(entries, "", details=False),
         }
         for page_type, entries in site.groups.items()
     ]
-    return _render("index.html", **_chrome(language, "", config), groups=groups)
+    return _render(
+        "index.html",
+        **_chrome(language, "", config),
+        tree=chrome.tree_html(site.nav, ""),
+        types=types,
+    )
 
 
 def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:
@@ -241,9 +269,60 @@ def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:
 # -- machine-readable files -----------------------------------------------------------
 
 
+def render_markdown(page: Page) -> str:
+    """``<slug>/index.md``: the page's Markdown as stored, with its front matter, for agents
+    and for anyone who wants the source (every page links it)."""
+    data = {"slug": page.slug, **page.front_matter.dump(), "version": page.version}
+    data["updated"] = page.updated_at.date().isoformat()
+    front = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000)
+    return f"---\n{front}---\n\n{page.content.rstrip()}\n"
+
+
+def _base(config: SiteConfig) -> str:
+    return config.base_url.rstrip("/") + "/" if config.base_url else ""
+
+
+def render_llms_txt(site: SiteView, config: SiteConfig) -> str:
+    """``llms.txt`` (llmstxt.org): the site's title, then one line per section (a heading)
+    and per page (a link to its Markdown and its summary), in the reading order. URLs are
+    absolute when ``BIBLIOTECA_SITE_URL`` (or a bucket) gives the site's address."""
+    base = _base(config)
+    ui = lang.UI[site.language()]
+    lines = [f"# {ui['site']}", "", f"> {ui['llms_summary']}", ""]
+    top: list[str] = []
+
+    def page_line(slug: str, title: str) -> str:
+        entry = site.entries[slug]
+        href = f"{base}{paths.markdown_href('', slug)}"
+        text = f"- [{_md_text(title)}]({href})"
+        return text + (f": {' '.join(entry.summary.split())}" if entry.summary else "")
+
+    def walk(items: Sequence[object], depth: int) -> None:
+        for item in items:
+            if isinstance(item, NavPage):
+                (top if depth == 0 else lines).append(page_line(item.slug, item.title))
+            elif isinstance(item, NavLink):
+                (top if depth == 0 else lines).append(f"- [{_md_text(item.title)}]({item.url})")
+            elif isinstance(item, Section):
+                lines.extend(["", f"{'#' * min(depth + 2, 6)} {_md_text(item.title)}", ""])
+                if item.index:
+                    lines.append(page_line(item.index, site.titles[item.index]))
+                walk(item.items, depth + 1)
+
+    walk(site.nav.items, 0)
+    if top:
+        lines[4:4] = [*top, ""]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip() + "\n"
+
+
+def _md_text(text: str) -> str:
+    """Text inside a Markdown link label or heading: brackets and line breaks neutralized."""
+    return " ".join(text.replace("[", "(").replace("]", ")").split())
+
+
 def render_sitemap(site: SiteView, config: SiteConfig) -> str:
     """``sitemap.xml``; URLs are absolute when ``base_url`` is known, else site-relative."""
-    base = config.base_url.rstrip("/") + "/" if config.base_url else ""
+    base = _base(config)
     rows = [f"<url><loc>{xml_escape(base)}</loc></url>"] if base else []
     for page_type in listing_types(site):
         rows.append(f"<url><loc>{xml_escape(paths.listing_href(base, page_type))}</loc></url>")
@@ -284,3 +363,36 @@ def render_report(report: Mapping[str, Any]) -> tuple[str, str]:
     """The private curator report as (HTML, JSON)."""
     html = _render("report.html", report=report)
     return html, json.dumps(report, ensure_ascii=False, indent=2, default=str)
+
+
+def render_nav_script(site: SiteView, split: Sequence[str] = ()) -> str:
+    """``nav.js``: the section tree for the sidebar, written once per build instead of into
+    every page (a new page would otherwise re-render all of them); ``static/site.js`` draws
+    it. It also carries what the search box needs before its first shard: the words the
+    index leaves out and the prefixes split into longer shards."""
+    return (
+        "window.BIBLIOTECA_NAV="
+        + safe_json(site.nav.to_json())
+        + ";\nwindow.BIBLIOTECA_STOPWORDS="
+        + safe_json(sorted(search.STOPWORDS))
+        + ";\nwindow.BIBLIOTECA_SEARCH_SPLIT="
+        + safe_json(list(split))
+        + ";\n"
+    )
+
+
+def render_search_shards(
+    site: SiteView, headings: Mapping[str, Sequence[search.Heading]]
+) -> tuple[dict[str, str], list[str]]:
+    """``search/<key>.js`` files for the search box and the split prefixes (see
+    ``shared.site.search``; the prefixes go into ``nav.js``)."""
+    index = search.build(site.entries.values(), headings)
+    files = {
+        search.shard_path(key): "window.BibliotecaSearch&&BibliotecaSearch.shard("
+        + safe_json(key)
+        + ","
+        + safe_json(rows)
+        + ");\n"
+        for key, rows in index.shards.items()
+    }
+    return files, sorted(index.split)

@@ -122,7 +122,8 @@ def test_every_page_carries_the_widget(client: Client, auth: Any, store: Any) ->
 def test_an_incremental_build_renders_only_what_changed(
     client: Client, auth: Any, store: Any
 ) -> None:
-    """A body edit re-renders one page; a title edit also the pages that link to it."""
+    """A body edit re-renders one page; a title edit also the pages that link to it and
+    its neighbours in the reading order (their previous/next show the title)."""
     put(store, "concept—a", content="Ver [[concept—b]].")
     put(store, "concept—b")
     put(store, "concept—c")
@@ -137,7 +138,8 @@ def test_an_incremental_build_renders_only_what_changed(
 
     edit(store, "concept—b", title="Be renombrada")
     body = report_body(rebuild(client, auth))
-    assert (body["built"], body["unchanged"]) == (2, 2)
+    assert (body["built"], body["unchanged"]) == (3, 1)  # b, a (links to it and before it), c
+    assert "Be renombrada" in (site() / "concept—c" / "index.html").read_text()
     assert "Be renombrada" in (site() / "concept—a" / "index.html").read_text()
     assert "Be renombrada" in (site() / "index.html").read_text()
 

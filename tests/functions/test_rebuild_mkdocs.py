@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from shared.services import site_build
-from tests.functions.test_rebuild import Client, put, rebuild, report_body, site
+from tests.functions.test_rebuild import Client, edit, put, rebuild, report_body, site
 
 RAW = ("{*", "///", "!!!", "&lt;dfn", "&lt;abbr", '=== "')
 
@@ -67,4 +67,75 @@ def test_plain_md_links_resolve_or_are_reported_broken(
     assert 'href="../tutorial%E2%80%94otra/index.html#a">Otra</a>' in html
     assert 'href="../tutorial%E2%80%94otra/index.html#b">wiki</a>' in html
     assert '<span class="wikilink broken">nada</span>' in html
-    assert ".md" not in re.sub(r"<pre>.*?</pre>", "", html, flags=re.S)
+    own = html.replace('href="index.md"', "")  # the page's own Markdown (llms/agents)
+    assert ".md" not in re.sub(r"<pre>.*?</pre>", "", own, flags=re.S)
+
+
+def test_the_stored_nav_orders_the_index_and_folders_make_sections(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """mkdocs.yml's nav (SiteState.save_nav) orders the index; unlisted pages follow in
+    sections from their folders, sorted the Spanish way."""
+    put(store, "index", "Inicio.", title="Inicio")
+    put(store, "tutorial—b", title="Bravo")
+    put(store, "tutorial—a", title="Alfa")
+    put(store, "extra—index", title="Extras")
+    put(store, "extra—n", title="Nube")
+    put(store, "extra—enye", title="Ñandú")
+    put(store, "extra—i", title="Índice")
+    store.site.save_nav(
+        {"items": [{"slug": "index"}, {"title": "Tutorial", "items": [{"slug": "tutorial—b"}]}]}
+    )
+    assert rebuild(client, auth).status_code == 200
+    index = (site() / "index.html").read_text(encoding="utf-8")
+    order = ["Inicio", "Tutorial", "Bravo", "Extras", "Índice", "Nube", "Ñandú", "Alfa"]
+    positions = [index.index(f">{title}") for title in order]
+    assert positions == sorted(positions)
+
+
+def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js. A new
+    page re-renders itself and its two neighbours; renaming a section's index page
+    re-renders the pages under it (their breadcrumbs)."""
+    put(store, "t—index", title="Tema")
+    for slug, title in (("t—a", "A"), ("t—c", "C"), ("t—e", "E"), ("u—x", "X"), ("u—y", "Y")):
+        put(store, slug, title=title)
+    assert report_body(rebuild(client, auth))["built"] == 6
+    put(store, "t—d", title="D")
+    body = report_body(rebuild(client, auth))
+    assert (body["built"], body["unchanged"]) == (3, 4)
+    assert "../t%E2%80%94d/index.html" in page_html("t—c")
+    assert "../t%E2%80%94d/index.html" in page_html("t—e")
+    assert '"s":"t—d"' in (site() / "nav.js").read_text(encoding="utf-8")
+    edit(store, "t—index", title="Tema nuevo")
+    body = report_body(rebuild(client, auth))
+    # the index page itself, its next page (t—a shows it as previous), and t—a, c, d, e
+    # under it (breadcrumbs): five pages, not the u— section.
+    assert (body["built"], body["unchanged"]) == (5, 2)
+    assert "Tema nuevo" in page_html("t—e")
+
+
+def test_search_shards_are_kept_when_no_title_or_heading_changed(
+    client: Client, auth: Any, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body edit keeps the shards (not even built again); a new heading rebuilds them."""
+    from shared.site import renderer
+
+    builds: list[int] = []
+    real = renderer.render_search_shards
+    monkeypatch.setattr(renderer, "render_search_shards", lambda *a: builds.append(1) or real(*a))
+    put(store, "guide—alta", "## Requisitos\n\nTexto.", title="Alta de usuarios", type="guide")
+    assert rebuild(client, auth).status_code == 200
+    shard = site() / "search" / "req.js"
+    assert '"guide—alta"' in shard.read_text(encoding="utf-8")
+    before = shard.stat().st_ino
+    edit(store, "guide—alta", content="## Requisitos\n\nOtro texto.")
+    assert report_body(rebuild(client, auth))["built"] == 1
+    assert (site() / "search" / "req.js").stat().st_ino == before  # the same file, linked
+    assert len(builds) == 1  # only the first build made shards
+    edit(store, "guide—alta", content="## Requisitos\n\n## Permisos\n\nOtro texto.")
+    assert rebuild(client, auth).status_code == 200
+    assert '"permisos"' in (site() / "search" / "per.js").read_text(encoding="utf-8")
+    assert len(builds) == 2

@@ -222,16 +222,26 @@ def test_leading_title_heading_is_not_repeated() -> None:
     assert html.count("<h1") == 1
 
 
-def test_index_groups_pages_by_type_in_schema_order() -> None:
-    """index.html has one section per type with pages, each listing its pages by title."""
+def test_index_shows_sections_with_their_pages_in_spanish_order() -> None:
+    """index.html: one section per type here (derived slugs), pages by title (accents
+    ignored), and a line linking each type's listing."""
     site = site_of(
         page("guide—b", title="Beta", type="guide"),
         page("concept—z", title="zeta"),
+        page("concept—i", title="Índice"),
         page("concept—a", title="Alfa"),
+        page("tutorial—index", title="Tutorial"),
+        page("tutorial—uno", title="Uno"),
     )
     html = renderer.render_index(site, renderer.SiteConfig())
-    assert re.findall(r'<h2 id="(\w+)">', html) == ["concept", "guide"]
-    assert html.index("Alfa") < html.index("zeta") < html.index("Beta")
+    sections = re.findall(r'<section class="nav-section"><h2>(.*?) <span', html)
+    assert sections == [
+        "Conceptos",
+        "Guías",
+        '<a href="tutorial%E2%80%94index/index.html">Tutorial</a>',
+    ]
+    assert html.index("Alfa") < html.index("Índice") < html.index("zeta") < html.index("Beta")
+    assert 'href="type/concept/index.html">Conceptos</a> <span class="muted">(5)</span>' in html
     assert renderer.listing_types(site) == ["concept", "guide"]
 
 
@@ -309,3 +319,29 @@ def test_config_key_changes_with_what_changes_the_output() -> None:
     assert renderer.SiteConfig(ask_url="/other").key() != base
     assert renderer.SiteConfig(code_url="https://h/{path}").key() != base
     assert renderer.SiteConfig().key() == base
+
+
+def test_a_summary_leaves_out_style_and_script_blocks() -> None:
+    text = "<style>\n.md h1 { display: none; }\n</style>\n\nFastAPI es rápido.\n"
+    assert summary(text) == "FastAPI es rápido."
+
+
+def test_wiki_and_url_sources_are_links_the_rest_text() -> None:
+    """An archived answer cites wiki pages: on the site they link to them by title."""
+    target = page(
+        "concept—respuesta",
+        sources=[
+            {"type": "wiki", "ref": "guide—alta"},
+            {"type": "wiki", "ref": "guide—borrada"},
+            {"type": "doc", "ref": "https://example.org/spec"},
+            {"type": "doc", "ref": "manual interno"},
+        ],
+    )
+    html = rendered(target, page("guide—alta", title="Alta de usuarios", type="guide"))
+    listed = html.split('<ul class="sources">')[1].split("</ul>")[0]
+    alta = '<a href="../guide%E2%80%94alta/index.html" rel="noopener">Alta de usuarios</a>'
+    assert alta in listed
+    assert "<code>guide—borrada</code>" in listed
+    spec = "https://example.org/spec"
+    assert f'<a href="{spec}" rel="noopener">{spec}</a>' in listed
+    assert "<code>manual interno</code>" in listed

@@ -1,0 +1,109 @@
+"""What a page shows around its body: table of contents, breadcrumbs, previous/next.
+
+Pure functions from a page's HTML and the site's ``Nav`` to plain data the templates
+escape; the section tree of the index page is built here as escaped markup (an index of
+10,000 pages is rendered on every build, cheaper outside Jinja).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+from shared.site import paths
+from shared.site.nav import Nav, NavLink, NavPage, Section
+
+_HEADING = re.compile(r'<h([23]) id="([^"<>]+)">(.*?)</h\1>', re.S)
+_TAG = re.compile(r"<[^>]*>")
+MAX_TOC = 60  # entries: a page of 500 headings gets a usable list, not a second page
+
+
+@dataclass(frozen=True, slots=True)
+class TocEntry:
+    level: int  # 2 or 3
+    anchor: str
+    text: str
+
+
+def toc(body_html: str) -> list[TocEntry]:
+    """The page's h2/h3 headings with the ids the renderer gave them, as plain text."""
+    out: list[TocEntry] = []
+    for match in _HEADING.finditer(body_html):
+        text = " ".join(html.unescape(_TAG.sub("", match.group(3))).split())
+        if text:
+            out.append(TocEntry(int(match.group(1)), html.unescape(match.group(2)), text))
+            if len(out) >= MAX_TOC:
+                break
+    return out
+
+
+def crumbs(nav: Nav, slug: str, root: str) -> list[dict[str, str | None]]:
+    """The sections above a page, each linked to its index page when it has one."""
+    return [
+        {"title": c.title, "href": paths.page_href(root, c.slug) if c.slug else None}
+        for c in nav.trails.get(slug, ())
+    ]
+
+
+def neighbours(
+    nav: Nav, slug: str, titles: Mapping[str, str], root: str
+) -> dict[str, dict[str, str] | None]:
+    """``{"prev": {title, href} | None, "next": …}`` in the reading order."""
+    before, after = nav.neighbours(slug)
+    return {
+        name: {"title": titles[other], "href": paths.page_href(root, other)}
+        if other is not None and other in titles
+        else None
+        for name, other in (("prev", before), ("next", after))
+    }
+
+
+def tree_html(nav: Nav, root: str) -> Markup:
+    """The whole tree as nested lists (the index page); every value escaped."""
+    return Markup(_list(nav.items, root, 2))  # noqa: S704 - built from escaped values
+
+
+def _list(items: object, root: str, level: int) -> str:
+    rows: list[str] = []
+    pages: list[str] = []
+    assert isinstance(items, (list, tuple))
+
+    def flush() -> None:
+        if pages:
+            rows.append('<ul class="pages">' + "".join(pages) + "</ul>")
+            pages.clear()
+
+    for item in items:
+        if isinstance(item, NavPage):
+            href = escape(paths.page_href(root, item.slug))
+            pages.append(f'<li><a href="{href}">{escape(item.title)}</a></li>')
+        elif isinstance(item, NavLink):
+            pages.append(
+                f'<li><a href="{escape(item.url)}" rel="noopener">{escape(item.title)}</a></li>'
+            )
+        elif isinstance(item, Section):
+            flush()
+            tag = f"h{min(level, 6)}"
+            title = str(escape(item.title))
+            if item.index:
+                title = f'<a href="{escape(paths.page_href(root, item.index))}">{title}</a>'
+            count = _count(item)
+            rows.append(
+                f'<section class="nav-section"><{tag}>{title} '
+                f'<span class="muted">({count})</span></{tag}>'
+                + _list(item.items, root, level + 1)
+                + "</section>"
+            )
+    flush()
+    return "\n".join(rows)
+
+
+def _count(section: Section) -> int:
+    total = 1 if section.index else 0
+    for item in section.items:
+        total += _count(item) if isinstance(item, Section) else isinstance(item, NavPage)
+    return total

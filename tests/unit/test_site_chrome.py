@@ -1,0 +1,55 @@
+"""Page chrome from data: table of contents, breadcrumbs, previous/next, nav.js."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from shared.site import chrome, renderer
+from shared.site.markdown import render_body
+from tests.unit.test_site_renderer import PAYLOAD, page, rendered, site_of
+
+
+def test_toc_lists_h2_and_h3_with_the_renderer_ids_as_plain_text() -> None:
+    body = render_body(
+        "# T\n\n## Uno `code` y [[x|enlace]]\n\n### Dos { #dos }\n\n#### Tres\n\n## Uno\n"
+    )
+    assert [(t.level, t.anchor, t.text) for t in chrome.toc(body.html)] == [
+        (2, "uno-code-y", "Uno code y"),
+        (3, "dos", "Dos"),
+        (2, "uno", "Uno"),
+    ]
+
+
+def test_a_page_shows_breadcrumbs_toc_and_previous_next() -> None:
+    html = rendered(
+        page("tutorial—b", title="Bravo", content="## Primera parte\n\nTexto.\n\n### Detalle\n"),
+        page("tutorial—index", title="Tutorial"),
+        page("tutorial—a", title="Alfa"),
+        page("tutorial—c", title="Charlie"),
+    )
+    crumbs = re.search(r'<nav class="crumbs".*?</nav>', html, re.S)
+    assert crumbs is not None
+    assert re.findall(r">([^<>]+)</(?:a|span)>", crumbs.group(0)) == ["Inicio", "Tutorial", "Bravo"]
+    assert 'href="../tutorial%E2%80%94index/index.html">Tutorial</a>' in crumbs.group(0)
+    assert '<li class="toc-2"><a href="#primera-parte">Primera parte</a></li>' in html
+    assert '<li class="toc-3"><a href="#detalle">Detalle</a></li>' in html
+    assert re.search(r'rel="prev" href="../tutorial%E2%80%94a/index.html">.*Alfa', html)
+    assert re.search(r'rel="next" href="../tutorial%E2%80%94c/index.html">.*Charlie', html)
+    # The sidebar is not in the page: only a link to the index and the nav.js script.
+    assert 'src="../nav.js"' in html
+    assert "Charlie" not in html.split('<nav class="sidebar"')[1].split("</nav>")[0]
+
+
+def test_hostile_titles_in_chrome_and_nav_script_stay_inert() -> None:
+    evil = page("tutorial—evil", title=PAYLOAD, content=f"## {PAYLOAD}\n")
+    other = page("tutorial—z", title="Z")
+    html = rendered(other, evil)
+    assert "<script>alert" not in html
+    site = site_of(evil, other)
+    script = renderer.render_nav_script(site)
+    assert "<" not in script
+    assert ">" not in script
+    data = json.loads(script.split("\n")[0].removeprefix("window.BIBLIOTECA_NAV=").rstrip(";"))
+    assert data[0]["c"][0]["t"] == PAYLOAD
+    assert "<script>alert" not in rendered(evil, other)
