@@ -22,7 +22,8 @@ from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
-from shared.ports import Chunk, PageRecord
+from shared.freshness import cited_keys, from_stored, to_stored
+from shared.ports import Chunk, CitingPage, Freshness, FreshnessState, PageRecord
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore.db import Database
 
@@ -48,6 +49,18 @@ def _document(page: PageRecord, chunk_count: int, chunk_key: str) -> dict[str, A
         "updated_at": page.updated_at,
         "chunk_count": chunk_count,
         "chunk_key": chunk_key,
+        **_freshness_fields(page.freshness),
+    }
+
+
+def _freshness_fields(freshness: Freshness | None) -> dict[str, Any]:
+    """The freshness and the page's entries in the path index: an array that
+    ``array_contains_any`` finds by key (Firestore's own index is the path index)."""
+    keys = cited_keys(freshness)
+    return {
+        "freshness": None if freshness is None else to_stored(freshness),
+        "cited_keys": keys,
+        "cites_code": bool(keys),
     }
 
 
@@ -74,6 +87,7 @@ def _record(data: dict[str, Any]) -> PageRecord:
         version=int(data["version"]),
         created_at=_utc(data["created_at"]),
         updated_at=_utc(data["updated_at"]),
+        freshness=from_stored(data.get("freshness")),
     )
 
 
@@ -188,6 +202,63 @@ class FirestorePages:
         with self._db.guard("listing pages"):
             records = [_record(doc.to_dict()) for doc in query.stream(**self._db.stream_options)]
         return sorted(records, key=lambda r: r.slug)
+
+    # -- freshness ------------------------------------------------------------------
+
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+        pages = self._db.collection(COLLECTION)
+        if keys is None:
+            queries = [pages.where(filter=FieldFilter("cites_code", "==", True))]
+        else:
+            wanted = sorted(set(keys))
+            queries = [
+                pages.where(
+                    filter=FieldFilter("cited_keys", "array_contains_any", wanted[i : i + 30])
+                )
+                for i in range(0, len(wanted), 30)
+            ]
+        found: dict[str, CitingPage] = {}
+        with self._db.guard("reading the pages citing changed code paths"):
+            for query in queries:
+                for doc in query.select(["slug", "version", "freshness"]).stream(
+                    **self._db.stream_options
+                ):
+                    data = doc.to_dict() or {}
+                    freshness = from_stored(data.get("freshness"))
+                    if freshness is not None and doc.id not in found:
+                        found[doc.id] = CitingPage(doc.id, int(data["version"]), freshness)
+        return [found[slug] for slug in sorted(found)]
+
+    def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:
+        client = self._db.client()
+        with self._db.guard(f"storing the freshness of page '{slug}'"):
+            snapshot = self._ref(slug).get(["version"], **self._db.options)
+            if not snapshot.exists or snapshot.get("version") != version:
+                return False
+            try:
+                self._ref(slug).update(
+                    _freshness_fields(freshness),
+                    option=client.write_option(last_update_time=snapshot.update_time),
+                    **self._db.options,
+                )
+            except (gexc.FailedPrecondition, gexc.NotFound):
+                return False  # written or deleted meanwhile: that write checked it
+        return True
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, FreshnessState]:
+        refs = [self._ref(s) for s in sorted(set(slugs))]
+        if not refs:
+            return {}
+        with self._db.guard("reading the freshness of pages"):
+            snapshots = list(
+                self._db.client().get_all(refs, field_paths=["freshness"], **self._db.options)
+            )
+        states: dict[str, FreshnessState] = {}
+        for snapshot in snapshots:
+            if snapshot.exists:
+                freshness = from_stored((snapshot.to_dict() or {}).get("freshness"))
+                states[snapshot.id] = "unknown" if freshness is None else freshness.state
+        return states
 
     # -- chunk documents -----------------------------------------------------------
 
