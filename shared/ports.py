@@ -104,8 +104,11 @@ class PageStore(Protocol):
         """Store a recomputed freshness if the page is still at ``version`` (no new
         version, no ``updated_at`` change); False when it changed or is gone."""
 
-    def freshness_of(self, slugs: Sequence[str]) -> dict[str, FreshnessState]:
-        """The freshness state of each of ``slugs`` that exists, in one read."""
+    def set_freshness_many(self, updates: Sequence[tuple[str, int, Freshness]]) -> int:
+        """``set_freshness`` for (slug, version, freshness) triples, batched; how many held."""
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
+        """The stored freshness of each of ``slugs`` that has one, in one read."""
 
 
 # -- retrieval ------------------------------------------------------------------------
@@ -214,7 +217,8 @@ class CodeIndex(Protocol):
         """``put_paths``, also saying which paths it added and removed."""
 
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
-        """Indexed paths by case-folded file name (``wiki.py``), at most ``limit`` each."""
+        """Indexed paths by case-folded file name (``wiki.py``); a name more than ``limit``
+        paths have is left out (too common for a suggestion to be sure)."""
 
 
 # -- events (utility hits, archive outcomes) -----------------------------------------

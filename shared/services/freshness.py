@@ -100,17 +100,12 @@ def recheck(pages: Sequence[CitingPage], store: Store, *, at: datetime | None = 
     """Recompute and store the freshness of ``pages`` (written only when it moved)."""
     moment = at or _now()
     fresh = _check_many([p.freshness.cited for p in pages], store.code, moment)
-    changed = 0
-    for page, new in zip(pages, fresh, strict=True):
-        old = page.freshness
-        if (old.state, old.missing, dict(old.suggestions)) == (
-            new.state,
-            new.missing,
-            dict(new.suggestions),
-        ):
-            continue
-        if store.pages.set_freshness(page.slug, new, version=page.version):
-            changed += 1
+    updates = [
+        (page.slug, page.version, new)
+        for page, new in zip(pages, fresh, strict=True)
+        if not _same(page.freshness, new)
+    ]
+    changed = store.pages.set_freshness_many(updates) if updates else 0
     _log.info("freshness rechecked", extra={"read": len(pages), "changed": changed})
     return Recheck(read=len(pages), changed=changed)
 
@@ -125,17 +120,19 @@ def recheck_all(store: Store, *, at: datetime | None = None) -> Recheck:
     by_slug = dict(
         zip([r.slug for r, c in zip(records, cited, strict=True) if c], fresh, strict=True)
     )
-    changed = 0
+    updates = []
     for record in records:
         new = by_slug.get(record.slug) or assess((), None, moment)
-        old = record.freshness
-        if old is not None and (old.state, old.missing, old.cited, dict(old.suggestions)) == (
-            new.state,
-            new.missing,
-            new.cited,
-            dict(new.suggestions),
-        ):
-            continue
-        if store.pages.set_freshness(record.slug, new, version=record.version):
-            changed += 1
+        if record.freshness is None or not _same(record.freshness, new, cited=True):
+            updates.append((record.slug, record.version, new))
+    changed = store.pages.set_freshness_many(updates) if updates else 0
     return Recheck(read=len(records), changed=changed)
+
+
+def _same(old: Freshness, new: Freshness, *, cited: bool = False) -> bool:
+    """Nothing but the time of the check moved: not worth a write."""
+    return (old.state, old.missing, dict(old.suggestions)) == (
+        new.state,
+        new.missing,
+        dict(new.suggestions),
+    ) and (not cited or old.cited == new.cited)

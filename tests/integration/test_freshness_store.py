@@ -40,7 +40,8 @@ def test_a_page_is_checked_when_written(store: Any) -> None:
     stale = _freshness(store, "dos")
     assert (stale.state, stale.missing) == ("stale", ("src/gone.py",))
     assert _freshness(store, "tres").state == "unknown"
-    assert store.pages.freshness_of(["uno", "dos", "tres", "nadie"]) == {
+    states = store.pages.freshness_of(["uno", "dos", "tres", "nadie"])
+    assert {slug: f.state for slug, f in states.items()} == {
         "uno": "fresh",
         "dos": "stale",
         "tres": "unknown",
@@ -133,3 +134,18 @@ def test_a_sqlite_file_from_before_freshness_gains_it(tmp_path: Any) -> None:
     store.code.put_paths("app", OLD, replace=True)
     assert recheck_all(store).body() == {"read": 1, "changed": 1}
     assert [p.slug for p in store.pages.citing(["src/b.py"])] == ["v"]
+
+
+def test_batched_freshness_writes_skip_pages_that_moved_on(store: Any) -> None:
+    """Only pages still at the version read are written; a gone page is skipped."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "a", "Ver `src/b.py`.")
+    _write(store, "b", "Ver `lib/c.py`.")
+    update_validated("b", {}, "Ver `lib/c.py` otra vez.", None, store, HashingEmbedder())
+    stale = Freshness("stale", _freshness(store, "a").checked_at, ("src/b.py",), ("src/b.py",))
+
+    done = store.pages.set_freshness_many([("a", 1, stale), ("b", 1, stale), ("zz", 1, stale)])
+
+    assert done == 1
+    assert _freshness(store, "a").state == "stale"
+    assert _freshness(store, "b").state == "fresh"

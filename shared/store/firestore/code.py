@@ -107,21 +107,21 @@ class FirestoreCodeIndex:
 
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
         # ``name`` is written with each path (paths indexed before it existed are found
-        # after their repository is indexed again); 30 values per ``in`` query.
-        found: dict[str, list[str]] = defaultdict(list)
-        wanted = sorted(set(names))
+        # after their repository is indexed again). One query per name, at most
+        # ``limit`` + 1 documents: a name held by more paths is too common to suggest.
+        found: dict[str, list[str]] = {}
         with self._db.guard("reading the code index by file name"):
-            for start in range(0, len(wanted), 30):
+            for name in sorted(set(names)):
                 query = (
                     self._db.collection(PATHS)
-                    .where(filter=FieldFilter("name", "in", wanted[start : start + 30]))
-                    .select(["path", "name"])
+                    .where(filter=FieldFilter("name", "==", name))
+                    .select(["path"])
+                    .limit(limit + 1)
                 )
-                for doc in query.stream(**self._db.stream_options):
-                    name = str(doc.get("name"))
-                    if len(found[name]) < limit:
-                        found[name].append(str(doc.get("path")))
-        return {name: sorted(paths) for name, paths in found.items()}
+                paths = [str(d.get("path")) for d in query.stream(**self._db.stream_options)]
+                if 0 < len(paths) <= limit:
+                    found[name] = sorted(paths)
+        return found
 
     def _commit(self, repo: str, changes: list[tuple[str, bool]]) -> None:
         from google.cloud import firestore

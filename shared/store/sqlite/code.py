@@ -96,6 +96,7 @@ class SqliteCodeIndex:
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
         # Only asked for the missing paths of a stale page: a scan of the paths with
         # LIKE (case-insensitive for ASCII), the file name compared exactly after.
+        # A name held by more than ``limit`` paths is too common to suggest: left out.
         found: dict[str, list[str]] = {}
         conn = self._db.connection()
         for name in names:
@@ -106,8 +107,8 @@ class SqliteCodeIndex:
                 ("%/" + escaped, escaped),
             )
             paths = [r["path"] for r in rows if r["path"].rsplit("/", 1)[-1].casefold() == name]
-            if paths:
-                found[name] = paths[:limit]
+            if 0 < len(paths) <= limit:  # a name held by more is too common to suggest
+                found[name] = paths
         return found
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:

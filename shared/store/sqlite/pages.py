@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, FreshnessState, PageRecord
+from shared.ports import Chunk, CitingPage, Freshness, PageRecord
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite.db import Database
 
@@ -189,23 +189,27 @@ class SqlitePages:
         return found
 
     def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:
-        page = PageRecord(slug, {}, "", version, _EPOCH, _EPOCH, freshness)
-        with self._db.write() as conn:
-            done = conn.execute(
-                "UPDATE pages SET freshness = ? WHERE slug = ? AND version = ?",
-                (_freshness_text(freshness), slug, version),
-            ).rowcount
-            if done:
-                _index_paths(conn, page)
-        return bool(done)
+        return self.set_freshness_many([(slug, version, freshness)]) == 1
 
-    def freshness_of(self, slugs: Sequence[str]) -> dict[str, FreshnessState]:
+    def set_freshness_many(self, updates: Sequence[tuple[str, int, Freshness]]) -> int:
+        done = 0
+        with self._db.write() as conn:
+            for slug, version, freshness in updates:
+                if conn.execute(
+                    "UPDATE pages SET freshness = ? WHERE slug = ? AND version = ?",
+                    (_freshness_text(freshness), slug, version),
+                ).rowcount:
+                    _index_paths(conn, PageRecord(slug, {}, "", version, _EPOCH, _EPOCH, freshness))
+                    done += 1
+        return done
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
         rows = self._db.connection().execute(
-            "SELECT slug, json_extract(freshness, '$.state') AS state FROM pages"
-            " WHERE slug IN (SELECT value FROM json_each(?))",
+            "SELECT slug, freshness FROM pages WHERE slug IN (SELECT value FROM json_each(?))",
             (json.dumps(list(slugs)),),
         )
-        return {row["slug"]: row["state"] or "unknown" for row in rows}
+        found = {row["slug"]: _freshness(row["freshness"]) for row in rows}
+        return {slug: f for slug, f in found.items() if f is not None}
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
