@@ -9,14 +9,19 @@ given only when exactly one path is best (precision first).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from shared.gates.code_paths import cited_paths, path_key
 from shared.ports import Freshness, FreshnessState
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
+# A page whose every cited path is gone ranks as if its score were this much lower: mild,
+# so it still answers when nothing else does (its score as reported does not change).
+ALL_GONE_FACTOR = 0.85
+
+T = TypeVar("T")
 
 
 def page_cited(front_matter: Mapping[str, Any], content: str) -> tuple[str, ...]:
@@ -85,6 +90,25 @@ def all_gone(freshness: Freshness | None) -> bool:
         and freshness.state == "stale"
         and len(freshness.missing) == len(freshness.cited)
     )
+
+
+def demote_gone(
+    ranked: Sequence[T], gone: set[str], slug: Callable[[T], str], score: Callable[[T], float]
+) -> list[T]:
+    """``ranked`` with the items of ``gone`` pages moved down to where their score times
+    ``ALL_GONE_FACTOR`` would place them; every other item keeps its order."""
+    if not gone or not any(slug(r) in gone for r in ranked):
+        return list(ranked)
+    out: list[T] = []
+    waiting: list[T] = []  # demoted items, in their order, not yet placed
+    for item in ranked:
+        if slug(item) in gone:
+            waiting.append(item)
+            continue
+        while waiting and score(waiting[0]) * ALL_GONE_FACTOR >= score(item):
+            out.append(waiting.pop(0))
+        out.append(item)
+    return out + waiting
 
 
 # -- stored and public forms ----------------------------------------------------------

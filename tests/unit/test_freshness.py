@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from shared.freshness import all_gone, assess, from_stored, page_cited, suggest, to_stored
+from shared.freshness import (
+    all_gone,
+    assess,
+    demote_gone,
+    from_stored,
+    page_cited,
+    suggest,
+    to_stored,
+)
 
 AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -54,3 +62,13 @@ def test_the_stored_form_reads_back_equal() -> None:
     value = assess(("src/old/a.py", "b/c.py"), frozenset({"b/c.py"}), AT, {"a.py": ["n/a.py"]})
     assert from_stored(to_stored(value)) == value
     assert from_stored(None) is None
+
+
+def test_only_pages_whose_every_path_is_gone_move_down_and_mildly() -> None:
+    """A demoted item drops below items scoring over 0.85 of it; the others keep order."""
+    ranked = [("gone", 0.9), ("a", 0.8), ("b", 0.7), ("c", 0.3)]
+    order = demote_gone(ranked, {"gone"}, lambda r: r[0], lambda r: r[1])
+    assert [slug for slug, _ in order] == ["a", "gone", "b", "c"]
+    assert demote_gone(ranked, set(), lambda r: r[0], lambda r: r[1]) == ranked
+    last = demote_gone([("gone", 0.2), ("a", 0.9)], {"gone"}, lambda r: r[0], lambda r: r[1])
+    assert [slug for slug, _ in last] == ["a", "gone"]
