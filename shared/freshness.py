@@ -160,3 +160,17 @@ def state_of(freshness: Freshness | None) -> FreshnessState:
 def cited_keys(freshness: Freshness | None) -> list[str]:
     """The path index's keys for a page: one per checked path."""
     return sorted({path_key(p) for p in freshness.cited}) if freshness is not None else []
+
+
+def freshness_key(freshness: Freshness | None) -> str:
+    """What a page shows of its freshness (its stale notice), as text for a hash."""
+    if freshness is None or freshness.state != "stale":
+        return ""
+    return "\n".join(f"{p}\t{freshness.suggestions.get(p, '')}" for p in freshness.missing)
+
+
+def stale_notice(freshness: Freshness | None) -> list[dict[str, str | None]]:
+    """The missing paths a stale page's notice names, each with its suggestion (or None)."""
+    if freshness is None or freshness.state != "stale":
+        return []
+    return [{"path": p, "moved_to": freshness.suggestions.get(p)} for p in freshness.missing]

@@ -102,6 +102,7 @@ def to_page(record: PageRecord, field: str = "") -> Page:
         version=record.version,
         created_at=record.created_at,
         updated_at=record.updated_at,
+        freshness=record.freshness,
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.freshness import freshness_key
 from shared.schema import Page
 
 FORMAT = 1
@@ -27,6 +28,7 @@ def page_hash(page: Page) -> str:
         page.content,
         str(page.version),
         page.updated_at.isoformat(),
+        freshness_key(page.freshness),  # its stale notice changes without a new version
     ):
         digest.update(part.encode())
         digest.update(b"\0")

@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 from markupsafe import Markup, escape
 
+from shared.freshness import stale_notice
 from shared.mkdocs import Include
 from shared.schema import Page, Source
 from shared.site import lang, paths
@@ -148,6 +149,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
             language,
         ),
         sources=[_source(s, config.code_url, language) for s in fm.sources],
+        stale=stale_notice(page.freshness),
         related=related,
         backlinks=backlinks,
     )
