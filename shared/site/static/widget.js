@@ -50,6 +50,8 @@
       badResponse: "The help service sent an answer this page cannot read.",
       noSources: "No wiki pages matched this question.",
       lowConfidence: "Approximate answer: the wiki does not seem to cover this question directly.",
+      stale: "may be outdated",
+      staleWhy: "Code this page cites no longer exists.",
       meta: "{model} · {s} s"
     },
     es: {
@@ -77,6 +79,8 @@
       badResponse: "El servicio de ayuda envió una respuesta que esta página no puede leer.",
       noSources: "Ninguna página de la wiki coincide con esta pregunta.",
       lowConfidence: "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente.",
+      stale: "puede estar desactualizada",
+      staleWhy: "Parte del código que cita esta página ya no existe.",
       meta: "{model} · {s} s"
     }
   };
@@ -708,6 +712,13 @@
     item.appendChild(href ? link(href, title) : el("span", null, title));
     if (source.heading && String(source.heading) !== title) {
       item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(source.heading)));
+    }
+    if (source.freshness === "stale") {
+      // Text, not only a colour or an icon: screen readers say it after the title.
+      var mark = el("span", PREFIX + "-stale", ctx.t.stale);
+      mark.title = ctx.t.staleWhy;
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(mark);
     }
     if (source.snippet) {
       var snippet = String(source.snippet).replace(/\s+/g, " ").trim();
