@@ -1,5 +1,5 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-ask and mcp.
+gaps, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -15,7 +15,17 @@ from collections.abc import Sequence
 from shared.errors import BibliotecaError
 
 # Module names under shared.cli, in the order ``--help`` lists them.
-COMMANDS = ("serve", "importer", "index_code", "rebuild", "reindex", "drafts", "ask", "mcp")
+COMMANDS = (
+    "serve",
+    "importer",
+    "index_code",
+    "rebuild",
+    "reindex",
+    "drafts",
+    "gaps",
+    "ask",
+    "mcp",
+)
 
 
 class _Parser(argparse.ArgumentParser):
