@@ -1,5 +1,5 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-gaps, ask and mcp.
+gaps, freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -23,6 +23,7 @@ COMMANDS = (
     "reindex",
     "drafts",
     "gaps",
+    "freshness",
     "ask",
     "mcp",
 )

@@ -39,3 +39,25 @@ def test_a_bad_since_is_a_clear_error(env: dict[str, str]) -> None:
     assert result.returncode != 0
     assert "--since" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_freshness_rechecks_every_page_and_lists_the_stale_ones(env: dict[str, str]) -> None:
+    """A page written with no index is unknown; after paths are indexed behind the
+    recheck's back, `biblioteca freshness` finds it stale and names the path."""
+    from datetime import UTC, datetime
+
+    from shared.ports import PageRecord
+
+    store = open_store(get_settings())
+    now = datetime.now(UTC)
+    fm = {"title": "Vieja", "type": "guide", "status": "active"}
+    store.pages.create(PageRecord("vieja", fm, "Ver `src/gone.py`.", 1, now, now), [])
+    store.code.put_paths("app", ["src/here.py"], replace=True)  # no recheck: the raw port
+
+    result = biblioteca("freshness", "--json", env=env)
+
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert (body["read"], body["changed"]) == (1, 1)
+    [stale] = body["stale"]
+    assert (stale["slug"], stale["missing"]) == ("vieja", ["src/gone.py"])
