@@ -136,7 +136,7 @@ def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str
     return {
         **page.public(),
         "content": page.content,
-        "freshness": state_of(w.store.pages.freshness_of([page.slug]).get(page.slug)),
+        "freshness": state_of(page.freshness),
         "url": page_url(w.settings, page.slug),
     }
 
@@ -181,6 +181,10 @@ def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> di
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     del caller
+    found = citations.pages_citing(request.path, w.store)
+    # Read now, not from the citations cache: a recheck after index_code changes a
+    # page's freshness without a page write (the cache's fingerprint does not move).
+    fresh = w.store.pages.freshness_of([c.record.slug for c in found]) if found else {}
     pages = [
         {
             "slug": c.record.slug,
@@ -188,10 +192,10 @@ def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dic
             "type": str(c.record.front_matter.get("type", "")),
             "cites": c.cites,
             "where": c.where,
-            "freshness": state_of(c.record.freshness),
+            "freshness": state_of(fresh.get(c.record.slug)),
             "url": page_url(w.settings, c.record.slug),
         }
-        for c in citations.pages_citing(request.path, w.store)
+        for c in found
     ]
     return {"path": request.path, "pages": pages}
 

@@ -47,3 +47,18 @@ def test_mcp_reads_report_the_stored_freshness(call: Call) -> None:
     assert page["freshness"] == "stale"
     assert {h["freshness"] for h in found["results"]} == {"stale"}
     assert [p["freshness"] for p in citing["pages"]] == ["stale"]
+
+
+def test_pages_citing_sees_a_recheck_that_wrote_no_page(call: Call) -> None:
+    """The citations cache is keyed by page writes; freshness moved by index_code is
+    read fresh, so pages_citing says stale right after the file is gone."""
+    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "a/b.py"]})
+    assert call("wiki_create", PAGE)[0] == 201
+    _, before = tool("pages_citing", {"path": "tls/rotate.py"})
+    call("index_code", {"repo": "ops", "paths": ["a/b.py"], "replace": True})
+    _, after = tool("pages_citing", {"path": "tls/rotate.py"})
+    _, page = tool("get_page", {"slug": "rotar-certificado"})
+
+    assert [p["freshness"] for p in before["pages"]] == ["fresh"]
+    assert [p["freshness"] for p in after["pages"]] == ["stale"]
+    assert page["freshness"] == "stale"
