@@ -38,3 +38,38 @@ def test_a_hostile_missing_path_is_escaped() -> None:
     """A path is text in the notice, never markup."""
     stale = page("guía").model_copy(update={"freshness": assess((PAYLOAD,), frozenset(), WHEN)})
     assert_inert(rendered(stale))
+
+
+def test_the_report_sections_escape_questions_and_paths() -> None:
+    """A hostile question or path in the report's loop sections is text, never markup."""
+    from shared.site import renderer
+
+    gap = {
+        "count": 1,
+        "last_seen": "x",
+        "samples": [PAYLOAD],
+        "pages": [{"slug": PAYLOAD, "count": 1}],
+    }
+    report = {
+        "build_id": "b",
+        "built_at": "t",
+        "status": "ok",
+        "built": 0,
+        "unchanged": 0,
+        "removed": 0,
+        "published": 0,
+        "failed": [],
+        "broken_links": [],
+        "drafts": [],
+        "stale": [{"slug": "s", "title": PAYLOAD, "missing": [], "checked_at": "t"}],
+        "gaps": {
+            "available": True,
+            "since": "t",
+            "open": [gap],
+            "closed": [],
+            "wanted_pages": [{"question": PAYLOAD, "asked": 1, "gap": "g"}],
+        },
+    }
+    html, _ = renderer.render_report(report)
+    assert "Wanted pages" in html
+    assert_inert(html)
