@@ -22,6 +22,26 @@ Vector = npt.NDArray[np.float32]
 # -- pages ----------------------------------------------------------------------------
 
 
+FreshnessState = Literal["fresh", "stale", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """Whether the code paths a page cites still exist in the code index.
+
+    Kept beside the front matter, not in it: the server derives it (an author never
+    writes it) and recomputes it after ``index_code`` without a new page version.
+    ``cited`` is what was checked (so a recheck needs no page text); ``suggestions``
+    maps a missing path to the indexed path it was probably moved to.
+    """
+
+    state: FreshnessState
+    checked_at: datetime
+    cited: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    suggestions: Mapping[str, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """A page exactly as stored: the front matter is raw and validated by the reader."""
@@ -32,6 +52,16 @@ class PageRecord:
     version: int
     created_at: datetime
     updated_at: datetime
+    freshness: Freshness | None = None  # None: never checked (written before it existed)
+
+
+@dataclass(frozen=True, slots=True)
+class CitingPage:
+    """A page found by the path index: what a freshness recheck needs, without its text."""
+
+    slug: str
+    version: int
+    freshness: Freshness
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +98,20 @@ class PageStore(Protocol):
 
     def count(self) -> int:
         """How many pages the store holds, any status (an aggregate, not a read of each)."""
+
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+        """Pages whose checked paths have one of ``keys`` (``path_key`` of a cited path),
+        through the path index written with each page; None: every page citing a path."""
+
+    def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:
+        """Store a recomputed freshness if the page is still at ``version`` (no new
+        version, no ``updated_at`` change); False when it changed or is gone."""
+
+    def set_freshness_many(self, updates: Sequence[tuple[str, int, Freshness]]) -> int:
+        """``set_freshness`` for (slug, version, freshness) triples, batched; how many held."""
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
+        """The stored freshness of each of ``slugs`` that has one, in one read."""
 
 
 # -- retrieval ------------------------------------------------------------------------
@@ -152,6 +196,17 @@ class KeyLookup:
     indexed_paths: int
 
 
+@dataclass(frozen=True, slots=True)
+class PathChanges:
+    """What one put of a repository's paths changed (the freshness recheck's input)."""
+
+    indexed: int  # the repository's distinct paths now indexed
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    total_before: int  # every repository's paths, before and after
+    total_after: int
+
+
 class CodeIndex(Protocol):
     """File paths of code repositories, keyed so a grounding check is one read."""
 
@@ -160,6 +215,13 @@ class CodeIndex(Protocol):
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:
         """Which of ``keys`` exist, in one read of the store."""
+
+    def apply_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> PathChanges:
+        """``put_paths``, also saying which paths it added and removed."""
+
+    def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
+        """Indexed paths by case-folded file name (``wiki.py``); a name more than ``limit``
+        paths have is left out (too common for a suggestion to be sure)."""
 
 
 # -- events (utility hits, archive and rebuild outcomes) -----------------------------

@@ -22,6 +22,7 @@ from pydantic import (
 
 from shared.errors import InvalidInput
 from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
+from shared.ports import Freshness
 
 PageType = Literal["concept", "decision", "entity", "feature", "runbook", "guide", "reference"]
 Status = Literal["draft", "active", "archived"]
@@ -183,6 +184,8 @@ class Page(BaseModel):
     version: int = Field(ge=1)
     created_at: datetime
     updated_at: datetime
+    # Derived by the server, kept beside the front matter (never in ``public()``).
+    freshness: Freshness | None = None
 
     def public(self) -> dict[str, Any]:
         """The contract's ``page``: front matter plus slug, version and timestamps."""

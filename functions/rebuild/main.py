@@ -22,6 +22,7 @@ def _rebuild(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, 
         store=w.store,
         publisher=w.publisher(),
         curator_report=w.curator_report(),
+        embedder=w.embedder,  # the report's gaps: loaded only when there are some
     )
     return report.http_status, report.body()
 

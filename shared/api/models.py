@@ -546,6 +546,12 @@ class AskSource(ResponseBody):
     heading: str
     score: float = Field(description="How relevant the passage is to the question, 0..1.")
     snippet: str
+    freshness: Literal["fresh", "stale", "unknown"] = Field(
+        description=(
+            "Whether the code paths the page cites still exist in the code index: fresh, "
+            "stale (some are gone), or unknown (it cites none, or the index is empty)."
+        )
+    )
 
 
 class AskArchive(ResponseBody):
@@ -649,9 +655,8 @@ _URL = (
 
 
 class SearchHit(AskSource):
-    """One passage found by ``search``: ``ask``'s source, with its page's freshness and URL."""
+    """One passage found by ``search``: ``ask``'s source, with its page's URL."""
 
-    freshness: Freshness = Field(description=_FRESHNESS)
     url: str = Field(description=_URL)
 
 

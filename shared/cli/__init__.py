@@ -1,5 +1,5 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-feedback, status, ask and mcp.
+feedback, status, gaps, freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -24,6 +24,8 @@ COMMANDS = (
     "drafts",
     "feedback",
     "status",
+    "gaps",
+    "freshness",
     "ask",
     "mcp",
 )

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
         store=w.store,
         publisher=w.publisher(),
         curator_report=w.curator_report(),
+        embedder=w.embedder,  # the report's gaps: loaded only when there are some
     )
     body = report.body()
     lines = [

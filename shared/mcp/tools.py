@@ -30,6 +30,7 @@ from shared.api.models import (
 from shared.bootstrap import Wiring
 from shared.config import Settings
 from shared.errors import BibliotecaError, InvalidInput
+from shared.freshness import state_of
 from shared.mcp.inputs import ToolInput, output_schema
 from shared.schema import Generated
 from shared.services import ask as asking
@@ -102,12 +103,6 @@ def page_url(settings: Settings, slug: str) -> str:
     return page_href(f"{settings.site_url}/" if settings.site_url else "", slug)
 
 
-# Whether a page's cited code still exists. Nothing in the store records a page's
-# freshness yet (the contract's second round adds it to pages): until something does,
-# every page reads "unknown", the one state that claims nothing.
-FRESHNESS = "unknown"
-
-
 def _rate_limited(caller: Caller, settings: Settings) -> None:
     # The tools that run a model count against the caller's ``ask`` budget.
     if caller.client_id is not None:
@@ -134,7 +129,7 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         tool="search",
     )
     results = [
-        {**asking.source(p), "freshness": FRESHNESS, "url": page_url(w.settings, p.slug)}
+        {**asking.source(p, found.state(p.slug)), "url": page_url(w.settings, p.slug)}
         for p in found.passages
     ]
     return {"results": results, "confidence": found.confidence}
@@ -145,7 +140,7 @@ def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str
     return {
         **page.public(),
         "content": page.content,
-        "freshness": FRESHNESS,
+        "freshness": state_of(page.freshness),
         "url": page_url(w.settings, page.slug),
     }
 
@@ -190,6 +185,10 @@ def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> di
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     del caller
+    found = citations.pages_citing(request.path, w.store)
+    # Read now, not from the citations cache: a recheck after index_code changes a
+    # page's freshness without a page write (the cache's fingerprint does not move).
+    fresh = w.store.pages.freshness_of([c.record.slug for c in found]) if found else {}
     pages = [
         {
             "slug": c.record.slug,
@@ -197,10 +196,10 @@ def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dic
             "type": str(c.record.front_matter.get("type", "")),
             "cites": c.cites,
             "where": c.where,
-            "freshness": FRESHNESS,
+            "freshness": state_of(fresh.get(c.record.slug)),
             "url": page_url(w.settings, c.record.slug),
         }
-        for c in citations.pages_citing(request.path, w.store)
+        for c in found
     ]
     return {"path": request.path, "pages": pages}
 

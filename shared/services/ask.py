@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from shared import plaintext
 from shared.api.models import AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
+from shared.freshness import all_gone, demote_gone, state_of
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
@@ -23,6 +24,8 @@ from shared.ports import (
     Answerer,
     Confidence,
     Embedder,
+    Freshness,
+    FreshnessState,
     Generator,
     IndexedChunk,
     Passage,
@@ -114,7 +117,7 @@ def ask(
     response: dict[str, Any] = {
         "answer_id": answer_id,
         "answer": checked.text,
-        "sources": [source(p) for p in passages],
+        "sources": [source(p, found.state(p.slug)) for p in passages],
         "model": generation.model,
         "chunks_used": len(passages),
         "duration_ms": _ms(started, t3),
@@ -193,6 +196,10 @@ class Evidence:
     best_fused: float  # the best fused score of every chunk considered, cited or not
     embed_ms: float
     search_ms: float
+    freshness: Mapping[str, Freshness] = field(default_factory=dict)  # of the cited pages
+
+    def state(self, slug: str) -> FreshnessState:
+        return state_of(self.freshness.get(slug))
 
 
 def gather(
@@ -222,7 +229,10 @@ def gather(
         state=state,
     )
     cited = evidence.cited(found.ranked)
-    passages = numbered(cited, state.index.by_key)
+    freshness = freshness_of(cited, store)
+    gone = {slug for slug, f in freshness.items() if all_gone(f)}
+    ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
+    passages = numbered(ordered, state.index.by_key)
     t2 = time.perf_counter()
     return Evidence(
         passages=passages,
@@ -230,7 +240,21 @@ def gather(
         best_fused=evidence.best_fused(found.ranked),
         embed_ms=_ms(t0, t1),
         search_ms=_ms(t1, t2),
+        freshness=freshness,
     )
+
+
+def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
+    """The stored freshness of the cited pages, in one read; none when it cannot be read
+    (an answer is worth more than its freshness marks: they read ``unknown``)."""
+    slugs = list(dict.fromkeys(r.slug for r in cited))
+    if not slugs:
+        return {}
+    try:
+        return store.pages.freshness_of(slugs)
+    except BibliotecaError as exc:
+        _log.warning("freshness not read (sources say unknown): %s", exc)
+        return {}
 
 
 def numbered(
@@ -253,7 +277,7 @@ def numbered(
     ]
 
 
-def source(passage: Passage) -> dict[str, Any]:
+def source(passage: Passage, freshness: FreshnessState = "unknown") -> dict[str, Any]:
     """One entry of the response's ``sources``."""
     return {
         "slug": passage.slug,
@@ -261,6 +285,7 @@ def source(passage: Passage) -> dict[str, Any]:
         "heading": passage.heading,
         "score": round(passage.relevance, 4),
         "snippet": snippet(passage.text),
+        "freshness": freshness,
     }
 
 

@@ -32,6 +32,7 @@ from shared.ports import (
     STAGE_INDEX,
     STAGE_LISTINGS,
     STAGE_PAGES,
+    Embedder,
     Output,
     Publication,
     ReportWriter,
@@ -41,6 +42,7 @@ from shared.ports import (
 )
 from shared.schema import Page
 from shared.services import feedback_digest
+from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
 from shared.site import paths, renderer, search
 from shared.site.chrome import toc
@@ -130,6 +132,7 @@ def build_site(
     publisher: SitePublisher,
     curator_report: ReportWriter,
     lease_seconds: float = LEASE_SECONDS,
+    embedder: Embedder | None = None,
 ) -> BuildReport:
     """Build the site once (see the module docstring); whatever fails, the answer is a report.
 
@@ -145,7 +148,7 @@ def build_site(
         else:
             try:
                 with _collector_paused():
-                    build = _Build(settings, store, publisher, curator_report, owner)
+                    build = _Build(settings, store, publisher, curator_report, owner, embedder)
                     report = build.run(full, lease=lease_seconds)
             finally:
                 _release(store, owner)
@@ -390,7 +393,9 @@ class _Build:
         publisher: SitePublisher,
         curator_report: ReportWriter,
         owner: str,
+        embedder: Embedder | None = None,  # for the report's gaps (None: not shown)
     ) -> None:
+        self.embedder = embedder
         self.settings = settings
         self.store = store
         self.publisher = publisher
@@ -744,6 +749,7 @@ class _Build:
             "broken_links": report.broken_links,
             "drafts": pages.drafts,
             "feedback": feedback_digest.report_section(self.store),
+            **loop_sections(pages.published, self.store, self.embedder),
         }
         html, text = renderer.render_report(data)
         location = self.curator_report.location

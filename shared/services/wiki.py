@@ -27,6 +27,7 @@ from shared.errors import (
 )
 from shared.ports import Chunk, Embedder, PageRecord, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
+from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
 from shared.slugs import derive_slug, with_suffix
 
@@ -78,14 +79,17 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def to_record(page: Page) -> PageRecord:
+def to_record(page: Page, store: Store) -> PageRecord:
+    """The record to write, with its freshness checked against the code index (one read)."""
+    front_matter = page.front_matter.dump()
     return PageRecord(
         slug=page.slug,
-        front_matter=page.front_matter.dump(),
+        front_matter=front_matter,
         content=page.content,
         version=page.version,
         created_at=page.created_at,
         updated_at=page.updated_at,
+        freshness=check_page(front_matter, page.content, store.code, at=page.updated_at),
     )
 
 
@@ -98,6 +102,7 @@ def to_page(record: PageRecord, field: str = "") -> Page:
         version=record.version,
         created_at=record.created_at,
         updated_at=record.updated_at,
+        freshness=record.freshness,
     )
 
 
@@ -139,10 +144,14 @@ def create_validated(
     )
     chunks = build_chunks(page, embedder, {})
     candidates = [base] if explicit_slug else _free_slugs(base, store)
+    record = to_record(page, store)
     for slug in candidates:
         page = page.model_copy(update={"slug": slug})
         try:
-            store.pages.create(to_record(page), [dataclasses.replace(c, slug=slug) for c in chunks])
+            store.pages.create(
+                dataclasses.replace(record, slug=slug),
+                [dataclasses.replace(c, slug=slug) for c in chunks],
+            )
         except Conflict:
             if explicit_slug:
                 raise
@@ -266,5 +275,5 @@ def _apply(
         previous = {**store.chunks.vectors_for(record.slug), **embedded}
         chunks = build_chunks(page, embedder, previous)
         embedded.update((c.hash, c.vector) for c in chunks)  # a retry re-embeds nothing
-    store.pages.update(to_record(page), chunks, expected_version=record.version)
+    store.pages.update(to_record(page, store), chunks, expected_version=record.version)
     return WriteResult("updated", page)

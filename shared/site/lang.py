@@ -67,6 +67,8 @@ UI: dict[str, dict[str, str]] = {
             "Documentación. Cada página enlaza su Markdown (index.md), con su front matter."
         ),
         "broken": "página inexistente",
+        "stale": "Puede estar desactualizada: el código que cita ya no existe",
+        "moved_to": "¿movido a",
         "empty": "Todavía no hay páginas publicadas.",
         "example": "Ejemplo",
         "example_lines": "líneas",
@@ -105,6 +107,8 @@ UI: dict[str, dict[str, str]] = {
             "Documentation. Each page links its Markdown (index.md), with its front matter."
         ),
         "broken": "missing page",
+        "stale": "May be outdated: code it cites no longer exists",
+        "moved_to": "moved to",
         "example": "Example",
         "example_lines": "lines",
         "empty": "No pages have been published yet.",

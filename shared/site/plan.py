@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from shared.freshness import freshness_key
 from shared.schema import Page
 
 FORMAT = 2
@@ -35,6 +36,7 @@ def page_hash(page: Page) -> str:
         page.content,
         str(page.version),
         page.updated_at.isoformat(),
+        freshness_key(page.freshness),  # its stale notice changes without a new version
     ):
         digest.update(part.encode())
         digest.update(b"\0")

@@ -22,6 +22,7 @@ import jinja2
 import yaml
 from markupsafe import Markup, escape
 
+from shared.freshness import stale_notice
 from shared.mkdocs import Include
 from shared.schema import Page, Source
 from shared.site import chrome, lang, paths, search
@@ -173,6 +174,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         status_label=lang.STATUSES[language][fm.status],
         body=html,
         sources=[_source(s, config.code_url, language, site.titles, root) for s in fm.sources],
+        stale=stale_notice(page.freshness),
         related=related,
         backlinks=backlinks,
     )

@@ -342,7 +342,7 @@ def test_get_page_returns_the_page_with_version_freshness_and_url(
     assert page["slug"] == pages["runbook"]
     assert (page["version"], page["type"], page["status"]) == (1, "runbook", "active")
     assert page["content"].startswith("# Rotar el certificado")
-    assert page["freshness"] == "unknown"  # nothing records freshness yet
+    assert page["freshness"] == "unknown"  # no code is indexed here
     assert page["url"].endswith("/index.html")
     assert {"created_at", "updated_at", "tags", "sources"} <= set(page)
 

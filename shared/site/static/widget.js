@@ -52,6 +52,8 @@
       noSources: "No wiki pages matched this question.",
       lowConfidence: "Approximate answer: the wiki does not seem to cover this question directly.",
       meta: "{model} · {s} s",
+      stale: "may be outdated",
+      staleWhy: "Code this page cites no longer exists.",
       feedbackAsk: "Was this answer helpful?",
       yes: "Yes",
       no: "No",
@@ -98,6 +100,8 @@
       noSources: "Ninguna página de la wiki coincide con esta pregunta.",
       lowConfidence: "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente.",
       meta: "{model} · {s} s",
+      stale: "puede estar desactualizada",
+      staleWhy: "Parte del código que cita esta página ya no existe.",
       feedbackAsk: "¿Te ha sido útil esta respuesta?",
       yes: "Sí",
       no: "No",
@@ -913,6 +917,13 @@
     item.appendChild(href ? link(href, title) : el("span", null, title));
     if (source.heading && String(source.heading) !== title) {
       item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(source.heading)));
+    }
+    if (source.freshness === "stale") {
+      // Text, not only a colour or an icon: screen readers say it after the title.
+      var mark = el("span", PREFIX + "-stale", ctx.t.stale);
+      mark.title = ctx.t.staleWhy;
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(mark);
     }
     if (source.snippet) {
       var snippet = String(source.snippet).replace(/\s+/g, " ").trim();

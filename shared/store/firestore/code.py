@@ -19,8 +19,9 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from shared.freshness import file_name
 from shared.gates.code_paths import suffix_keys
-from shared.ports import KeyLookup
+from shared.ports import KeyLookup, PathChanges
 from shared.store.firestore.db import Database
 
 PATHS = "code_paths"
@@ -69,7 +70,11 @@ class FirestoreCodeIndex:
         return self._db.collection(META).document(TOTAL_ID)
 
     def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
+        return self.apply_paths(repo, paths, replace=replace).indexed
+
+    def apply_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> PathChanges:
         wanted = set(paths)
+        before = self.lookup([]).indexed_paths
         of_repo = self._db.collection(PATHS).where(filter=FieldFilter("repo", "==", repo))
         with self._db.guard(f"reading the indexed paths of '{repo}'"):
             stored = {
@@ -86,13 +91,37 @@ class FirestoreCodeIndex:
                 emptied.update(k for path, added in batch if not added for k in suffix_keys(path))
             self._sweep(emptied)
             indexed = self._count(of_repo)
+            after = before
             if changes:
                 # The total only tells "empty or not" and is reported; a race between two
                 # puts may leave it stale until the next put, never the keys themselves.
-                self._total_ref().set(
-                    {"paths": self._count(self._db.collection(PATHS))}, **self._db.options
+                after = self._count(self._db.collection(PATHS))
+                self._total_ref().set({"paths": after}, **self._db.options)
+        return PathChanges(
+            indexed=indexed,
+            added=tuple(p for p, added in changes if added),
+            removed=tuple(p for p, added in changes if not added),
+            total_before=before,
+            total_after=after,
+        )
+
+    def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
+        # ``name`` is written with each path (paths indexed before it existed are found
+        # after their repository is indexed again). One query per name, at most
+        # ``limit`` + 1 documents: a name held by more paths is too common to suggest.
+        found: dict[str, list[str]] = {}
+        with self._db.guard("reading the code index by file name"):
+            for name in sorted(set(names)):
+                query = (
+                    self._db.collection(PATHS)
+                    .where(filter=FieldFilter("name", "==", name))
+                    .select(["path"])
+                    .limit(limit + 1)
                 )
-        return indexed
+                paths = [str(d.get("path")) for d in query.stream(**self._db.stream_options)]
+                if 0 < len(paths) <= limit:
+                    found[name] = sorted(paths)
+        return found
 
     def _commit(self, repo: str, changes: list[tuple[str, bool]]) -> None:
         from google.cloud import firestore
@@ -103,7 +132,7 @@ class FirestoreCodeIndex:
             pid = path_id(repo, path)
             ref = self._db.collection(PATHS).document(pid)
             if added:
-                batch.set(ref, {"repo": repo, "path": path})
+                batch.set(ref, {"repo": repo, "path": path, "name": file_name(path)})
             else:
                 batch.delete(ref)
             for key in suffix_keys(path):

@@ -13,6 +13,7 @@ see the old page and chunks or the new ones, never a mix.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -22,14 +23,21 @@ from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
-from shared.ports import Chunk, PageRecord
+from shared.freshness import cited_keys, from_stored, to_stored
+from shared.ports import Chunk, CitingPage, Freshness, PageRecord
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore.db import Database
 
 COLLECTION = "pages"
+# The path index: one document per cited-path key (id: its hash) with the set of pages
+# citing it (``slugs``, a map), merged without a read in each page's own commit, so
+# ``citing`` is two batched gets (keys, then pages) whatever the number of pages.
+PATH_INDEX = "page_paths"
 STAGING = "staging"  # the status of chunks written ahead of their page's commit
 _PAGE_OVERHEAD = 64 * 1024  # front matter, field names, the commit's own envelope
 _FLIP_BYTES = 512  # one staged chunk's status update in the final commit
+_FRESHNESS_BATCH = 100  # freshness updates per commit (with their path index entries)
+_GET_BATCH = 300  # documents per batched get
 
 
 def _status(page: PageRecord) -> str:
@@ -48,7 +56,39 @@ def _document(page: PageRecord, chunk_count: int, chunk_key: str) -> dict[str, A
         "updated_at": page.updated_at,
         "chunk_count": chunk_count,
         "chunk_key": chunk_key,
+        **_freshness_fields(page.freshness),
     }
+
+
+def _freshness_fields(freshness: Freshness | None) -> dict[str, Any]:
+    """The freshness, and the keys the page has in the path index (``PATH_INDEX``), kept
+    on the page so its next write knows which index entries to drop."""
+    keys = cited_keys(freshness)
+    return {
+        "freshness": None if freshness is None else to_stored(freshness),
+        "cited_keys": keys,
+        "cites_code": bool(keys),
+    }
+
+
+def _key_id(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def _index_entries(
+    db: Database, batch: Any, slug: str, old: Sequence[str], new: Sequence[str]
+) -> None:
+    """Into a page's commit: the path index entries it gains and loses."""
+    from google.cloud import firestore
+
+    gained, lost = set(new) - set(old), set(old) - set(new)
+    for key in sorted(gained | lost):
+        mark: Any = True if key in gained else firestore.DELETE_FIELD
+        batch.set(
+            db.collection(PATH_INDEX).document(_key_id(key)),
+            {"key": key, "slugs": {slug: mark}},
+            merge=True,
+        )
 
 
 def _utc(value: datetime) -> datetime:
@@ -74,6 +114,7 @@ def _record(data: dict[str, Any]) -> PageRecord:
         version=int(data["version"]),
         created_at=_utc(data["created_at"]),
         updated_at=_utc(data["updated_at"]),
+        freshness=from_stored(data.get("freshness")),
     )
 
 
@@ -119,6 +160,7 @@ class FirestorePages:
             key = self._stage_if_needed(page, chunks)
             batch = self._db.client().batch()
             batch.create(self._ref(page.slug), _document(page, len(chunks), key))
+            _index_entries(self._db, batch, page.slug, [], cited_keys(page.freshness))
             self._put_chunks(batch, page, chunks, key)
             try:
                 batch.commit(**self._db.options)
@@ -153,6 +195,8 @@ class FirestorePages:
                 _document(page, count, key),
                 option=client.write_option(last_update_time=snapshot.update_time),
             )
+            old_keys = [str(k) for k in stored.get("cited_keys") or []]
+            _index_entries(self._db, batch, page.slug, old_keys, cited_keys(page.freshness))
             if chunks is None:
                 fields = chunk_docs.page_fields(page)
                 for ordinal in range(old_count):
@@ -193,6 +237,104 @@ class FirestorePages:
         with self._db.guard("listing pages"):
             records = [_record(doc.to_dict()) for doc in query.stream(**self._db.stream_options)]
         return sorted(records, key=lambda r: r.slug)
+
+    # -- freshness ------------------------------------------------------------------
+
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+        client = self._db.client()
+        with self._db.guard("reading the pages citing changed code paths"):
+            if keys is None:
+                query = self._db.collection(COLLECTION).where(
+                    filter=FieldFilter("cites_code", "==", True)
+                )
+                slugs = {doc.id for doc in query.select([]).stream(**self._db.stream_options)}
+            else:
+                slugs = set()
+                wanted = sorted(set(keys))
+                for start in range(0, len(wanted), _GET_BATCH):
+                    refs = [
+                        self._db.collection(PATH_INDEX).document(_key_id(k))
+                        for k in wanted[start : start + _GET_BATCH]
+                    ]
+                    for snapshot in client.get_all(refs, **self._db.options):
+                        if snapshot.exists:
+                            slugs |= set((snapshot.to_dict() or {}).get("slugs") or {})
+            found: list[CitingPage] = []
+            ordered = sorted(slugs)
+            for start in range(0, len(ordered), _GET_BATCH):
+                refs = [self._ref(slug) for slug in ordered[start : start + _GET_BATCH]]
+                for snapshot in client.get_all(
+                    refs, field_paths=["version", "freshness"], **self._db.options
+                ):
+                    data = snapshot.to_dict() or {}
+                    freshness = from_stored(data.get("freshness"))
+                    if snapshot.exists and freshness is not None:
+                        found.append(CitingPage(snapshot.id, int(data["version"]), freshness))
+        return sorted(found, key=lambda p: p.slug)
+
+    def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:
+        return self.set_freshness_many([(slug, version, freshness)]) == 1
+
+    def set_freshness_many(self, updates: Sequence[tuple[str, int, Freshness]]) -> int:
+        # Per batch: one read of the versions, one commit whose every update is guarded
+        # by the update time read; a batch refused because a page changed meanwhile is
+        # retried page by page (that page's own write checked it).
+        done = 0
+        with self._db.guard("storing the freshness of pages"):
+            for start in range(0, len(updates), _FRESHNESS_BATCH):
+                part = updates[start : start + _FRESHNESS_BATCH]
+                committed = self._commit_freshness(part)
+                if committed is None:
+                    committed = sum(self._commit_freshness([u]) or 0 for u in part)
+                done += committed
+        return done
+
+    def _commit_freshness(self, part: Sequence[tuple[str, int, Freshness]]) -> int | None:
+        """How many of ``part`` were stored (pages gone or at another version are
+        skipped); None when the commit was refused (one changed after the read)."""
+        client = self._db.client()
+        refs = [self._ref(slug) for slug, _version, _f in part]
+        snapshots = {
+            s.id: s
+            for s in client.get_all(refs, field_paths=["version", "cited_keys"], **self._db.options)
+        }
+        batch = client.batch()
+        written = 0
+        for slug, version, freshness in part:
+            snapshot = snapshots.get(slug)
+            if snapshot is None or not snapshot.exists or snapshot.get("version") != version:
+                continue
+            batch.update(
+                self._ref(slug),
+                _freshness_fields(freshness),
+                option=client.write_option(last_update_time=snapshot.update_time),
+            )
+            old_keys = [str(k) for k in (snapshot.to_dict() or {}).get("cited_keys") or []]
+            _index_entries(self._db, batch, slug, old_keys, cited_keys(freshness))
+            written += 1
+        writes = written
+        if writes == 0:
+            return 0
+        try:
+            batch.commit(**self._db.options)
+        except (gexc.FailedPrecondition, gexc.NotFound):
+            return None
+        return writes
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
+        refs = [self._ref(s) for s in sorted(set(slugs))]
+        if not refs:
+            return {}
+        with self._db.guard("reading the freshness of pages"):
+            snapshots = list(
+                self._db.client().get_all(refs, field_paths=["freshness"], **self._db.options)
+            )
+        found: dict[str, Freshness] = {}
+        for snapshot in snapshots:
+            freshness = from_stored((snapshot.to_dict() or {}).get("freshness"))
+            if snapshot.exists and freshness is not None:
+                found[snapshot.id] = freshness
+        return found
 
     # -- chunk documents -----------------------------------------------------------
 

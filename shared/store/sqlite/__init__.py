@@ -17,7 +17,7 @@ class SqliteStore:
         self.db = Database(
             data_dir / FILENAME,
             [pages.SCHEMA, chunks.SCHEMA, events.SCHEMA, code.SCHEMA, site.SCHEMA, feedback.SCHEMA],
-            chunks.UPGRADES,
+            [*chunks.UPGRADES, *pages.UPGRADES],
         )
         self.pages = pages.SqlitePages(self.db)
         self.chunks = chunks.SqliteChunks(self.db)

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from shared.gates.code_paths import suffix_keys
-from shared.ports import KeyLookup
+from shared.ports import KeyLookup, PathChanges
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -63,8 +63,12 @@ class SqliteCodeIndex:
         self._db = db
 
     def put_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> int:
+        return self.apply_paths(repo, paths, replace=replace).indexed
+
+    def apply_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> PathChanges:
         wanted = set(paths)
         with self._db.write() as conn:
+            before = int(conn.execute("SELECT paths FROM code_meta WHERE id = 1").fetchone()[0])
             stored = {
                 row["path"]
                 for row in conn.execute("SELECT path FROM code_paths WHERE repo = ?", (repo,))
@@ -81,7 +85,31 @@ class SqliteCodeIndex:
             conn.execute(
                 "UPDATE code_meta SET paths = paths + ? WHERE id = 1", (len(added) - len(removed),)
             )
-            return len(stored) + len(added) - len(removed)
+            return PathChanges(
+                indexed=len(stored) + len(added) - len(removed),
+                added=tuple(sorted(added)),
+                removed=tuple(sorted(removed)),
+                total_before=before,
+                total_after=before + len(added) - len(removed),
+            )
+
+    def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
+        # Only asked for the missing paths of a stale page: a scan of the paths with
+        # LIKE (case-insensitive for ASCII), the file name compared exactly after.
+        # A name held by more than ``limit`` paths is too common to suggest: left out.
+        found: dict[str, list[str]] = {}
+        conn = self._db.connection()
+        for name in names:
+            escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = conn.execute(
+                "SELECT DISTINCT path FROM code_paths"
+                " WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path",
+                ("%/" + escaped, escaped),
+            )
+            paths = [r["path"] for r in rows if r["path"].rsplit("/", 1)[-1].casefold() == name]
+            if 0 < len(paths) <= limit:  # a name held by more is too common to suggest
+                found[name] = paths
+        return found
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:
         # One statement: the meta row (key NULL) carries the number of indexed paths.

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
-from shared.ports import Chunk, PageRecord
+from shared.freshness import cited_keys, from_stored, to_stored
+from shared.ports import Chunk, CitingPage, Freshness, PageRecord
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite.db import Database
 
@@ -24,7 +25,29 @@ CREATE TABLE IF NOT EXISTS pages (
 );
 CREATE INDEX IF NOT EXISTS pages_status_updated ON pages (status, updated_at);
 CREATE INDEX IF NOT EXISTS pages_updated ON pages (updated_at);
+CREATE TABLE IF NOT EXISTS page_paths (
+    key TEXT NOT NULL,
+    slug TEXT NOT NULL REFERENCES pages (slug) ON DELETE CASCADE,
+    PRIMARY KEY (key, slug)
+);
+CREATE INDEX IF NOT EXISTS page_paths_slug ON page_paths (slug);
 """
+
+
+def add_freshness(conn: sqlite3.Connection) -> None:
+    """Files written before freshness existed gain its column (NULL: never checked).
+
+    Two processes may upgrade one file at once: the second finds the column there."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(pages)")}
+    if "freshness" not in columns:
+        try:
+            conn.execute("ALTER TABLE pages ADD COLUMN freshness TEXT")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
+
+
+UPGRADES = [add_freshness]
 
 
 def _status(page: PageRecord) -> str:
@@ -37,7 +60,7 @@ def _utc_text(moment: datetime) -> str:
     return aware.astimezone(UTC).isoformat()
 
 
-def _row_values(page: PageRecord) -> tuple[str, str, int, str, str, str]:
+def _row_values(page: PageRecord) -> tuple[str, str, int, str, str, str, str | None]:
     return (
         json.dumps(page.front_matter, ensure_ascii=False),
         page.content,
@@ -45,7 +68,16 @@ def _row_values(page: PageRecord) -> tuple[str, str, int, str, str, str]:
         _status(page),
         _utc_text(page.created_at),
         _utc_text(page.updated_at),
+        _freshness_text(page.freshness),
     )
+
+
+def _freshness_text(freshness: Freshness | None) -> str | None:
+    return None if freshness is None else json.dumps(to_stored(freshness), ensure_ascii=False)
+
+
+def _freshness(text: str | None) -> Freshness | None:
+    return None if not text else from_stored(json.loads(text))
 
 
 def _record(row: sqlite3.Row) -> PageRecord:
@@ -56,6 +88,16 @@ def _record(row: sqlite3.Row) -> PageRecord:
         version=row["version"],
         created_at=datetime.fromisoformat(row["created_at"]),
         updated_at=datetime.fromisoformat(row["updated_at"]),
+        freshness=_freshness(row["freshness"]),
+    )
+
+
+def _index_paths(conn: sqlite3.Connection, page: PageRecord) -> None:
+    """The path index rows of a page, replaced in the page's own transaction."""
+    conn.execute("DELETE FROM page_paths WHERE slug = ?", (page.slug,))
+    conn.executemany(
+        "INSERT INTO page_paths (key, slug) VALUES (?, ?)",
+        [(key, page.slug) for key in cited_keys(page.freshness)],
     )
 
 
@@ -76,13 +118,14 @@ class SqlitePages:
             try:
                 conn.execute(
                     "INSERT INTO pages (slug, front_matter, content, version, status,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    " created_at, updated_at, freshness) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (page.slug, *_row_values(page)),
                 )
             except sqlite3.IntegrityError as exc:
                 raise Conflict(
                     f"a page with slug '{page.slug}' already exists", field="slug"
                 ) from exc
+            _index_paths(conn, page)
             chunk_rows.replace(conn, page, chunks)
 
     def update(
@@ -98,12 +141,13 @@ class SqlitePages:
                     f"not {expected_version}: read it again and retry",
                     field="expected_version",
                 )
-            fm, content, version, status, _created, updated = _row_values(page)
+            fm, content, version, status, _created, updated, freshness = _row_values(page)
             conn.execute(
                 "UPDATE pages SET front_matter = ?, content = ?, version = ?, status = ?,"
-                " updated_at = ? WHERE slug = ?",
-                (fm, content, version, status, updated, page.slug),
+                " updated_at = ?, freshness = ? WHERE slug = ?",
+                (fm, content, version, status, updated, freshness, page.slug),
             )
+            _index_paths(conn, page)
             if chunks is None:
                 chunk_rows.refresh_page_fields(conn, page)
             else:
@@ -126,3 +170,50 @@ class SqlitePages:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._db.connection().execute(f"SELECT * FROM pages{where} ORDER BY slug", params)  # noqa: S608
         return [_record(row) for row in rows]
+
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+        conn = self._db.connection()
+        if keys is None:
+            rows = conn.execute(
+                "SELECT slug, version, freshness FROM pages WHERE slug IN"
+                " (SELECT slug FROM page_paths) ORDER BY slug"
+            )
+        else:
+            rows = conn.execute(
+                "SELECT slug, version, freshness FROM pages WHERE slug IN"
+                " (SELECT slug FROM page_paths WHERE key IN (SELECT value FROM json_each(?)))"
+                " ORDER BY slug",
+                (json.dumps(list(keys)),),
+            )
+        found = []
+        for row in rows:
+            freshness = _freshness(row["freshness"])
+            if freshness is not None:
+                found.append(CitingPage(row["slug"], row["version"], freshness))
+        return found
+
+    def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:
+        return self.set_freshness_many([(slug, version, freshness)]) == 1
+
+    def set_freshness_many(self, updates: Sequence[tuple[str, int, Freshness]]) -> int:
+        done = 0
+        with self._db.write() as conn:
+            for slug, version, freshness in updates:
+                if conn.execute(
+                    "UPDATE pages SET freshness = ? WHERE slug = ? AND version = ?",
+                    (_freshness_text(freshness), slug, version),
+                ).rowcount:
+                    _index_paths(conn, PageRecord(slug, {}, "", version, _EPOCH, _EPOCH, freshness))
+                    done += 1
+        return done
+
+    def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
+        rows = self._db.connection().execute(
+            "SELECT slug, freshness FROM pages WHERE slug IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(slugs)),),
+        )
+        found = {row["slug"]: _freshness(row["freshness"]) for row in rows}
+        return {slug: f for slug, f in found.items() if f is not None}
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -1,0 +1,176 @@
+"""Freshness, the pure part: which code paths a page cites, and what the index says of them.
+
+A page is ``stale`` only when a path it cites no longer resolves in the code index (never
+because a file changed), ``unknown`` when it cites none or the index is empty, else
+``fresh``. A missing path may come with a suggestion: the indexed path with its file name
+that shares the longest '/'-suffix with it (``src/old/pkg/a.py`` -> ``src/new/pkg/a.py``),
+given only when exactly one path is best (precision first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from shared.gates.code_paths import cited_paths, path_key
+from shared.ports import Freshness, FreshnessState
+
+MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
+# A page whose every cited path is gone ranks as if its score were this much lower: mild,
+# so it still answers when nothing else does (its score as reported does not change).
+ALL_GONE_FACTOR = 0.85
+
+T = TypeVar("T")
+
+
+def page_cited(front_matter: Mapping[str, Any], content: str) -> tuple[str, ...]:
+    """The distinct code paths a page cites: its ``code`` sources' refs and its text,
+    by the archive gate's rules (a folder or a bare name is not a checkable path)."""
+    seen: dict[str, str] = {}
+    refs = [
+        str(s.get("ref", ""))
+        for s in front_matter.get("sources") or []
+        if isinstance(s, Mapping) and s.get("type") == "code"
+    ]
+    for text in [*refs, content]:
+        for path in cited_paths(text):
+            seen.setdefault(path_key(path), path)
+    return tuple(seen.values())[:MAX_CHECKED]
+
+
+def file_name(path: str) -> str:
+    return path_key(path).rsplit("/", 1)[-1]
+
+
+def assess(
+    cited: Sequence[str],
+    found: frozenset[str] | None,
+    at: datetime,
+    candidates: Mapping[str, Sequence[str]] | None = None,
+) -> Freshness:
+    """``found``: the keys the index holds among ``cited``'s (None: the index is empty or
+    unreadable); ``candidates``: indexed paths by file name, for suggestions."""
+    if not cited or found is None:
+        return Freshness(state="unknown", checked_at=at, cited=tuple(cited))
+    missing = tuple(p for p in cited if path_key(p) not in found)
+    suggestions = {
+        path: hint
+        for path in missing
+        if (hint := suggest(path, (candidates or {}).get(file_name(path), ()))) is not None
+    }
+    state: FreshnessState = "stale" if missing else "fresh"
+    return Freshness(
+        state=state, checked_at=at, cited=tuple(cited), missing=missing, suggestions=suggestions
+    )
+
+
+def suggest(missing: str, candidates: Iterable[str]) -> str | None:
+    """The one indexed path sharing the longest suffix with ``missing`` (at least its
+    file name), or None when there is none or a tie."""
+    want = path_key(missing).split("/")
+    scored: dict[int, list[str]] = {}
+    for candidate in candidates:
+        have = path_key(candidate).split("/")
+        shared = 0
+        while shared < min(len(want), len(have)) and want[-1 - shared] == have[-1 - shared]:
+            shared += 1
+        if shared:
+            scored.setdefault(shared, []).append(candidate)
+    if not scored:
+        return None
+    best = scored[max(scored)]
+    return best[0] if len(set(best)) == 1 else None
+
+
+def all_gone(freshness: Freshness | None) -> bool:
+    """Every cited path is missing: the only case ``ask`` ranks a page lower."""
+    return (
+        freshness is not None
+        and freshness.state == "stale"
+        and len(freshness.missing) == len(freshness.cited)
+    )
+
+
+def demote_gone(
+    ranked: Sequence[T], gone: set[str], slug: Callable[[T], str], score: Callable[[T], float]
+) -> list[T]:
+    """``ranked`` with the items of ``gone`` pages moved down to where their score times
+    ``ALL_GONE_FACTOR`` would place them; every other item keeps its order."""
+    if not gone or not any(slug(r) in gone for r in ranked):
+        return list(ranked)
+    out: list[T] = []
+    waiting: list[T] = []  # demoted items, in their order, not yet placed
+    for item in ranked:
+        if slug(item) in gone:
+            waiting.append(item)
+            continue
+        while waiting and score(waiting[0]) * ALL_GONE_FACTOR >= score(item):
+            out.append(waiting.pop(0))
+        out.append(item)
+    return out + waiting
+
+
+# -- stored and public forms ----------------------------------------------------------
+
+
+def to_stored(freshness: Freshness) -> dict[str, Any]:
+    return {
+        "state": freshness.state,
+        "checked_at": freshness.checked_at.isoformat(),
+        "cited": list(freshness.cited),
+        "missing": list(freshness.missing),
+        # pairs, not a map: a path is no field name for Firestore
+        "suggestions": [{"missing": k, "moved_to": v} for k, v in freshness.suggestions.items()],
+    }
+
+
+def from_stored(data: Mapping[str, Any] | None) -> Freshness | None:
+    if not data or data.get("state") not in ("fresh", "stale", "unknown"):
+        return None
+    return Freshness(
+        state=data["state"],
+        checked_at=datetime.fromisoformat(str(data["checked_at"])),
+        cited=tuple(str(p) for p in data.get("cited") or ()),
+        missing=tuple(str(p) for p in data.get("missing") or ()),
+        suggestions={
+            str(s["missing"]): str(s["moved_to"])
+            for s in data.get("suggestions") or ()
+            if isinstance(s, Mapping)
+        },
+    )
+
+
+def public(freshness: Freshness | None) -> dict[str, Any]:
+    """The contract's ``freshness`` object (plus the suggestions for missing paths)."""
+    if freshness is None:
+        return {"state": "unknown", "missing": [], "checked_at": None, "suggestions": {}}
+    return {
+        "state": freshness.state,
+        "missing": list(freshness.missing),
+        "checked_at": freshness.checked_at.isoformat(),
+        "suggestions": dict(freshness.suggestions),
+    }
+
+
+def state_of(freshness: Freshness | None) -> FreshnessState:
+    return "unknown" if freshness is None else freshness.state
+
+
+def cited_keys(freshness: Freshness | None) -> list[str]:
+    """The path index's keys for a page: one per checked path."""
+    return sorted({path_key(p) for p in freshness.cited}) if freshness is not None else []
+
+
+def freshness_key(freshness: Freshness | None) -> str:
+    """What a page shows of its freshness (its stale notice), as text for a hash."""
+    if freshness is None or freshness.state != "stale":
+        return ""
+    return "\n".join(f"{p}\t{freshness.suggestions.get(p, '')}" for p in freshness.missing)
+
+
+def stale_notice(freshness: Freshness | None) -> list[dict[str, str | None]]:
+    """The missing paths a stale page's notice names, each with its suggestion (or None)."""
+    if freshness is None or freshness.state != "stale":
+        return []
+    return [{"path": p, "moved_to": freshness.suggestions.get(p)} for p in freshness.missing]

@@ -1,0 +1,141 @@
+"""Gaps, the I/O part: read the utility hits (and ``missing`` feedback), group, close.
+
+``find_gaps`` reads the recent utility hits (``ask`` and the agents' ``search``), keeps
+those since a moment, embeds the questions of the weak ones (and of the confident ones
+that may close a gap) in one batch, and reads the pages written since the oldest gap
+opened. ``down`` feedback with reason ``missing`` joins when a ``MissingFeedback``
+reader is given (the feedback store, once it exists, is one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from shared.errors import InvalidInput
+from shared.gaps import (
+    Answered,
+    Gap,
+    Signal,
+    answered_of,
+    centroid,
+    closure,
+    group,
+    rank,
+    signal_of,
+)
+from shared.ports import Embedder, Store
+
+MAX_HITS = 5000  # the most recent utility hits read
+MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)
+MAX_ANSWERED = 1000  # confident answers embedded to check closures
+DEFAULT_SINCE = timedelta(days=7)
+
+
+class MissingFeedback(Protocol):
+    """What gaps need from feedback: ``down`` votes with reason ``missing`` since a moment
+    (each a ``Signal`` with ``why="feedback_missing"``, its question and page if known)."""
+
+    def missing_since(self, since: datetime) -> Sequence[Signal]: ...
+
+
+@dataclass(frozen=True)
+class GapReport:
+    """Open gaps (most asked first), closed ones, and the pages people want written."""
+
+    since: datetime
+    open: list[Gap]
+    closed: list[Gap]
+    signals: int
+
+    def wanted_pages(self) -> list[dict[str, Any]]:
+        """One wanted page per open gap: its most recent question names what to write."""
+        return [{"question": g.samples()[0], "asked": g.count, "gap": g.id} for g in self.open]
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "since": self.since.isoformat(),
+            "signals": self.signals,
+            "open": [g.body() for g in self.open],
+            "closed": [g.body() for g in self.closed],
+            "wanted_pages": self.wanted_pages(),
+        }
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """``7d``, ``12h``, ``30m`` or an ISO date/time -> the moment it names."""
+    moment = now or datetime.now(UTC)
+    value = text.strip()
+    units = {"d": "days", "h": "hours", "m": "minutes", "w": "weeks"}
+    if value[:-1].isdigit() and value[-1:] in units:
+        return moment - timedelta(**{units[value[-1]]: int(value[:-1])})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidInput(
+            f"--since takes a duration (7d, 12h, 30m, 2w) or an ISO date, not {text!r}",
+            field="since",
+        ) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _at(hit: dict[str, Any]) -> datetime | None:
+    try:
+        at = datetime.fromisoformat(str(hit.get("at")))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def find_gaps(
+    store: Store,
+    embedder: Embedder,
+    *,
+    since: datetime,
+    feedback: MissingFeedback | None = None,
+) -> GapReport:
+    signals: list[Signal] = []
+    answered: list[Answered] = []
+    for hit in store.events.recent("utility_hit", MAX_HITS):
+        at = _at(hit)
+        if at is None or at < since:
+            continue
+        signal = signal_of(hit, at)
+        if signal is not None:
+            signals.append(signal)
+        elif (done := answered_of(hit, at)) is not None:
+            answered.append(done)
+    if feedback is not None:
+        signals.extend(s for s in feedback.missing_since(since) if s.question.strip())
+    if not signals:
+        return GapReport(since=since, open=[], closed=[], signals=0)
+
+    signals = sorted(signals, key=lambda s: s.at)[-MAX_SIGNALS:]
+    opened = signals[0].at
+    answered = sorted((a for a in answered if a.at > opened), key=lambda a: a.at)[-MAX_ANSWERED:]
+    texts = [s.question for s in signals] + [a.question for a in answered]
+    vectors = list(embedder.embed_documents(texts))
+    signal_vectors, answer_vectors = vectors[: len(signals)], vectors[len(signals) :]
+    written = {r.slug: r.updated_at for r in store.pages.list(updated_since=opened)}
+
+    open_gaps: list[Gap] = []
+    closed_gaps: list[Gap] = []
+    for members in group(signal_vectors):
+        mine = [signals[i] for i in members]
+        gap = Gap(signals=mine)
+        ended = closure(
+            centroid([signal_vectors[i] for i in members]),
+            gap.first_seen,
+            gap.last_seen,
+            list(zip(answered, answer_vectors, strict=True)),
+            written,
+        )
+        if ended is None:
+            open_gaps.append(gap)
+        else:
+            closed_gaps.append(Gap(signals=mine, closed=ended))
+    return GapReport(
+        since=since, open=rank(open_gaps), closed=rank(closed_gaps), signals=len(signals)
+    )

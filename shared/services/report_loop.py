@@ -1,0 +1,52 @@
+"""The curator report's loop sections: stale pages and the gaps (open, closed, wanted).
+
+Neither may fail a rebuild: a gap analysis that cannot run (no embedder given, a model
+that is not configured, a store that does not answer) is reported as unavailable, why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from shared.errors import BibliotecaError
+from shared.freshness import stale_notice
+from shared.logs import get_logger
+from shared.ports import Embedder, Store
+from shared.schema import Page
+from shared.services.gaps import DEFAULT_SINCE, find_gaps
+
+_log = get_logger("rebuild")
+
+
+def stale_pages(published: Mapping[str, Page]) -> list[dict[str, Any]]:
+    """Published pages citing code that is gone: the paths and suggestions, by slug."""
+    return [
+        {
+            "slug": page.slug,
+            "title": page.title,
+            "missing": stale_notice(page.freshness),
+            "checked_at": page.freshness.checked_at.isoformat(),
+        }
+        for slug, page in sorted(published.items())
+        if page.freshness is not None and page.freshness.state == "stale"
+    ]
+
+
+def gaps_section(store: Store, embedder: Embedder | None) -> dict[str, Any]:
+    """The gaps of the last 7 days, or why they are not shown."""
+    if embedder is None:
+        return {"available": False, "why": "no embedder was given to this build"}
+    try:
+        since = datetime.now(UTC) - DEFAULT_SINCE
+        return {"available": True, **find_gaps(store, embedder, since=since).body()}
+    except BibliotecaError as exc:
+        _log.warning("gaps not reported: %s", exc.message)
+        return {"available": False, "why": exc.message}
+
+
+def loop_sections(
+    published: Mapping[str, Page], store: Store, embedder: Embedder | None
+) -> dict[str, Any]:
+    return {"stale": stale_pages(published), "gaps": gaps_section(store, embedder)}

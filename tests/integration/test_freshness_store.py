@@ -1,0 +1,151 @@
+"""Freshness on both stores: checked on write, rechecked after index_code for citing pages only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.ports import Freshness
+from shared.schema import parse_front_matter
+from shared.services.code_index import index_paths
+from shared.services.freshness import recheck_after, recheck_all
+from shared.services.wiki import create_validated, update_validated
+from tests.fixtures.embedder import HashingEmbedder
+
+OLD = ["src/old/pkg/a.py", "src/b.py", "lib/c.py"]
+MOVED = ["src/new/pkg/a.py", "src/b.py", "lib/c.py"]
+
+
+def _write(store: Any, slug: str, content: str, code_ref: str | None = None) -> None:
+    front = {"title": f"Página {slug}", "type": "guide", "status": "active"}
+    if code_ref:
+        front["sources"] = [{"type": "code", "ref": code_ref}]
+    create_validated(slug, parse_front_matter(front), content, store, HashingEmbedder())
+
+
+def _freshness(store: Any, slug: str) -> Freshness:
+    record = store.pages.get(slug)
+    assert record is not None
+    assert record.freshness is not None
+    return record.freshness
+
+
+def test_a_page_is_checked_when_written(store: Any) -> None:
+    """Fresh when every cited path resolves, stale naming the gone one, unknown citing none."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "uno", "Lee `src/b.py`.", code_ref="src/old/pkg/a.py")
+    _write(store, "dos", "Lee `src/b.py` y `src/gone.py`.")
+    _write(store, "tres", "Sin código.")
+
+    assert _freshness(store, "uno").state == "fresh"
+    stale = _freshness(store, "dos")
+    assert (stale.state, stale.missing) == ("stale", ("src/gone.py",))
+    assert _freshness(store, "tres").state == "unknown"
+    states = store.pages.freshness_of(["uno", "dos", "tres", "nadie"])
+    assert {slug: f.state for slug, f in states.items()} == {
+        "uno": "fresh",
+        "dos": "stale",
+        "tres": "unknown",
+    }
+
+
+def test_index_code_rechecks_only_the_pages_citing_a_changed_path(store: Any) -> None:
+    """A moved file makes its citing page stale with a suggestion, without a new version;
+    pages citing unchanged paths are not even read."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "movida", "Ver `pkg/a.py`.", code_ref="src/old/pkg/a.py")
+    _write(store, "quieta", "Ver `lib/c.py`.")
+    _write(store, "nada", "Sin código.")
+
+    changes = store.code.apply_paths("app", MOVED, replace=True)
+    recheck = recheck_after(changes, store)
+
+    assert recheck.body() == {"read": 1, "changed": 1}
+    moved = _freshness(store, "movida")
+    assert (moved.state, moved.missing) == ("stale", ("src/old/pkg/a.py",))
+    assert moved.suggestions == {"src/old/pkg/a.py": "src/new/pkg/a.py"}
+    record = store.pages.get("movida")
+    assert record is not None
+    assert record.version == 1
+    assert _freshness(store, "quieta").state == "fresh"
+
+    index_paths("app", OLD, store, replace=True)  # moved back: fresh again
+    assert _freshness(store, "movida").state == "fresh"
+
+
+def test_the_first_index_turns_unknown_pages_fresh_or_stale(store: Any) -> None:
+    """Written before any code was indexed: unknown; the first index_code decides them all."""
+    _write(store, "antes", "Ver `src/b.py`.")
+    _write(store, "rota", "Ver `src/nunca.py`.")
+    assert _freshness(store, "antes").state == "unknown"
+
+    index_paths("app", OLD, store, replace=True)
+
+    assert _freshness(store, "antes").state == "fresh"
+    assert _freshness(store, "rota").state == "stale"
+
+
+def test_an_update_moves_the_page_in_the_path_index(store: Any) -> None:
+    """After an edit the page is found by its new paths only."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "editada", "Ver `src/b.py`.")
+    update_validated("editada", {}, "Ver `lib/c.py`.", None, store, HashingEmbedder())
+
+    assert [p.slug for p in store.pages.citing(["src/b.py"])] == []
+    assert [p.slug for p in store.pages.citing(["lib/c.py"])] == ["editada"]
+
+
+def test_a_full_recheck_repairs_pages_never_checked(store: Any) -> None:
+    """recheck_all reads every page from its text and stores what moved."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "vieja", "Ver `src/b.py`.")
+    record = store.pages.get("vieja")
+    assert store.pages.set_freshness("vieja", Freshness("unknown", record.updated_at), version=1)
+
+    result = recheck_all(store)
+
+    assert result.body() == {"read": 1, "changed": 1}
+    assert _freshness(store, "vieja").state == "fresh"
+    assert not store.pages.set_freshness("vieja", _freshness(store, "vieja"), version=7)
+
+
+def test_a_sqlite_file_from_before_freshness_gains_it(tmp_path: Any) -> None:
+    """An older file opens, its pages read as never checked, and they can be checked."""
+    import sqlite3
+
+    from shared.store.sqlite import FILENAME, SqliteStore
+
+    old = sqlite3.connect(tmp_path / FILENAME)
+    old.execute(
+        "CREATE TABLE pages (slug TEXT PRIMARY KEY, front_matter TEXT NOT NULL,"
+        " content TEXT NOT NULL, version INTEGER NOT NULL, status TEXT NOT NULL,"
+        " created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
+    )
+    old.execute(
+        "INSERT INTO pages VALUES ('v', '{\"title\": \"V\"}', 'Ver `src/b.py`.', 1, 'active',"
+        " '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00')"
+    )
+    old.commit()
+    old.close()
+
+    store = SqliteStore(tmp_path)
+    record = store.pages.get("v")
+    assert record is not None
+    assert record.freshness is None
+    store.code.put_paths("app", OLD, replace=True)
+    assert recheck_all(store).body() == {"read": 1, "changed": 1}
+    assert [p.slug for p in store.pages.citing(["src/b.py"])] == ["v"]
+
+
+def test_batched_freshness_writes_skip_pages_that_moved_on(store: Any) -> None:
+    """Only pages still at the version read are written; a gone page is skipped."""
+    index_paths("app", OLD, store, replace=True)
+    _write(store, "a", "Ver `src/b.py`.")
+    _write(store, "b", "Ver `lib/c.py`.")
+    update_validated("b", {}, "Ver `lib/c.py` otra vez.", None, store, HashingEmbedder())
+    stale = Freshness("stale", _freshness(store, "a").checked_at, ("src/b.py",), ("src/b.py",))
+
+    done = store.pages.set_freshness_many([("a", 1, stale), ("b", 1, stale), ("zz", 1, stale)])
+
+    assert done == 1
+    assert _freshness(store, "a").state == "stale"
+    assert _freshness(store, "b").state == "fresh"

@@ -1,0 +1,74 @@
+"""Freshness, the pure part: what a page cites, fresh/stale/unknown, moved-file suggestions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from shared.freshness import (
+    all_gone,
+    assess,
+    demote_gone,
+    from_stored,
+    page_cited,
+    suggest,
+    to_stored,
+)
+
+AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+def test_cited_paths_come_from_code_sources_and_text_once_each() -> None:
+    """Code sources and prose paths count, case-insensitively once; folders and docs do not."""
+    front = {
+        "sources": [
+            {"type": "code", "ref": "https://github.com/o/r/blob/main/src/app/main.py#L3"},
+            {"type": "code", "ref": "src/app"},
+            {"type": "doc", "ref": "docs/guide/intro.py"},
+        ]
+    }
+    content = "Ver `src/App/main.py` y `api/routes/users.py:12`, no Node.js/Express.js."
+    assert page_cited(front, content) == ("src/app/main.py", "api/routes/users.py")
+
+
+def test_no_citation_or_an_empty_index_is_unknown() -> None:
+    """Nothing cited, or nothing to check against: unknown, never stale."""
+    assert assess((), frozenset(), AT).state == "unknown"
+    unknown = assess(("src/a.py",), None, AT)
+    assert (unknown.state, unknown.missing) == ("unknown", ())
+
+
+def test_fresh_when_all_resolve_stale_naming_the_missing_ones() -> None:
+    """Stale only for a path that no longer resolves; the missing ones are named."""
+    cited = ("src/a.py", "Src/B.py")
+    assert assess(cited, frozenset({"src/a.py", "src/b.py"}), AT).state == "fresh"
+    stale = assess(cited, frozenset({"src/a.py"}), AT)
+    assert (stale.state, stale.missing) == ("stale", ("Src/B.py",))
+    assert not all_gone(stale)
+    assert all_gone(assess(cited, frozenset(), AT))
+
+
+def test_a_moved_file_is_suggested_only_when_one_path_is_best() -> None:
+    """The longest shared suffix wins; a tie suggests nothing (precision first)."""
+    candidates = ["src/new/pkg/a.py", "other/a.py", "lib/x/a.py"]
+    assert suggest("src/old/pkg/a.py", candidates) == "src/new/pkg/a.py"
+    assert suggest("old/a.py", ["x/a.py", "y/a.py"]) is None
+    assert suggest("old/a.py", ["x/b.py"]) is None
+    stale = assess(("src/old/pkg/a.py",), frozenset(), AT, {"a.py": candidates})
+    assert stale.suggestions == {"src/old/pkg/a.py": "src/new/pkg/a.py"}
+
+
+def test_the_stored_form_reads_back_equal() -> None:
+    """What a store keeps reads back as the same value (suggestions as pairs)."""
+    value = assess(("src/old/a.py", "b/c.py"), frozenset({"b/c.py"}), AT, {"a.py": ["n/a.py"]})
+    assert from_stored(to_stored(value)) == value
+    assert from_stored(None) is None
+
+
+def test_only_pages_whose_every_path_is_gone_move_down_and_mildly() -> None:
+    """A demoted item drops below items scoring over 0.85 of it; the others keep order."""
+    ranked = [("gone", 0.9), ("a", 0.8), ("b", 0.7), ("c", 0.3)]
+    order = demote_gone(ranked, {"gone"}, lambda r: r[0], lambda r: r[1])
+    assert [slug for slug, _ in order] == ["a", "gone", "b", "c"]
+    assert demote_gone(ranked, set(), lambda r: r[0], lambda r: r[1]) == ranked
+    last = demote_gone([("gone", 0.2), ("a", 0.9)], {"gone"}, lambda r: r[0], lambda r: r[1])
+    assert [slug for slug, _ in last] == ["a", "gone"]
