@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from shared.ports import Vector
+from shared.ports import FeedbackRecord, Vector
 
 Why = Literal["refused", "low_confidence", "weak_score", "feedback_missing"]
 WEAK_BELOW = 0.40  # a best fused score under this is weak even when the answer was given
@@ -66,6 +66,21 @@ def signal_of(hit: Mapping[str, Any], at: datetime) -> Signal | None:
     elif float(hit.get("best_fused", 1.0)) < WEAK_BELOW:
         why = "weak_score"
     return None if why is None else Signal(question, at, why, slugs)
+
+
+def signal_of_feedback(item: FeedbackRecord) -> Signal | None:
+    """A 👎 with reason ``missing`` is a gap signal: its question (the trace's when the
+    vote is on an answer) and the pages that answer cited, or the page it reports."""
+    if item.rating != "down" or item.reason != "missing":
+        return None
+    question = (item.trace.question if item.trace else item.question or "").strip()
+    if not question:
+        return None
+    if item.trace is not None:
+        slugs = tuple(s.slug for s in item.trace.sources)
+    else:
+        slugs = (item.slug,) if item.slug else ()
+    return Signal(question, item.at, "feedback_missing", slugs)
 
 
 def answered_of(hit: Mapping[str, Any], at: datetime) -> Answered | None:

@@ -3,16 +3,15 @@
 ``find_gaps`` reads the recent utility hits (``ask`` and the agents' ``search``), keeps
 those since a moment, embeds the questions of the weak ones (and of the confident ones
 that may close a gap) in one batch, and reads the pages written since the oldest gap
-opened. ``down`` feedback with reason ``missing`` joins when a ``MissingFeedback``
-reader is given (the feedback store, once it exists, is one).
+opened. ``down`` feedback with reason ``missing`` (from the widget, ``POST /feedback`` or
+an agent's ``report_issue``) joins them, read from the feedback store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from shared.errors import InvalidInput
 from shared.gaps import (
@@ -25,6 +24,7 @@ from shared.gaps import (
     group,
     rank,
     signal_of,
+    signal_of_feedback,
 )
 from shared.ports import Embedder, Store
 
@@ -32,13 +32,6 @@ MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)
 MAX_ANSWERED = 1000  # confident answers embedded to check closures
 DEFAULT_SINCE = timedelta(days=7)
-
-
-class MissingFeedback(Protocol):
-    """What gaps need from feedback: ``down`` votes with reason ``missing`` since a moment
-    (each a ``Signal`` with ``why="feedback_missing"``, its question and page if known)."""
-
-    def missing_since(self, since: datetime) -> Sequence[Signal]: ...
 
 
 @dataclass(frozen=True)
@@ -94,7 +87,6 @@ def find_gaps(
     embedder: Embedder,
     *,
     since: datetime,
-    feedback: MissingFeedback | None = None,
 ) -> GapReport:
     signals: list[Signal] = []
     answered: list[Answered] = []
@@ -107,8 +99,9 @@ def find_gaps(
             signals.append(signal)
         elif (done := answered_of(hit, at)) is not None:
             answered.append(done)
-    if feedback is not None:
-        signals.extend(s for s in feedback.missing_since(since) if s.question.strip())
+    for item in store.feedback.list(since=since):
+        if (missing := signal_of_feedback(item)) is not None:
+            signals.append(missing)
     if not signals:
         return GapReport(since=since, open=[], closed=[], signals=0)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.gaps import Signal
+from shared.ports import FeedbackRecord
 from shared.providers.local_embedder import shared_local_embedder
 from shared.schema import parse_front_matter
 from shared.services.gaps import find_gaps
@@ -29,13 +29,21 @@ def _hit(store: Any, question: str, slugs: list[str], confidence: str, best: flo
     )
 
 
-class _Missing:
-    """A feedback reader: one 👎 'missing' about uploads, in English."""
-
-    def missing_since(self, since: datetime) -> list[Signal]:
-        del since
-        at = datetime.now(UTC) - timedelta(minutes=1)
-        return [Signal("How can I upload files?", at, "feedback_missing", ("guia-x",))]
+def _missing(store: Any, question: str, slug: str, reason: str = "missing") -> None:
+    """A reader's 👎 kept in the feedback store, as ``POST /feedback`` keeps it."""
+    store.feedback.record(
+        FeedbackRecord(
+            id=f"fb-{reason}-{slug}",
+            rating="down",
+            reason=reason,  # type: ignore[arg-type]
+            comment=None,
+            answer_id=None,
+            slug=slug,
+            question=question,
+            origin="http",
+            at=datetime.now(UTC) - timedelta(minutes=1),
+        )
+    )
 
 
 def test_spanish_and_english_questions_are_one_gap_ranked_first(store: Any) -> None:
@@ -46,7 +54,10 @@ def test_spanish_and_english_questions_are_one_gap_ranked_first(store: Any) -> N
     _hit(store, "receta de paella", [], "low", 0.05)
     _hit(store, "¿qué es FastAPI?", ["intro"], "high", 0.9)  # answered well: no gap
 
-    report = find_gaps(store, shared_local_embedder(), since=SINCE, feedback=_Missing())
+    _missing(store, "How can I upload files?", "guia-x")
+    _missing(store, "¿Dónde está la guía de despliegue?", "guia-x", reason="outdated")  # no gap
+
+    report = find_gaps(store, shared_local_embedder(), since=SINCE)
 
     body = report.body()
     assert body["signals"] == 5
