@@ -48,6 +48,11 @@ def lines(state: dict[str, Any]) -> str:
     else:
         by = ", ".join(f"{n} {s}" for s, n in pages["by_status"].items()) or "none"
         out.append(f"pages:     {pages['total']} ({by})")
+        stale = pages["stale"]
+        named = ", ".join(stale[:5]) + (", …" if len(stale) > 5 else "")
+        out.append(
+            f"stale:     {len(stale)}" + (f" ({named}) · biblioteca freshness" if stale else "")
+        )
     rebuild = state["rebuild"]
     if "error" in rebuild:
         out.append(f"rebuild:   unreadable: {rebuild['error']}")
@@ -73,13 +78,21 @@ def lines(state: dict[str, Any]) -> str:
             f"feedback:  {feedback['count']} in the last {feedback['days']} days "
             f"({feedback['down']} down, {feedback['up']} up) · biblioteca feedback"
         )
+    gaps = state.get("gaps")
+    if gaps is not None and "error" in gaps:
+        out.append(f"gaps:      unreadable: {gaps['error']}")
+    elif gaps is not None:
+        out.append(
+            f"gaps:      {gaps['open']} open, {gaps['closed']} closed in the last "
+            f"{gaps['days']} days · biblioteca gaps"
+        )
     return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
     w = wiring()
-    state = status(w.settings, w.store)
+    state = status(w.settings, w.store, w.embedder)
     emit(args, state, lines(state))
     failed = bool(state["rebuild"].get("failed"))
     if failed and args.json:  # the JSON stays parseable; the alarm still reaches a person

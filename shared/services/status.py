@@ -1,7 +1,8 @@
 """``biblioteca status``: the state of the library at a glance, for the curator.
 
-Which store, pages by status, the last rebuild and how it ended (a failed one is
-the first thing said), and the feedback waiting from the last week. Each part is read
+Which store, pages by status and how many are stale, the last rebuild and how it ended
+(a failed one is the first thing said), the feedback waiting from the last week and the
+open gaps. Each part is read
 on its own: one that cannot be read says so instead of hiding the others.
 """
 
@@ -13,7 +14,8 @@ from typing import Any
 
 from shared.config import Settings
 from shared.logs import get_logger
-from shared.ports import Store
+from shared.ports import Embedder, Store
+from shared.services.gaps import DEFAULT_SINCE, find_gaps
 from shared.site.plan import Manifest
 
 FEEDBACK_WINDOW = timedelta(days=7)
@@ -26,15 +28,24 @@ def store_line(settings: Settings) -> dict[str, Any]:
     return {"kind": "sqlite", "where": str(settings.data_dir)}
 
 
-def status(settings: Settings, store: Store, now: datetime | None = None) -> dict[str, Any]:
-    """Every part of the status; a part that could not be read has ``error``."""
+def status(
+    settings: Settings,
+    store: Store,
+    embedder: Embedder | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """Every part of the status; a part that could not be read has ``error``. Open gaps
+    need the embedder (they group questions by meaning): without one they are left out."""
     moment = now or datetime.now(UTC)
-    return {
+    state = {
         "store": store_line(settings),
         "pages": _part(lambda: _pages(store)),
         "rebuild": _part(lambda: _rebuild(store)),
         "feedback": _part(lambda: _feedback(store, moment)),
     }
+    if embedder is not None:
+        state["gaps"] = _part(lambda: _gaps(store, embedder, moment))
+    return state
 
 
 def _part(read: Any) -> dict[str, Any]:
@@ -47,11 +58,19 @@ def _part(read: Any) -> dict[str, Any]:
 
 
 def _pages(store: Store) -> dict[str, Any]:
+    records = store.pages.list()
     counts = Counter(
         str(r.front_matter.get("status", "active")) if hasattr(r.front_matter, "get") else "?"
-        for r in store.pages.list()
+        for r in records
     )
-    return {"total": sum(counts.values()), "by_status": dict(sorted(counts.items()))}
+    stale = sorted(
+        r.slug for r in records if r.freshness is not None and r.freshness.state == "stale"
+    )
+    return {
+        "total": sum(counts.values()),
+        "by_status": dict(sorted(counts.items())),
+        "stale": stale,
+    }
 
 
 def _rebuild(store: Store) -> dict[str, Any]:
@@ -66,6 +85,11 @@ def _rebuild(store: Store) -> dict[str, Any]:
         else {"build_id": manifest.build_id, "built_at": manifest.built_at},
         "failed": bool(last) and last[0].get("status") != "ok",
     }
+
+
+def _gaps(store: Store, embedder: Embedder, now: datetime) -> dict[str, Any]:
+    report = find_gaps(store, embedder, since=now - DEFAULT_SINCE)
+    return {"days": DEFAULT_SINCE.days, "open": len(report.open), "closed": len(report.closed)}
 
 
 def _feedback(store: Store, now: datetime) -> dict[str, Any]:

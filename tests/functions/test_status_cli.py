@@ -57,7 +57,7 @@ def test_pages_rebuild_and_feedback_at_a_glance(
     assert status == 0
     state = json.loads(out)
     assert state["store"]["kind"] == get_settings().store
-    assert state["pages"] == {"total": 4, "by_status": {"active": 3, "draft": 1}}
+    assert state["pages"] == {"total": 4, "by_status": {"active": 3, "draft": 1}, "stale": []}
     assert state["rebuild"]["last"]["status"] == "ok"
     assert state["rebuild"]["last"]["built"] == 3
     assert state["rebuild"]["failed"] is False
@@ -67,6 +67,31 @@ def test_pages_rebuild_and_feedback_at_a_glance(
     assert "pages:     4 (3 active, 1 draft)" in human
     assert "rebuild:   ok at " in human
     assert "!!" not in human
+
+
+def test_stale_pages_and_open_gaps_at_a_glance(
+    api: Api, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page citing a path the code index lost is counted stale and named; a question the
+    wiki could not answer is an open gap."""
+    assert api.post("index_code", {"repo": "app", "paths": ["src/app/main.py"]}).status == 200
+    page = {
+        "content": "# Arranque\n\nEl servidor arranca en `src/app/viejo.py`.",
+        "front_matter": {"title": "Arranque", "type": "guide", "sources": ["src/app/viejo.py"]},
+    }
+    assert api.post("wiki_create", page).status == 201
+    assert (
+        api.post("ask", {"question": "¿Cuál es la receta de la paella?"}, token=None).status == 200
+    )
+    capsys.readouterr()
+
+    state = json.loads(run(capsys, "--json")[1])
+    human = run(capsys)[1]
+
+    assert state["pages"]["stale"] == ["guide—arranque"]
+    assert state["gaps"]["open"] == 1
+    assert "stale:     1 (guide—arranque) · biblioteca freshness" in human
+    assert "gaps:      1 open, 0 closed in the last 7 days · biblioteca gaps" in human
 
 
 def test_a_failed_last_rebuild_is_the_first_line_and_exit_1(
