@@ -88,4 +88,4 @@ def _announce_store(args: argparse.Namespace) -> None:
     from shared.config import get_settings
 
     settings = get_settings()
-    announce(str(args.command), args, settings, open_store(settings))
+    announce(str(args.command), args, settings, lambda: open_store(settings))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from shared.config import Settings
@@ -30,11 +31,11 @@ def describe(settings: Settings) -> str:
     return f"SQLite at {(settings.data_dir / FILENAME).resolve()}"
 
 
-def announce(command: str, args: Any, settings: Settings, store: Any) -> None:
+def announce(command: str, args: Any, settings: Settings, open_store: Callable[[], Any]) -> None:
     """Print the store and its page count; warn when it holds no page."""
     where = describe(settings)
     try:
-        count = store.pages.count()
+        count = open_store().pages.count()
     except BibliotecaError as exc:
         if command not in _SERVERS:
             raise  # the command would fail on it too: said once, by ``main``
