@@ -52,6 +52,27 @@ def citable(paths: list[str]) -> list[str]:
     return [p for p in paths if cited_paths(f"`{p}`") == [p]]
 
 
+def corpus_states() -> None:
+    """The corpus's pages against its own code index: how many the ranking penalty
+    (every cited path gone) would touch in bench/retrieval.py and bench/answers.py."""
+    from collections import Counter
+
+    from shared.freshness import all_gone, page_cited
+    from shared.gates.code_paths import suffix_keys
+
+    keys = {k for p in corpus_paths() for k in suffix_keys(p)}
+    states: Counter[str] = Counter()
+    gone = 0
+    at = datetime.now(UTC)
+    for md in sorted((PATHS.parent / "docs").rglob("*.md")):
+        cited = page_cited({}, md.read_text(encoding="utf-8", errors="replace"))
+        found = frozenset(path_key(p) for p in cited if path_key(p) in keys)
+        freshness = assess(cited, found, at)
+        states[freshness.state] += 1
+        gone += all_gone(freshness)
+    print(f"corpus pages: {sum(states.values())} {dict(states)}; every cited path gone: {gone}")
+
+
 def open_store(kind: str) -> Any:
     if kind == "sqlite":
         from shared.store.sqlite import SqliteStore
@@ -148,7 +169,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, default=10_000)
     parser.add_argument("--store", choices=["firestore", "sqlite"], default="firestore")
+    parser.add_argument(
+        "--corpus", action="store_true", help="only count the corpus pages' freshness states"
+    )
     args = parser.parse_args()
+    if args.corpus:
+        corpus_states()
+        return
 
     store = open_store(args.store)
     paths = corpus_paths()
