@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import subprocess
@@ -36,10 +35,10 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,7 @@ from shared.services.indexing import build_chunks  # noqa: E402
 from shared.services.wiki import to_record, update_validated  # noqa: E402
 from shared.store.firestore import FirestoreStore  # noqa: E402
 from tests.fixtures.embedder import HashingEmbedder  # noqa: E402
+from tests.fixtures.store_reads import Counts, counted  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
 QUESTION = "¿Cómo declaro un parámetro de consulta opcional con un valor por defecto?"
@@ -88,93 +88,7 @@ PRICE_DELETE = 0.01 / 100_000
 WORKLOAD = {"writes_per_day": 50, "questions_per_day": 5000, "warm_instances": 3}
 
 
-# -- counting at the client ----------------------------------------------------------------
-
-
-@dataclass
-class Counts:
-    reads: int = 0
-    writes: int = 0
-    deletes: int = 0
-    calls: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, reads: int = 0, writes: int = 0, deletes: int = 0) -> None:
-        with self.lock:
-            self.reads += reads
-            self.writes += writes
-            self.deletes += deletes
-            self.calls += 1
-
-    def snapshot(self) -> tuple[int, int, int, int]:
-        return self.reads, self.writes, self.deletes, self.calls
-
-
-def _streamed(counts: Counts, responses: Any, per: Callable[[Any], int]) -> Iterator[Any]:
-    seen = 0
-    try:
-        for response in responses:
-            n = per(response)
-            seen += n
-            if n:
-                counts.add(reads=n)  # as it arrives: a ``get`` reads one response only
-            yield response
-    finally:
-        if not seen:
-            counts.add(reads=1)  # a query that returns nothing is billed one read
-
-
-def _count_value(response: Any) -> int:
-    result = getattr(response, "result", None)
-    if result is None:
-        return 0
-    total = 0
-    for value in result.aggregate_fields.values():
-        total += int(value.integer_value)
-    return math.ceil(total / 1000)
-
-
-def counted(store: FirestoreStore) -> Counts:
-    """Wrap the store's client calls; the returned counts grow with every call."""
-    counts = Counts()
-    api = store.db.client()._firestore_api
-    run_query, aggregation = api.run_query, api.run_aggregation_query
-    batch_get = api.batch_get_documents
-    commit = api.commit
-    get_document = api.get_document
-
-    def run_query_counted(*args: Any, **kwargs: Any) -> Any:
-        return _streamed(counts, run_query(*args, **kwargs), lambda r: int(bool(r.document)))
-
-    def aggregation_counted(*args: Any, **kwargs: Any) -> Any:
-        return _streamed(counts, aggregation(*args, **kwargs), _count_value)
-
-    def batch_get_counted(*args: Any, **kwargs: Any) -> Any:
-        return _streamed(counts, batch_get(*args, **kwargs), lambda r: 1)
-
-    def commit_counted(*args: Any, **kwargs: Any) -> Any:
-        request = kwargs.get("request") or (args[0] if args else {})
-        writes = list(request.get("writes", []) if isinstance(request, dict) else request.writes)
-        deletes = sum(1 for w in writes if _is_delete(w))
-        counts.add(writes=len(writes) - deletes, deletes=deletes)
-        return commit(*args, **kwargs)
-
-    def get_document_counted(*args: Any, **kwargs: Any) -> Any:
-        counts.add(reads=1)
-        return get_document(*args, **kwargs)
-
-    api.run_query = run_query_counted
-    api.run_aggregation_query = aggregation_counted
-    api.batch_get_documents = batch_get_counted
-    api.commit = commit_counted
-    api.get_document = get_document_counted
-    return counts
-
-
-def _is_delete(write: Any) -> bool:
-    if isinstance(write, dict):
-        return "delete" in write
-    return bool(getattr(write, "delete", ""))
+# -- measuring -----------------------------------------------------------------------------
 
 
 def rss_mib() -> float:

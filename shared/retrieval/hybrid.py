@@ -1,7 +1,8 @@
 """Hybrid retrieval: the store's dense search plus an in-memory lexical index, fused.
 
-The lexical index is rebuilt only when the store's ``fingerprint`` moves (one small
-read per question), so several processes sharing a store always see each other's writes.
+The lexical index follows the store's change log (one small read per question, then
+the chunks of the pages written since), so several processes sharing a store always
+see each other's writes and pay for them in proportion to what was written.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class Retrieval:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The in-memory side of the index as of one fingerprint: lexical index and embedders."""
+    """The in-memory side of the index as of one change-log cursor: lexical index and
+    embedders (``fingerprint`` is the cursor, which the dense search may compare)."""
 
     index: LexicalIndex
     embedders: frozenset[str]
@@ -37,7 +39,7 @@ class Snapshot:
 
 class _Cached:
     def __init__(self) -> None:
-        self.fingerprint: str | None = None
+        self.cursor: str | None = None
         self.snapshot = Snapshot(LexicalIndex([]), frozenset())
         self.lock = threading.Lock()
 
@@ -47,32 +49,44 @@ _cache_lock = threading.Lock()
 
 
 def snapshot(chunks: ChunkIndex) -> Snapshot:
-    """The current snapshot of ``chunks``: one fingerprint read, a rebuild only if it moved.
+    """The current snapshot of ``chunks``: one read of the change log, then only what changed.
 
-    A request takes one snapshot and uses it for everything (the reindex check and the
-    search), so it pays the store's "has anything changed?" read once.
+    A warm instance reads the chunks of the pages written since its cursor and applies
+    them (reads proportional to the writes, not to the wiki); a cold one, or one the log
+    cannot bring up to date, takes the cursor first and then reads every active chunk, so
+    a write in between is applied again next time, never missed. A request takes one
+    snapshot and uses it for everything (the reindex check and the search).
     """
     with _cache_lock:
         cached = _cache.get(chunks)
         if cached is None:
             cached = _cache[chunks] = _Cached()
-    fingerprint = chunks.fingerprint()
-    if cached.fingerprint == fingerprint:
-        return cached.snapshot
+    cursor = cached.cursor
+    changes = chunks.changes_since(cursor) if cursor is not None else None
+    if changes is not None and changes.complete and not changes.slugs:
+        with cached.lock:
+            if cached.cursor == cursor:
+                cached.cursor = changes.cursor
+            return cached.snapshot
     with cached.lock:
-        if cached.fingerprint != fingerprint:
-            # Read the fingerprint before the rows: a write in between only costs a rebuild.
-            cached.snapshot = Snapshot(
-                LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index),
-                frozenset(chunks.embedders()),
-                fingerprint,
-            )
-            cached.fingerprint = fingerprint
+        if cached.cursor != cursor or changes is None:
+            # Another request moved the cursor meanwhile (or none was ever taken).
+            changes = chunks.changes_since(cached.cursor)
+            if changes.complete and not changes.slugs:
+                cached.cursor = changes.cursor
+                return cached.snapshot
+        previous = cached.snapshot.index
+        if changes.complete:
+            index = previous.with_pages(changes.slugs, chunks.active_chunks_of(changes.slugs))
+        else:
+            index = LexicalIndex(chunks.active_chunks(), previous=previous)
+        cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), changes.cursor)
+        cached.cursor = changes.cursor
         return cached.snapshot
 
 
 def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
-    """The lexical index of ``chunks``, rebuilt when its fingerprint has changed."""
+    """The lexical index of ``chunks``, brought up to date with the change log."""
     return snapshot(chunks).index
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +66,14 @@ class LexicalIndex:
         }
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
         self._columns = FilterColumns(self.rows)
+
+    def with_pages(self, slugs: Collection[str], rows: Sequence[IndexedChunk]) -> LexicalIndex:
+        """This index with the chunks of ``slugs`` replaced by ``rows`` (their active chunks
+        now: none for a page archived or deleted); other chunks keep their tokens."""
+        gone = set(slugs)
+        kept = [r for r in self.rows if r.slug not in gone]
+        merged = sorted([*kept, *rows], key=lambda r: (r.slug, r.ordinal))
+        return LexicalIndex(merged, previous=self)
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -1,19 +1,23 @@
 """What hybrid retrieval adds to Firestore's chunk index: a change check and the chunk texts.
 
 ``fingerprint`` is two small indexed reads (the page count and the latest ``updated_at``);
-``active_chunks`` streams the active chunks without their vectors for the lexical index.
+``active_chunks`` streams the active chunks without their vectors for the lexical index;
+``changes_since`` and ``active_chunks_of`` let a warm index read only what was written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.ports import IndexedChunk
+from shared.ports import ChunkChanges, IndexedChunk
 from shared.store.firestore import chunks, pages
+from shared.store.firestore.changes import ChangeLog, slugs_in_batches
 
 _FIELDS = ["slug", "ordinal", "heading", "text", "title", "type", "category", "tags"]
+_IN_VALUES = 30  # values one ``in`` filter accepts
 
 
 class FirestoreSearchChunks(chunks.FirestoreChunks):
@@ -44,6 +48,29 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
         with self._db.guard("reading the chunk texts"):
             docs = list(query.stream(**self._db.stream_options))
         rows = [_indexed(doc.to_dict() or {}) for doc in docs]
+        rows.sort(key=lambda r: (r.slug, r.ordinal))
+        return rows
+
+    def changes_since(self, cursor: str | None) -> ChunkChanges:
+        return ChangeLog(self._db).since(cursor)
+
+    def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
+        # By slug alone (the automatic single-field index); a page's chunks that are not
+        # active (a draft's, staged ones) are read and dropped: still that page's cost.
+        rows: list[IndexedChunk] = []
+        for batch in slugs_in_batches(slugs, _IN_VALUES):
+            query = (
+                self._db.collection(chunks.COLLECTION)
+                .where(filter=FieldFilter("slug", "in", batch))
+                .select([*_FIELDS, "status"])
+            )
+            with self._db.guard("reading the chunks of written pages"):
+                docs = list(query.stream(**self._db.stream_options))
+            rows.extend(
+                _indexed(data)
+                for data in (doc.to_dict() or {} for doc in docs)
+                if data.get("status") == "active"
+            )
         rows.sort(key=lambda r: (r.slug, r.ordinal))
         return rows
 

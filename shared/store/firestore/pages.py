@@ -24,6 +24,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.ports import Chunk, PageRecord
 from shared.store.firestore import chunks as chunk_docs
+from shared.store.firestore.changes import log_write
 from shared.store.firestore.db import Database
 
 COLLECTION = "pages"
@@ -120,6 +121,7 @@ class FirestorePages:
             batch = self._db.client().batch()
             batch.create(self._ref(page.slug), _document(page, len(chunks), key))
             self._put_chunks(batch, page, chunks, key)
+            log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
             except gexc.AlreadyExists as exc:
@@ -161,6 +163,7 @@ class FirestorePages:
                 self._put_chunks(batch, page, chunks, key)
                 for ordinal in range(len(chunks) if key == old_key else 0, old_count):
                     batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
+            log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
             except (gexc.FailedPrecondition, gexc.Aborted) as exc:
