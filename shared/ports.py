@@ -118,6 +118,15 @@ class ChunkChanges:
     complete: bool
 
 
+@dataclass(frozen=True, slots=True)
+class StoredSnapshot:
+    """A saved image of the in-memory lexical index: the change-log cursor it is up to
+    date with, and its bytes (``shared.retrieval.snapshot``)."""
+
+    cursor: str
+    payload: bytes
+
+
 class ChunkIndex(Protocol):
     """The searchable chunks of every page (written by ``PageStore``)."""
 
@@ -139,6 +148,15 @@ class ChunkIndex(Protocol):
 
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
         """The active chunks of ``slugs`` only (a page no longer active has none)."""
+
+    def load_snapshot(self) -> StoredSnapshot | None:
+        """The last saved snapshot of the lexical index, or None (none saved, or unreadable).
+
+        A cold instance starts from it plus the changes since its cursor, instead of
+        reading every chunk (docs/scale.md)."""
+
+    def save_snapshot(self, snapshot: StoredSnapshot) -> None:
+        """Keep ``snapshot`` for the next cold instance (replaces the previous one)."""
 
     def vectors_for(self, slug: str) -> dict[str, Vector]:
         """Chunk hash -> stored vector for one page, so unchanged text is not re-embedded."""

@@ -11,11 +11,16 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from shared.ports import ChunkHit, ChunkIndex, SearchFilter, Vector
+from shared.errors import BibliotecaError
+from shared.logs import get_logger
+from shared.ports import ChunkChanges, ChunkHit, ChunkIndex, SearchFilter, StoredSnapshot, Vector
+from shared.retrieval import snapshot as stored_index
 from shared.retrieval.fusion import Ranked, by_page, mix
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
+REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
+_log = get_logger("retrieval")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,7 @@ class _Cached:
         self.cursor: str | None = None
         self.snapshot = Snapshot(LexicalIndex([]), frozenset())
         self.lock = threading.Lock()
+        self.unsaved = 0  # pages applied since the stored snapshot
 
 
 _cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
@@ -52,10 +58,11 @@ def snapshot(chunks: ChunkIndex) -> Snapshot:
     """The current snapshot of ``chunks``: one read of the change log, then only what changed.
 
     A warm instance reads the chunks of the pages written since its cursor and applies
-    them (reads proportional to the writes, not to the wiki); a cold one, or one the log
-    cannot bring up to date, takes the cursor first and then reads every active chunk, so
-    a write in between is applied again next time, never missed. A request takes one
-    snapshot and uses it for everything (the reindex check and the search).
+    them (reads proportional to the writes, not to the wiki). A cold one starts from the
+    stored snapshot plus the changes since; without one (or when the log cannot say), it
+    takes the cursor first and then reads every active chunk, so a write in between is
+    applied again next time, never missed, and stores a snapshot for the next cold start.
+    A request takes one snapshot and uses it for everything (the reindex check, the search).
     """
     with _cache_lock:
         cached = _cache.get(chunks)
@@ -69,20 +76,61 @@ def snapshot(chunks: ChunkIndex) -> Snapshot:
                 cached.cursor = changes.cursor
             return cached.snapshot
     with cached.lock:
-        if cached.cursor != cursor or changes is None:
-            # Another request moved the cursor meanwhile (or none was ever taken).
+        if cached.cursor is None:
+            _start(chunks, cached)
+            return cached.snapshot
+        if cached.cursor != cursor or changes is None:  # another request moved it meanwhile
             changes = chunks.changes_since(cached.cursor)
-            if changes.complete and not changes.slugs:
-                cached.cursor = changes.cursor
-                return cached.snapshot
-        previous = cached.snapshot.index
         if changes.complete:
-            index = previous.with_pages(changes.slugs, chunks.active_chunks_of(changes.slugs))
+            _apply(chunks, cached, cached.snapshot.index, changes)
         else:
-            index = LexicalIndex(chunks.active_chunks(), previous=previous)
-        cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), changes.cursor)
-        cached.cursor = changes.cursor
+            _read_everything(chunks, cached)
         return cached.snapshot
+
+
+def _start(chunks: ChunkIndex, cached: _Cached) -> None:
+    """A cold start: the stored snapshot and the changes since it, else everything."""
+    stored = chunks.load_snapshot()
+    index = stored_index.decode(stored.payload) if stored is not None else None
+    if stored is not None and index is not None:
+        changes = chunks.changes_since(stored.cursor)
+        if changes.complete:
+            _apply(chunks, cached, index, changes)
+            return
+    _read_everything(chunks, cached)
+
+
+def _apply(chunks: ChunkIndex, cached: _Cached, base: LexicalIndex, changes: ChunkChanges) -> None:
+    index = base
+    if changes.slugs:
+        index = base.with_pages(changes.slugs, chunks.active_chunks_of(changes.slugs))
+    _install(chunks, cached, index, changes.cursor)
+    cached.unsaved += len(changes.slugs)
+    if cached.unsaved >= REFRESH_PAGES:
+        _save(chunks, cached)
+
+
+def _read_everything(chunks: ChunkIndex, cached: _Cached) -> None:
+    # The cursor before the rows: a write in between is applied again, never missed.
+    cursor = chunks.changes_since(None).cursor
+    index = LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index)
+    _install(chunks, cached, index, cursor)
+    _save(chunks, cached)
+
+
+def _install(chunks: ChunkIndex, cached: _Cached, index: LexicalIndex, cursor: str) -> None:
+    cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), cursor)
+    cached.cursor = cursor
+
+
+def _save(chunks: ChunkIndex, cached: _Cached) -> None:
+    """Store this instance's index for the next cold start; a failure costs that only."""
+    try:
+        payload = stored_index.encode(cached.snapshot.index)
+        chunks.save_snapshot(StoredSnapshot(cached.snapshot.fingerprint, payload))
+        cached.unsaved = 0
+    except BibliotecaError as exc:
+        _log.warning("could not store the index snapshot: %s", exc.message)
 
 
 def lexical_index(chunks: ChunkIndex) -> LexicalIndex:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,15 +35,22 @@ class LexicalHit:
 class LexicalIndex:
     """An inverted index over chunks with their filterable page fields."""
 
-    def __init__(self, rows: Sequence[IndexedChunk], previous: LexicalIndex | None = None) -> None:
-        """Index ``rows``; the tokens of chunks unchanged since ``previous`` are reused
-        (tokenizing is most of the cost of a rebuild after one page was written)."""
+    def __init__(
+        self,
+        rows: Sequence[IndexedChunk],
+        previous: LexicalIndex | None = None,
+        *,
+        known: Mapping[tuple[str, str, str], list[str]] | None = None,
+    ) -> None:
+        """Index ``rows``; the tokens of chunks unchanged since ``previous`` (or found in
+        ``known``, by text, title and heading) are reused: tokenizing is most of the cost
+        of a rebuild after one page was written, and of loading a stored snapshot."""
         self.rows = list(rows)
         self.keys = [(r.slug, r.ordinal) for r in self.rows]
         self.by_key = dict(zip(self.keys, self.rows, strict=True))
         postings: dict[str, dict[int, int]] = defaultdict(dict)
         lengths = np.zeros(len(self.rows), dtype=np.float32)
-        known = previous.documents if previous is not None else {}
+        known = previous.documents if previous is not None else (known or {})
         self.documents: dict[tuple[str, str, str], list[str]] = {}
         for i, row in enumerate(self.rows):
             key = (row.text, row.title, row.heading)

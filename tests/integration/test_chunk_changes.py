@@ -286,3 +286,74 @@ def test_reads_after_a_one_page_write_do_not_grow_with_the_wiki(
     # The written page's two chunks, the log, the embedders: a constant beside them.
     assert costs[0] <= 2 + 4, costs
     assert_up_to_date(reader)
+
+
+def test_a_cold_instance_starts_from_the_stored_snapshot_and_the_changes_since(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first full read stores a snapshot; a later cold instance reads it and the pages
+    written since, never every chunk. (Firestore reads again the pages logged in the
+    ``OVERLAP_S`` before the cursor: the snapshot is taken once that has passed.)"""
+    from shared.store.firestore import changes
+
+    monkeypatch.setattr(changes, "OVERLAP_S", 0.3)
+    for slug in ("uno", "dos", "tres"):
+        write(store, slug, f"texto de {slug}")
+    time.sleep(0.4)
+    hybrid.snapshot(store.chunks)  # a full read: it saves the snapshot
+    assert store.chunks.load_snapshot() is not None
+    write(other_store(), "cuatro", "escrita después")
+    rewrite_fields(other_store(), "dos", status="archived")
+    cold = other_store()
+    spy = Spy(cold.chunks, monkeypatch)
+    index = hybrid.snapshot(cold.chunks).index
+    assert spy.full_reads == 0
+    assert spy.rows_by_slug == 2  # cuatro's two chunks; dos is archived: none
+    assert {r.slug for r in index.rows} == {"uno", "tres", "cuatro"}
+    assert_up_to_date(cold)
+
+
+def test_an_unreadable_snapshot_costs_a_full_read(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged payload (SQLite) or a part gone (Firestore) is read as no snapshot."""
+    write(store, "uno", "texto")
+    hybrid.snapshot(store.chunks)
+    if isinstance(store, SqliteStore):
+        with store.db.write() as conn:
+            conn.execute("UPDATE index_snapshot SET payload = x'00ff'")
+    else:
+        from shared.store.firestore import snapshots
+
+        parts = list(store.db.collection(snapshots.PARTS).stream())
+        assert parts
+        parts[0].reference.delete()
+    cold = other_store()
+    spy = Spy(cold.chunks, monkeypatch)
+    hybrid.snapshot(cold.chunks)
+    assert spy.full_reads == 1
+    assert_up_to_date(cold)
+
+
+def test_a_warm_instance_refreshes_the_stored_snapshot(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``REFRESH_PAGES`` applied pages the stored snapshot moves up to the instance."""
+    monkeypatch.setattr(hybrid, "REFRESH_PAGES", 2)
+    write(store, "uno", "texto")
+    hybrid.snapshot(store.chunks)
+    first = store.chunks.load_snapshot()
+    writer = other_store()
+    write(writer, "dos", "dos")
+    hybrid.snapshot(store.chunks)
+    assert store.chunks.load_snapshot() == first  # one page applied: not yet
+    write(writer, "tres", "tres")
+    hybrid.snapshot(store.chunks)
+    refreshed = store.chunks.load_snapshot()
+    assert refreshed is not None
+    assert refreshed != first
+    cold = other_store()
+    spy = Spy(cold.chunks, monkeypatch)
+    hybrid.snapshot(cold.chunks)
+    assert (spy.full_reads, spy.rows_by_slug) == (0, 0)
+    assert_up_to_date(cold)

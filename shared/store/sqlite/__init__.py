@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.store.sqlite import changes, chunks, code, events, pages, site
+from shared.store.sqlite import changes, chunks, code, events, pages, site, snapshots
 from shared.store.sqlite.db import Database
 
 FILENAME = "biblioteca.sqlite3"
@@ -16,7 +16,15 @@ class SqliteStore:
     def __init__(self, data_dir: Path) -> None:
         self.db = Database(
             data_dir / FILENAME,
-            [pages.SCHEMA, chunks.SCHEMA, changes.SCHEMA, events.SCHEMA, code.SCHEMA, site.SCHEMA],
+            [
+                pages.SCHEMA,
+                chunks.SCHEMA,
+                changes.SCHEMA,
+                snapshots.SCHEMA,
+                events.SCHEMA,
+                code.SCHEMA,
+                site.SCHEMA,
+            ],
             chunks.UPGRADES,
         )
         self.pages = pages.SqlitePages(self.db)

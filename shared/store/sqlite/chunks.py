@@ -22,10 +22,11 @@ from shared.ports import (
     IndexedChunk,
     PageRecord,
     SearchFilter,
+    StoredSnapshot,
     Vector,
 )
 from shared.retrieval.filters import FilterColumns
-from shared.store.sqlite import changes
+from shared.store.sqlite import changes, snapshots
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -167,6 +168,12 @@ class SqliteChunks:
 
     def changes_since(self, cursor: str | None) -> ChunkChanges:
         return changes.since(self._db, cursor)
+
+    def load_snapshot(self) -> StoredSnapshot | None:
+        return snapshots.load(self._db)
+
+    def save_snapshot(self, snapshot: StoredSnapshot) -> None:
+        snapshots.save(self._db, snapshot)
 
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
         rows = self._db.connection().execute(
