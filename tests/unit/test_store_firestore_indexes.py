@@ -72,3 +72,14 @@ def test_long_text_fields_are_exempt_from_single_field_indexes() -> None:
         ("chunks", "vector"),
         ("events", "data"),
     } <= exempt
+
+
+def test_the_change_log_expires_and_the_snapshot_bytes_are_not_indexed() -> None:
+    """``changes`` entries carry a TTL field (a reader idle past half of it reloads), and
+    the stored index snapshot's parts (up to 900 KB each) are never indexed."""
+    from shared.store.firestore import changes, snapshots
+
+    overrides = {(o["collectionGroup"], o["fieldPath"]): o for o in _load()["fieldOverrides"]}
+    assert overrides[(changes.COLLECTION, "expire_at")]["ttl"] is True
+    assert overrides[(snapshots.PARTS, "bytes")]["indexes"] == []
+    assert overrides[(snapshots.HEAD, "cursor")]["indexes"] == []
