@@ -1,37 +1,60 @@
 """A lexical index as bytes, so a cold instance loads it instead of reading every chunk.
 
-The payload holds each chunk's row (the passages a lexical hit shows) and its tokens
-(tokenizing is most of an index's build time), as compressed JSON: at 1,000 pages,
-15,898 chunks, about 2 MB. Pure: where the bytes are kept is the store's business.
+The payload holds each live chunk's row (the passages a lexical hit shows), as compressed
+JSON, and the postings as arrays (one vocabulary, offsets into one array of chunk numbers
+and one of term frequencies): loading it tokenizes nothing and builds no dictionary per
+chunk. An ``.npz`` container read with ``allow_pickle=False``. Pure: where the bytes are
+kept is the store's business.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 import zlib
 from typing import Any
+
+import numpy as np
 
 from shared.ports import IndexedChunk
 from shared.retrieval.lexical import LexicalIndex
 
-FORMAT = 1
+FORMAT = 2
 
 
 def encode(index: LexicalIndex) -> bytes:
-    rows = [
-        [r.slug, r.ordinal, r.title, r.heading, r.text, r.page_type, r.category, list(r.tags)]
-        for r in index.rows
-    ]
-    tokens = [index.documents[(r.text, r.title, r.heading)] for r in index.rows]
-    body = json.dumps({"format": FORMAT, "rows": rows, "tokens": tokens}, ensure_ascii=False)
-    return zlib.compress(body.encode(), 6)
+    rows, postings, lengths = index.parts()
+    vocabulary = list(postings)
+    sizes = np.fromiter((len(postings[t][0]) for t in vocabulary), dtype=np.int64)
+    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes)])
+    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    docs = np.concatenate([postings[t][0] for t in vocabulary] or [empty_i]).astype(np.int32)
+    tf = np.concatenate([postings[t][1] for t in vocabulary] or [empty_f]).astype(np.float32)
+    meta = {
+        "format": FORMAT,
+        "rows": [
+            [r.slug, r.ordinal, r.title, r.heading, r.text, r.page_type, r.category, list(r.tags)]
+            for r in rows
+        ],
+        "vocabulary": vocabulary,
+    }
+    packed = np.frombuffer(zlib.compress(json.dumps(meta).encode(), 6), dtype=np.uint8)
+    out = io.BytesIO()
+    np.savez_compressed(
+        out, meta=packed, offsets=offsets, docs=docs, tf=tf, lengths=lengths.astype(np.float32)
+    )
+    return out.getvalue()
 
 
 def decode(payload: bytes) -> LexicalIndex | None:
     """The index the payload holds; None for a payload of another format or damaged."""
     try:
-        data: dict[str, Any] = json.loads(zlib.decompress(payload))
-        if data.get("format") != FORMAT:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
+            meta: dict[str, Any] = json.loads(zlib.decompress(arrays["meta"].tobytes()))
+            offsets, docs = arrays["offsets"], arrays["docs"].astype(np.int64)
+            tf, lengths = arrays["tf"], arrays["lengths"]
+        if meta.get("format") != FORMAT:
             return None
         rows = [
             IndexedChunk(
@@ -44,12 +67,15 @@ def decode(payload: bytes) -> LexicalIndex | None:
                 category=r[6],
                 tags=tuple(str(t) for t in r[7]),
             )
-            for r in data["rows"]
+            for r in meta["rows"]
         ]
-        known = {
-            (r.text, r.title, r.heading): [str(t) for t in doc]
-            for r, doc in zip(rows, data["tokens"], strict=True)
+        vocabulary = [str(t) for t in meta["vocabulary"]]
+        if len(offsets) != len(vocabulary) + 1 or len(lengths) != len(rows):
+            return None
+        postings = {
+            t: (docs[offsets[i] : offsets[i + 1]], tf[offsets[i] : offsets[i + 1]])
+            for i, t in enumerate(vocabulary)
         }
-    except (zlib.error, ValueError, KeyError, TypeError, IndexError):
-        return None
-    return LexicalIndex(rows, known=known)
+    except (zlib.error, zipfile.BadZipFile, EOFError, OSError, ValueError, LookupError, TypeError):
+        return None  # any damage reads as no snapshot
+    return LexicalIndex.from_parts(rows, postings, lengths)
