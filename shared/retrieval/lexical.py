@@ -19,6 +19,9 @@ from shared.retrieval.filters import FilterColumns
 from shared.retrieval.text import query_groups, tokens
 
 K1 = 1.2
+# A token's postings: the slots of the chunks holding it (int32: two billion chunks is
+# far past any wiki) and its frequency in each.
+Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]
 B = 0.75
 FIELD_REPEAT = 2  # how many times a chunk's title and heading are counted
 
@@ -71,7 +74,7 @@ class LexicalIndex:
     def from_parts(
         cls,
         rows: Sequence[IndexedChunk],
-        postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]],
+        postings: dict[str, Postings],
         lengths: npt.NDArray[np.float32],
     ) -> LexicalIndex:
         """An index from stored postings (a snapshot): no chunk is tokenized."""
@@ -85,7 +88,7 @@ class LexicalIndex:
         self,
         slots: list[IndexedChunk | None],
         docs: list[list[str] | None],
-        postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]],
+        postings: dict[str, Postings],
         lengths: npt.NDArray[np.float32],
         live: npt.NDArray[np.bool_],
     ) -> None:
@@ -127,12 +130,12 @@ class LexicalIndex:
         self,
     ) -> tuple[
         list[IndexedChunk],
-        dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]],
+        dict[str, Postings],
         npt.NDArray[np.float32],
     ]:
         """Rows, postings and lengths with dead slots dropped (what a snapshot stores)."""
         order = np.flatnonzero(self._live)
-        renumber = np.full(len(self._slots), -1, dtype=np.int64)
+        renumber = np.full(len(self._slots), -1, dtype=np.int32)
         renumber[order] = np.arange(len(order))
         postings = {}
         for token, (docs, tf) in self._postings.items():
@@ -250,9 +253,9 @@ class LexicalIndex:
         return key
 
 
-def _arrays(counts: Mapping[int, int]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+def _arrays(counts: Mapping[int, int]) -> Postings:
     return (
-        np.fromiter(counts.keys(), dtype=np.int64, count=len(counts)),
+        np.fromiter(counts.keys(), dtype=np.int32, count=len(counts)),
         np.fromiter(counts.values(), dtype=np.float32, count=len(counts)),
     )
 

@@ -28,7 +28,7 @@ def encode(index: LexicalIndex) -> bytes:
     vocabulary = list(postings)
     sizes = np.fromiter((len(postings[t][0]) for t in vocabulary), dtype=np.int64)
     offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes)])
-    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
     docs = np.concatenate([postings[t][0] for t in vocabulary] or [empty_i]).astype(np.int32)
     tf = np.concatenate([postings[t][1] for t in vocabulary] or [empty_f]).astype(np.float32)
     meta = {
@@ -52,7 +52,7 @@ def decode(payload: bytes) -> LexicalIndex | None:
     try:
         with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
             meta: dict[str, Any] = json.loads(zlib.decompress(arrays["meta"].tobytes()))
-            offsets, docs = arrays["offsets"], arrays["docs"].astype(np.int64)
+            offsets, docs = arrays["offsets"], arrays["docs"].astype(np.int32)
             tf, lengths = arrays["tf"], arrays["lengths"]
         if meta.get("format") != FORMAT:
             return None
