@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 from shared.api.models import AskRequest  # noqa: E402
 from shared.config import load_settings  # noqa: E402
 from shared.providers.answerers import LocalAnswerer  # noqa: E402
+from shared.retrieval import hybrid  # noqa: E402
 from shared.schema import FrontMatter, Page  # noqa: E402
 from shared.services.archive import archive_answer  # noqa: E402
 from shared.services.ask import ask  # noqa: E402
@@ -219,6 +220,7 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     with measured(rows, "ask, warm, after another wrote 1 page", counts):
         question()
     chunks = len(writer.chunks.vectors_for("p-000001"))
+    hybrid.settle()  # the snapshot the next cold instance starts from
     return {
         "rows": [r.__dict__ for r in rows],
         "rss_start_mib": rss_before,

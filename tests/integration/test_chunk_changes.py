@@ -301,6 +301,7 @@ def test_a_cold_instance_starts_from_the_stored_snapshot_and_the_changes_since(
         write(store, slug, f"texto de {slug}")
     time.sleep(0.4)
     hybrid.snapshot(store.chunks)  # a full read: it saves the snapshot
+    hybrid.settle()
     assert store.chunks.load_snapshot() is not None
     write(other_store(), "cuatro", "escrita después")
     rewrite_fields(other_store(), "dos", status="archived")
@@ -319,6 +320,7 @@ def test_an_unreadable_snapshot_costs_a_full_read(
     """A damaged payload (SQLite) or a part gone (Firestore) is read as no snapshot."""
     write(store, "uno", "texto")
     hybrid.snapshot(store.chunks)
+    hybrid.settle()
     if isinstance(store, SqliteStore):
         with store.db.write() as conn:
             conn.execute("UPDATE index_snapshot SET payload = x'00ff'")
@@ -342,13 +344,16 @@ def test_a_warm_instance_refreshes_the_stored_snapshot(
     monkeypatch.setattr(hybrid, "REFRESH_PAGES", 2)
     write(store, "uno", "texto")
     hybrid.snapshot(store.chunks)
+    hybrid.settle()
     first = store.chunks.load_snapshot()
     writer = other_store()
     write(writer, "dos", "dos")
     hybrid.snapshot(store.chunks)
+    hybrid.settle()
     assert store.chunks.load_snapshot() == first  # one page applied: not yet
     write(writer, "tres", "tres")
     hybrid.snapshot(store.chunks)
+    hybrid.settle()
     refreshed = store.chunks.load_snapshot()
     assert refreshed is not None
     assert refreshed != first
