@@ -292,14 +292,10 @@ def test_a_cold_instance_starts_from_the_stored_snapshot_and_the_changes_since(
     store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first full read stores a snapshot; a later cold instance reads it and the pages
-    written since, never every chunk. (Firestore reads again the pages logged in the
-    ``OVERLAP_S`` before the cursor: the snapshot is taken once that has passed.)"""
-    from shared.store.firestore import changes
-
-    monkeypatch.setattr(changes, "OVERLAP_S", 0.3)
+    written since, never every chunk (nor the pages written just before the full read:
+    the cursor taken first marks the log's last ``OVERLAP_S`` applied)."""
     for slug in ("uno", "dos", "tres"):
         write(store, slug, f"texto de {slug}")
-    time.sleep(0.4)
     hybrid.snapshot(store.chunks)  # a full read: it saves the snapshot
     hybrid.settle()
     assert store.chunks.load_snapshot() is not None

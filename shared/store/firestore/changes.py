@@ -116,20 +116,31 @@ class ChangeLog:
         return ChunkChanges(following.encode(), slugs, complete=True)
 
     def _start(self, now: float) -> Cursor:
-        """A cursor at the log's latest entry, taken before the caller reads everything."""
-        query = (
-            self._db.collection(COLLECTION)
-            .select(["at"])
-            .order_by("at", direction="DESCENDING")
-            .limit(1)
-        )
+        """A cursor at the log's end, taken before the caller reads everything: the entries
+        of the last ``OVERLAP_S`` are marked applied (the full read that follows sees
+        them), so a cold start after a burst of writes does not read those pages again."""
+        collection = self._db.collection(COLLECTION).select(["at"])
+        since = datetime.fromtimestamp(now, UTC) - timedelta(seconds=OVERLAP_S)
         with self._db.guard("reading the change log"):
-            docs = list(query.stream(**self._db.options))
-        if not docs:
+            docs = list(
+                collection.where(filter=FieldFilter("at", ">=", since))
+                .order_by("at")
+                .stream(**self._db.stream_options)
+            )
+            if not docs:
+                docs = list(
+                    collection.order_by("at", direction="DESCENDING")
+                    .limit(1)
+                    .stream(**self._db.options)
+                )
+        stamped: list[tuple[str, datetime]] = []
+        for doc in docs:
+            at = (doc.to_dict() or {}).get("at")
+            if at is not None:
+                stamped.append((doc.id, _moment(at)))
+        if not stamped:
             return Cursor(None, frozenset(), now)
-        data = docs[0].to_dict() or {}
-        at = data.get("at")
-        return Cursor(_moment(at) if at else None, frozenset({docs[0].id}), now)
+        return Cursor(max(at for _, at in stamped), frozenset(i for i, _ in stamped), now)
 
 
 def slugs_in_batches(slugs: Collection[str], size: int) -> list[list[str]]:
