@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import subprocess
@@ -338,8 +339,14 @@ def extrapolate(rows: list[Row], pages: int, chunks: int, target: int) -> dict[s
     month = 30 * (
         per_day_reads * PRICE_READ + per_day_writes * PRICE_WRITE + per_day_deletes * PRICE_DELETE
     )
+    # find_nearest is also billed one read per 1,000 index entries it reads, which the
+    # client cannot see; a flat index scanned whole over the pre-filtered chunks would
+    # read every active chunk's entry: the upper estimate below, not a measurement.
+    nearest_reads = WORKLOAD["questions_per_day"] * math.ceil(chunks * factor / 1000)
     return {
         "target_pages": target,
+        "find_nearest_index_reads_per_day_upper": nearest_reads,
+        "usd_per_month_with_them": round(month + 30 * nearest_reads * PRICE_READ, 2),
         "target_chunks": round(chunks * factor),
         "workload": WORKLOAD,
         "assumes": "one cold start per warm instance a day",

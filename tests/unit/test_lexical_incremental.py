@@ -151,3 +151,15 @@ def test_a_snapshot_loads_an_index_that_ranks_the_same() -> None:
 @pytest.mark.parametrize("payload", [b"", b"not a snapshot", b"PK\x03\x04broken"])
 def test_an_unreadable_snapshot_is_none(payload: bytes) -> None:
     assert snapshot.decode(payload) is None
+
+
+def test_a_snapshot_keeps_odd_values_exactly() -> None:
+    """Absent type and category, no tags, and a separator inside a value (then JSON)."""
+    rows = [
+        IndexedChunk("a", 0, "Título", "", "texto uno", None, None, ()),
+        IndexedChunk("b", 1, "T", "h", "con \x00 dentro", "guide", "c", ("x", "y")),
+    ]
+    for chosen in (rows[:1], rows):
+        loaded = snapshot.decode(snapshot.encode(LexicalIndex(chosen)))
+        assert loaded is not None
+        assert loaded.rows == chosen
