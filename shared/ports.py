@@ -8,7 +8,7 @@ real implementation, and one contract suite runs against both stores.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -152,6 +152,28 @@ class IndexedChunk:
     tags: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkChanges:
+    """The pages whose chunks changed after a cursor (docs/scale.md).
+
+    ``cursor`` is what to pass next time; ``complete`` is False when the log cannot say
+    what changed since the cursor given (none given, or one older than the log keeps):
+    the caller then reads every active chunk, having taken ``cursor`` first."""
+
+    cursor: str
+    slugs: frozenset[str]
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSnapshot:
+    """A saved image of the in-memory lexical index: the change-log cursor it is up to
+    date with, and its bytes (``shared.retrieval.snapshot``)."""
+
+    cursor: str
+    payload: bytes
+
+
 class ChunkIndex(Protocol):
     """The searchable chunks of every page (written by ``PageStore``)."""
 
@@ -163,6 +185,25 @@ class ChunkIndex(Protocol):
 
     def active_chunks(self) -> list[IndexedChunk]:
         """Every chunk of every ``active`` page, without vectors (for the lexical index)."""
+
+    def changes_since(self, cursor: str | None) -> ChunkChanges:
+        """The pages written (created, updated, archived, re-tagged) after ``cursor``.
+
+        Every chunk write logs its page in the same commit, so a page written after the
+        cursor is never missed, whatever order concurrent writes commit in. Costs reads
+        proportional to the writes since the cursor (one when there were none)."""
+
+    def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
+        """The active chunks of ``slugs`` only (a page no longer active has none)."""
+
+    def load_snapshot(self) -> StoredSnapshot | None:
+        """The last saved snapshot of the lexical index, or None (none saved, or unreadable).
+
+        A cold instance starts from it plus the changes since its cursor, instead of
+        reading every chunk (docs/scale.md)."""
+
+    def save_snapshot(self, snapshot: StoredSnapshot) -> None:
+        """Keep ``snapshot`` for the next cold instance (replaces the previous one)."""
 
     def vectors_for(self, slug: str) -> dict[str, Vector]:
         """Chunk hash -> stored vector for one page, so unchanged text is not re-embedded."""

@@ -98,3 +98,12 @@ def corpus() -> Path:
             "BIBLIOTECA_TEST_CORPUS names another place)"
         )
     return CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _index_snapshot_saves_settle() -> Iterator[None]:
+    """An ask's index snapshot is saved in a thread of its own: it ends with its test."""
+    yield
+    from shared.retrieval import hybrid
+
+    hybrid.settle()

@@ -1,7 +1,8 @@
 """Hybrid retrieval: the store's dense search plus an in-memory lexical index, fused.
 
-The lexical index is rebuilt only when the store's ``fingerprint`` moves (one small
-read per question), so several processes sharing a store always see each other's writes.
+The lexical index follows the store's change log (one small read per question, then
+the chunks of the pages written since), so several processes sharing a store always
+see each other's writes and pay for them in proportion to what was written.
 """
 
 from __future__ import annotations
@@ -10,11 +11,16 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from shared.ports import ChunkHit, ChunkIndex, SearchFilter, Vector
+from shared.errors import BibliotecaError
+from shared.logs import get_logger
+from shared.ports import ChunkChanges, ChunkHit, ChunkIndex, SearchFilter, StoredSnapshot, Vector
+from shared.retrieval import snapshot as stored_index
 from shared.retrieval.fusion import Ranked, by_page, mix
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
+REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
+_log = get_logger("retrieval")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +34,8 @@ class Retrieval:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The in-memory side of the index as of one fingerprint: lexical index and embedders."""
+    """The in-memory side of the index as of one change-log cursor: lexical index and
+    embedders (``fingerprint`` is the cursor, which the dense search may compare)."""
 
     index: LexicalIndex
     embedders: frozenset[str]
@@ -37,9 +44,10 @@ class Snapshot:
 
 class _Cached:
     def __init__(self) -> None:
-        self.fingerprint: str | None = None
+        self.cursor: str | None = None
         self.snapshot = Snapshot(LexicalIndex([]), frozenset())
         self.lock = threading.Lock()
+        self.unsaved = 0  # pages applied since the stored snapshot
 
 
 _cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
@@ -47,32 +55,109 @@ _cache_lock = threading.Lock()
 
 
 def snapshot(chunks: ChunkIndex) -> Snapshot:
-    """The current snapshot of ``chunks``: one fingerprint read, a rebuild only if it moved.
+    """The current snapshot of ``chunks``: one read of the change log, then only what changed.
 
-    A request takes one snapshot and uses it for everything (the reindex check and the
-    search), so it pays the store's "has anything changed?" read once.
+    A warm instance reads the chunks of the pages written since its cursor and applies
+    them (reads proportional to the writes, not to the wiki). A cold one starts from the
+    stored snapshot plus the changes since; without one (or when the log cannot say), it
+    takes the cursor first and then reads every active chunk, so a write in between is
+    applied again next time, never missed, and stores a snapshot for the next cold start.
+    A request takes one snapshot and uses it for everything (the reindex check, the search).
     """
     with _cache_lock:
         cached = _cache.get(chunks)
         if cached is None:
             cached = _cache[chunks] = _Cached()
-    fingerprint = chunks.fingerprint()
-    if cached.fingerprint == fingerprint:
-        return cached.snapshot
+    cursor = cached.cursor
+    changes = chunks.changes_since(cursor) if cursor is not None else None
+    if changes is not None and changes.complete and not changes.slugs:
+        with cached.lock:
+            if cached.cursor == cursor:
+                cached.cursor = changes.cursor
+            return cached.snapshot
     with cached.lock:
-        if cached.fingerprint != fingerprint:
-            # Read the fingerprint before the rows: a write in between only costs a rebuild.
-            cached.snapshot = Snapshot(
-                LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index),
-                frozenset(chunks.embedders()),
-                fingerprint,
-            )
-            cached.fingerprint = fingerprint
+        if cached.cursor is None:
+            _start(chunks, cached)
+            return cached.snapshot
+        if cached.cursor != cursor or changes is None:  # another request moved it meanwhile
+            changes = chunks.changes_since(cached.cursor)
+        if changes.complete:
+            _apply(chunks, cached, cached.snapshot.index, changes)
+        else:
+            _read_everything(chunks, cached)
         return cached.snapshot
+
+
+def _start(chunks: ChunkIndex, cached: _Cached) -> None:
+    """A cold start: the stored snapshot and the changes since it, else everything."""
+    stored = chunks.load_snapshot()
+    index = stored_index.decode(stored.payload) if stored is not None else None
+    if stored is not None and index is not None:
+        changes = chunks.changes_since(stored.cursor)
+        if changes.complete:
+            _apply(chunks, cached, index, changes)
+            return
+    _read_everything(chunks, cached)
+
+
+def _apply(chunks: ChunkIndex, cached: _Cached, base: LexicalIndex, changes: ChunkChanges) -> None:
+    index = base
+    if changes.slugs:
+        index = base.with_pages(changes.slugs, chunks.active_chunks_of(changes.slugs))
+    _install(chunks, cached, index, changes.cursor)
+    cached.unsaved += len(changes.slugs)
+    if cached.unsaved >= REFRESH_PAGES:
+        _save(chunks, cached)
+
+
+def _read_everything(chunks: ChunkIndex, cached: _Cached) -> None:
+    # The cursor before the rows: a write in between is applied again, never missed.
+    cursor = chunks.changes_since(None).cursor
+    index = LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index)
+    _install(chunks, cached, index, cursor)
+    _save(chunks, cached)
+
+
+def _install(chunks: ChunkIndex, cached: _Cached, index: LexicalIndex, cursor: str) -> None:
+    cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), cursor)
+    cached.cursor = cursor
+
+
+def _save(chunks: ChunkIndex, cached: _Cached) -> None:
+    """Store this instance's index for the next cold start, off the request's path
+    (encoding takes about 1.3 s per 1,000 pages); a failure costs that save only."""
+    cached.unsaved = 0
+    state = cached.snapshot  # immutable: later writes install another one
+
+    def save() -> None:
+        try:
+            payload = stored_index.encode(state.index)
+            chunks.save_snapshot(StoredSnapshot(state.fingerprint, payload))
+        except BibliotecaError as exc:
+            _log.warning("could not store the index snapshot: %s", exc.message)
+        except Exception:  # a thread of its own: nothing above it would report this
+            _log.exception("could not store the index snapshot")
+
+    thread = threading.Thread(target=save, name="index-snapshot", daemon=True)
+    with _saves_lock:
+        _saves.add(thread)
+    thread.start()
+
+
+_saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_saves_lock = threading.Lock()
+
+
+def settle(timeout: float | None = None) -> None:
+    """Wait for the snapshot saves under way (tests, and a process about to exit)."""
+    with _saves_lock:
+        pending = list(_saves)
+    for thread in pending:
+        thread.join(timeout)
 
 
 def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
-    """The lexical index of ``chunks``, rebuilt when its fingerprint has changed."""
+    """The lexical index of ``chunks``, brought up to date with the change log."""
     return snapshot(chunks).index
 
 

@@ -323,10 +323,11 @@ def test_sources_are_ordered_best_first_by_their_score(wiki: Api) -> None:
 def test_a_question_checks_whether_the_index_changed_once(
     store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One fingerprint read per question: the reindex check and the search share a snapshot.
+    """One change-log read per question: the reindex check and the search share a snapshot.
 
-    Counted at the adapter (every call of its ``fingerprint``, from the service or from
-    inside the adapter) and, on SQLite, as the statements that read the generation."""
+    Counted at the adapter (every call of its ``changes_since`` and of its ``fingerprint``,
+    from the service or from inside the adapter) and, on SQLite, as the statements that
+    read the generation."""
     from shared.api.models import AskRequest, WikiCreateRequest
     from shared.bootstrap import wiring
     from shared.providers.local_embedder import shared_local_embedder
@@ -337,14 +338,15 @@ def test_a_question_checks_whether_the_index_changed_once(
     for page in PAGES:
         create_page(WikiCreateRequest.parse(page), store, shared_local_embedder())
     adapter = type(store.chunks)
-    real = adapter.fingerprint
     calls: list[str] = []
+    for name in ("fingerprint", "changes_since"):
+        real = getattr(adapter, name)
 
-    def counted(self: Any) -> str:
-        calls.append("fingerprint")
-        return str(real(self))
+        def counted(self: Any, *args: Any, _real: Any = real, _name: str = name) -> Any:
+            calls.append(_name)
+            return _real(self, *args)
 
-    monkeypatch.setattr(adapter, "fingerprint", counted)
+        monkeypatch.setattr(adapter, name, counted)
     statements: list[str] = []
     on_sqlite = isinstance(store.db, SqliteDatabase)
     if on_sqlite:  # the service runs in this thread, on this thread's connection
@@ -359,7 +361,7 @@ def test_a_question_checks_whether_the_index_changed_once(
         answerer=w.answerer(),
     )
     assert body["sources"]
-    assert calls == ["fingerprint"]
+    assert calls == ["changes_since"]
     if on_sqlite:
         generation_reads = [s for s in statements if "chunk_generation" in s]
         assert len(generation_reads) == 1, generation_reads

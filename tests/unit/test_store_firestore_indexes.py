@@ -81,9 +81,7 @@ def test_answer_traces_expire_by_a_ttl_policy_the_build_enables() -> None:
     ttl = [o for o in _load()["fieldOverrides"] if o.get("ttl") is True]
     commands = override_commands(_load(), "(default)")
 
-    assert [(o["collectionGroup"], o["fieldPath"]) for o in ttl] == [
-        ("answer_traces", "expires_at")
-    ]
+    assert ("answer_traces", "expires_at") in [(o["collectionGroup"], o["fieldPath"]) for o in ttl]
     assert [
         "gcloud",
         "firestore",
@@ -95,3 +93,14 @@ def test_answer_traces_expire_by_a_ttl_policy_the_build_enables() -> None:
         "--collection-group=answer_traces",
         "--enable-ttl",
     ] in commands
+
+
+def test_the_change_log_expires_and_the_snapshot_bytes_are_not_indexed() -> None:
+    """``changes`` entries carry a TTL field (a reader idle past half of it reloads), and
+    the stored index snapshot's parts (up to 900 KB each) are never indexed."""
+    from shared.store.firestore import changes, snapshots
+
+    overrides = {(o["collectionGroup"], o["fieldPath"]): o for o in _load()["fieldOverrides"]}
+    assert overrides[(changes.COLLECTION, "expire_at")]["ttl"] is True
+    assert overrides[(snapshots.PARTS, "bytes")]["indexes"] == []
+    assert overrides[(snapshots.HEAD, "cursor")]["indexes"] == []

@@ -1,19 +1,25 @@
 """What hybrid retrieval adds to Firestore's chunk index: a change check and the chunk texts.
 
 ``fingerprint`` is two small indexed reads (the page count and the latest ``updated_at``);
-``active_chunks`` streams the active chunks without their vectors for the lexical index.
+``active_chunks`` streams the active chunks without their vectors for the lexical index;
+``changes_since`` and ``active_chunks_of`` let a warm index read only what was written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.ports import IndexedChunk
+from shared.ports import ChunkChanges, IndexedChunk, StoredSnapshot
 from shared.store.firestore import chunks, pages
+from shared.store.firestore.changes import ChangeLog, slugs_in_batches
+from shared.store.firestore.snapshots import Snapshots
 
 _FIELDS = ["slug", "ordinal", "heading", "text", "title", "type", "category", "tags"]
+_IN_VALUES = 30  # values one ``in`` filter accepts
+_PAGE = 5000  # chunks per query of a full read
 
 
 class FirestoreSearchChunks(chunks.FirestoreChunks):
@@ -36,14 +42,54 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
         return f"firestore:{count}:{_iso(moment)}"
 
     def active_chunks(self) -> list[IndexedChunk]:
+        # In pages, each its own call and deadline: one stream of every chunk outlives any
+        # deadline past some size (159,533 chunks took over 45 s on the emulator).
         query = (
             self._db.collection(chunks.COLLECTION)
             .where(filter=FieldFilter("status", "==", "active"))
             .select(_FIELDS)
+            .order_by("__name__")
+            .limit(_PAGE)
         )
-        with self._db.guard("reading the chunk texts"):
-            docs = list(query.stream(**self._db.stream_options))
-        rows = [_indexed(doc.to_dict() or {}) for doc in docs]
+        rows: list[IndexedChunk] = []
+        last = None
+        while True:
+            current = query.start_after(last) if last is not None else query
+            with self._db.guard("reading the chunk texts"):
+                docs = list(current.stream(**self._db.stream_options))
+            rows.extend(_indexed(doc.to_dict() or {}) for doc in docs)
+            if len(docs) < _PAGE:
+                break
+            last = docs[-1]
+        rows.sort(key=lambda r: (r.slug, r.ordinal))
+        return rows
+
+    def changes_since(self, cursor: str | None) -> ChunkChanges:
+        return ChangeLog(self._db).since(cursor)
+
+    def load_snapshot(self) -> StoredSnapshot | None:
+        return Snapshots(self._db).load()
+
+    def save_snapshot(self, snapshot: StoredSnapshot) -> None:
+        Snapshots(self._db).save(snapshot)
+
+    def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
+        # By slug alone (the automatic single-field index); a page's chunks that are not
+        # active (a draft's, staged ones) are read and dropped: still that page's cost.
+        rows: list[IndexedChunk] = []
+        for batch in slugs_in_batches(slugs, _IN_VALUES):
+            query = (
+                self._db.collection(chunks.COLLECTION)
+                .where(filter=FieldFilter("slug", "in", batch))
+                .select([*_FIELDS, "status"])
+            )
+            with self._db.guard("reading the chunks of written pages"):
+                docs = list(query.stream(**self._db.stream_options))
+            rows.extend(
+                _indexed(data)
+                for data in (doc.to_dict() or {} for doc in docs)
+                if data.get("status") == "active"
+            )
         rows.sort(key=lambda r: (r.slug, r.ordinal))
         return rows
 

@@ -26,6 +26,7 @@ from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
 from shared.ports import Chunk, CitingPage, Freshness, PageRecord
 from shared.store.firestore import chunks as chunk_docs
+from shared.store.firestore.changes import log_write
 from shared.store.firestore.db import Database
 
 COLLECTION = "pages"
@@ -162,6 +163,7 @@ class FirestorePages:
             batch.create(self._ref(page.slug), _document(page, len(chunks), key))
             _index_entries(self._db, batch, page.slug, [], cited_keys(page.freshness))
             self._put_chunks(batch, page, chunks, key)
+            log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
             except gexc.AlreadyExists as exc:
@@ -205,6 +207,7 @@ class FirestorePages:
                 self._put_chunks(batch, page, chunks, key)
                 for ordinal in range(len(chunks) if key == old_key else 0, old_count):
                     batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
+            log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
             except (gexc.FailedPrecondition, gexc.Aborted) as exc:

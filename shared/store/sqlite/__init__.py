@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.store.sqlite import chunks, code, events, feedback, pages, site
+from shared.store.sqlite import changes, chunks, code, events, feedback, pages, site, snapshots
 from shared.store.sqlite.db import Database
 
 FILENAME = "biblioteca.sqlite3"
@@ -16,7 +16,16 @@ class SqliteStore:
     def __init__(self, data_dir: Path) -> None:
         self.db = Database(
             data_dir / FILENAME,
-            [pages.SCHEMA, chunks.SCHEMA, events.SCHEMA, code.SCHEMA, site.SCHEMA, feedback.SCHEMA],
+            [
+                pages.SCHEMA,
+                chunks.SCHEMA,
+                changes.SCHEMA,
+                snapshots.SCHEMA,
+                events.SCHEMA,
+                code.SCHEMA,
+                site.SCHEMA,
+                feedback.SCHEMA,
+            ],
             [*chunks.UPGRADES, *pages.UPGRADES],
         )
         self.pages = pages.SqlitePages(self.db)

@@ -9,14 +9,24 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import Chunk, ChunkHit, IndexedChunk, PageRecord, SearchFilter, Vector
+from shared.ports import (
+    Chunk,
+    ChunkChanges,
+    ChunkHit,
+    IndexedChunk,
+    PageRecord,
+    SearchFilter,
+    StoredSnapshot,
+    Vector,
+)
 from shared.retrieval.filters import FilterColumns
+from shared.store.sqlite import changes, snapshots
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -81,6 +91,7 @@ def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk])
     """Make ``chunks`` the page's chunks, inside the caller's transaction."""
     conn.execute("DELETE FROM chunks WHERE slug = ?", (page.slug,))
     conn.execute(_BUMP)
+    changes.record(conn, page.slug)
     fields = _page_fields(page)
     conn.executemany(
         "INSERT INTO chunks (slug, ordinal, heading, text, hash, vector, embedder, dim, title,"
@@ -110,6 +121,7 @@ def refresh_page_fields(conn: sqlite3.Connection, page: PageRecord) -> None:
         (*_page_fields(page), page.slug),
     )
     conn.execute(_BUMP)
+    changes.record(conn, page.slug)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +163,24 @@ class SqliteChunks:
         rows = self._db.connection().execute(
             "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
             " WHERE status = 'active' ORDER BY slug, ordinal"
+        )
+        return [_indexed(row) for row in rows]
+
+    def changes_since(self, cursor: str | None) -> ChunkChanges:
+        return changes.since(self._db, cursor)
+
+    def load_snapshot(self) -> StoredSnapshot | None:
+        return snapshots.load(self._db)
+
+    def save_snapshot(self, snapshot: StoredSnapshot) -> None:
+        snapshots.save(self._db, snapshot)
+
+    def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
+        rows = self._db.connection().execute(
+            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
+            " WHERE status = 'active' AND slug IN (SELECT value FROM json_each(?))"
+            " ORDER BY slug, ordinal",
+            (json.dumps(sorted(set(slugs))),),
         )
         return [_indexed(row) for row in rows]
 

@@ -1,0 +1,453 @@
+"""Cost model on the Firestore emulator: store reads and writes per operation at 1,000 and
+10,000 pages, counted at the client, with wall time and RSS, extrapolated to 100,000 pages.
+
+The wiki is built from the corpus (``../shared/corpus/fastapi-es``): page ``i`` is corpus
+page ``i mod n`` with its own title, tags, category and a closing section of its own words,
+so retrieval stays meaningful and no two pages are equal. Pages are written in bulk straight
+to the store (``pages.create``, the adapter's real commit) with a **hashed bag-of-words
+embedder of 64 dimensions** (tests/fixtures/embedder.py): the real model would take hours
+for 150,000 chunks on 2 cores, and the operation counts do not depend on the vectors' size.
+
+Counting: every call the Firestore client makes goes through its GAPIC ``_firestore_api``;
+this script wraps those methods on each store's own client. A query is billed one read per
+document returned (one if it returns none), a ``get`` one per document asked for, a count
+aggregation one per 1,000 index entries counted (at least one), a commit one write per
+write (deletes apart). A ``find_nearest`` is billed by index entries read too, which the
+client cannot see: it is counted as one read per document returned (a floor).
+
+Operations (each through its service, as the functions run it):
+create, update (new content), metadata-only update, ask on a cold instance (a fresh process),
+ask on a warm instance after another process wrote one page, archive, index_code of 1,000
+paths, an incremental rebuild after one edit (``--rebuild``; needs a full build first).
+
+    FIRESTORE_EMULATOR_HOST=127.0.0.1:8911 .venv/bin/python bench/scale.py --pages 1000 [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from shared.api.models import AskRequest  # noqa: E402
+from shared.config import load_settings  # noqa: E402
+from shared.providers.answerers import LocalAnswerer  # noqa: E402
+from shared.retrieval import hybrid  # noqa: E402
+from shared.schema import FrontMatter, Page  # noqa: E402
+from shared.services.archive import archive_answer  # noqa: E402
+from shared.services.ask import ask  # noqa: E402
+from shared.services.code_index import index_paths  # noqa: E402
+from shared.services.importer import split_front_matter  # noqa: E402
+from shared.services.indexing import build_chunks  # noqa: E402
+from shared.services.wiki import to_record, update_validated  # noqa: E402
+from shared.store.firestore import FirestoreStore  # noqa: E402
+from tests.fixtures.embedder import HashingEmbedder  # noqa: E402
+from tests.fixtures.store_reads import Counts, counted  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
+QUESTION = "¿Cómo declaro un parámetro de consulta opcional con un valor por defecto?"
+TAGS = [f"tema-{i}" for i in range(40)]
+CATEGORIES = ["tutorial", "referencia", "avanzado", "despliegue", "seguridad"]
+WORDS = [
+    "alfa",
+    "bravo",
+    "charlie",
+    "delta",
+    "eco",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "julieta",
+    "kilo",
+    "lima",
+]
+
+# Firestore Standard edition, us-central1, per 100,000 operations (USD), as published on
+# https://firebase.google.com/docs/firestore/standard-edition (read 2026-12-01). Free tier:
+# 50,000 reads, 20,000 writes, 20,000 deletes a day (not subtracted below).
+PRICE_READ = 0.03 / 100_000
+PRICE_WRITE = 0.09 / 100_000
+PRICE_DELETE = 0.01 / 100_000
+WORKLOAD = {"writes_per_day": 50, "questions_per_day": 5000, "warm_instances": 3}
+
+
+# -- measuring -----------------------------------------------------------------------------
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@dataclass
+class Row:
+    operation: str
+    reads: int
+    writes: int
+    deletes: int
+    seconds: float
+    rss_mib: float
+    note: str = ""
+
+
+@contextmanager
+def measured(rows: list[Row], name: str, counts: Counts, note: str = "") -> Iterator[None]:
+    r0, w0, d0, _ = counts.snapshot()
+    started = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - started
+    r1, w1, d1, _ = counts.snapshot()
+    rows.append(Row(name, r1 - r0, w1 - w0, d1 - d0, seconds, rss_mib(), note))
+
+
+# -- the wiki ------------------------------------------------------------------------------
+
+
+def corpus() -> list[tuple[str, str]]:
+    pages = []
+    for path in sorted(CORPUS.rglob("*.md")):
+        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+        title = str(meta.get("title") or path.stem.replace("-", " ").capitalize())
+        if body.strip():
+            pages.append((title, body))
+    return pages
+
+
+def variant(i: int, base: list[tuple[str, str]]) -> Page:
+    rng = random.Random(i)
+    title, body = base[i % len(base)]
+    words = " ".join(rng.sample(WORDS, 4))
+    moment = datetime.now(UTC)
+    front = FrontMatter(
+        title=f"{title} ({i})",
+        type="guide",
+        tags=rng.sample(TAGS, 3),
+        category=CATEGORIES[i % len(CATEGORIES)],
+    )
+    content = f"{body}\n\n## Variante {i}\n\nNotas de la variante {i}: {words} página-{i}.\n"
+    return Page(
+        slug=f"p-{i:06d}",
+        front_matter=front,
+        content=content,
+        version=1,
+        created_at=moment,
+        updated_at=moment,
+    )
+
+
+def build(project: str, pages: int, threads: int) -> tuple[int, float]:
+    """Write ``pages`` pages straight to the store; the chunk count and seconds."""
+    store = FirestoreStore(project)
+    embedder = HashingEmbedder()
+    base = corpus()
+    total = 0
+    lock = threading.Lock()
+    started = time.perf_counter()
+
+    def one(i: int) -> None:
+        nonlocal total
+        page = variant(i, base)
+        chunks = build_chunks(page, embedder, {})
+        store.pages.create(to_record(page), chunks)
+        with lock:
+            total += len(chunks)
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(one, range(pages)))
+    return total, time.perf_counter() - started
+
+
+# -- the ask instance (its own process: a cold start is a fresh interpreter) ------------
+
+
+def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
+    """One ask instance. ``first``: the first cold start (no stored snapshot yet), then warm
+    questions, with another store writing one page before the last. ``second``: a later
+    cold start, from the snapshot the first one stored and the changes since."""
+    settings = load_settings({"BIBLIOTECA_STORE": "firestore", "GOOGLE_CLOUD_PROJECT": project})
+    embedder = HashingEmbedder()
+    answerer = LocalAnswerer()
+    rows: list[Row] = []
+    rss_before = rss_mib()
+    # The emulator has no vector index: find_nearest scans every chunk, past the store's
+    # usual 10 s deadline at 10,000 pages. Production's flat index does not (docs/scale.md).
+    instance = FirestoreStore(project, timeout=timeout)
+    counts = counted(instance)
+    request = AskRequest(question=QUESTION)
+
+    def question() -> None:
+        ask(
+            request, settings, authorized=True, store=instance, embedder=embedder, answerer=answerer
+        )
+
+    if phase == "second":
+        with measured(rows, "ask, cold instance, from the stored snapshot", counts):
+            question()
+        with measured(rows, "ask, warm, nothing written", counts):
+            question()
+        return {"rows": [r.__dict__ for r in rows], "rss_start_mib": rss_before}
+    with measured(rows, "ask, cold instance, first ever (no snapshot)", counts):
+        question()
+    with measured(rows, "ask, warm, nothing written", counts):
+        question()
+    writer = FirestoreStore(project)  # another process's store: its own client and caches
+    record = writer.pages.get("p-000001")
+    assert record is not None
+    update_validated(
+        "p-000001", {}, record.content + "\n\nUna línea más.\n", None, writer, embedder
+    )
+    time.sleep(6)  # past the change log's look-back: what a write some seconds ago costs
+    with measured(rows, "ask, warm, after another wrote 1 page", counts):
+        question()
+    chunks = len(writer.chunks.vectors_for("p-000001"))
+    hybrid.settle()  # the snapshot the next cold instance starts from
+    return {
+        "rows": [r.__dict__ for r in rows],
+        "rss_start_mib": rss_before,
+        "written_page_chunks": chunks,
+    }
+
+
+# -- the writer's operations ---------------------------------------------------------------
+
+
+def write_operations(project: str, rows: list[Row]) -> None:
+    store = FirestoreStore(project)
+    counts = counted(store)
+    embedder = HashingEmbedder()
+    from shared.services.wiki import create_validated
+
+    base = corpus()
+    page = variant(10_000_000, base)
+    with measured(rows, "create (wiki_create)", counts):
+        create_validated(None, page.front_matter, page.content, store, embedder)
+    record = store.pages.get("p-000002")
+    assert record is not None
+    with measured(rows, "update, new content", counts):
+        update_validated(
+            "p-000002", {}, record.content + "\n\nOtra línea.\n", None, store, embedder
+        )
+    with measured(rows, "update, metadata only", counts):
+        update_validated("p-000003", {"tags": ["nueva"]}, None, None, store, embedder)
+    paragraphs = []
+    for slug in ("p-000004", "p-000005"):
+        source = store.pages.get(slug)
+        assert source is not None
+        paragraphs.append(
+            next(p for p in source.content.split("\n\n") if len(p) > 200 and p[0].isalpha())
+        )
+    outcome: dict[str, Any] = {}
+    with measured(rows, "archive", counts):
+        outcome = archive_answer(
+            question="¿Qué explican estas dos páginas de la guía?",
+            answer=f"{paragraphs[0]} [1]\n\n{paragraphs[1]} [2]",
+            sources=["p-000004", "p-000005"],
+            store=store,
+            embedder=embedder,
+            judge=None,
+            model="bench",
+        )
+    rows[-1].note = f"archived={outcome['archived']} {outcome['reason']}"
+    paths = [f"src/modulo_{i // 50}/archivo_{i}.py" for i in range(1000)]
+    with measured(rows, "index_code, 1,000 paths", counts):
+        index_paths("bench/repo", paths, store, replace=False)
+
+
+def rebuild_operations(project: str, rows: list[Row]) -> None:
+    from shared.bootstrap import Wiring
+    from shared.services.site_build import build_site
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(
+            {
+                "BIBLIOTECA_STORE": "firestore",
+                "GOOGLE_CLOUD_PROJECT": project,
+                "BIBLIOTECA_SITE_DIR": f"{tmp}/site",
+                "BIBLIOTECA_REPORT_DIR": f"{tmp}/report",
+            }
+        )
+        store = FirestoreStore(project)
+        counts = counted(store)
+        w = Wiring(settings, store=store, embedder=HashingEmbedder())
+        with measured(rows, "rebuild, full (first build)", counts):
+            build_site(
+                settings,
+                True,
+                store=store,
+                publisher=w.publisher(),
+                curator_report=w.curator_report(),
+            )
+        record = store.pages.get("p-000005")
+        assert record is not None
+        update_validated(
+            "p-000005", {}, record.content + "\n\nEditada.\n", None, store, HashingEmbedder()
+        )
+        with measured(rows, "rebuild, incremental after 1 edit", counts):
+            build_site(
+                settings,
+                False,
+                store=store,
+                publisher=w.publisher(),
+                curator_report=w.curator_report(),
+            )
+
+
+# -- report -------------------------------------------------------------------------------
+
+
+def extrapolate(rows: list[Row], pages: int, chunks: int, target: int) -> dict[str, Any]:
+    """Reads at ``target`` pages (size-dependent reads scale linearly) and a month's cost."""
+    factor = target / pages
+    by = {r.operation: r for r in rows}
+
+    warm_after = by.get("ask, warm, after another wrote 1 page")
+    warm_idle = by.get("ask, warm, nothing written")
+    cold = by.get("ask, cold instance, from the stored snapshot")
+    write = by.get("update, new content")
+    # Each write makes each warm instance catch up once; the other questions are idle ones.
+    per_day_reads = (
+        WORKLOAD["writes_per_day"] * (write.reads if write else 0)
+        + WORKLOAD["writes_per_day"]
+        * WORKLOAD["warm_instances"]
+        * (warm_after.reads * _scale(warm_after, factor) if warm_after else 0)
+        + WORKLOAD["questions_per_day"] * (warm_idle.reads if warm_idle else 0)
+        + WORKLOAD["warm_instances"] * (cold.reads * _scale(cold, factor) if cold else 0)
+    )
+    per_day_writes = WORKLOAD["writes_per_day"] * (write.writes if write else 0)
+    per_day_deletes = WORKLOAD["writes_per_day"] * (write.deletes if write else 0)
+    month = 30 * (
+        per_day_reads * PRICE_READ + per_day_writes * PRICE_WRITE + per_day_deletes * PRICE_DELETE
+    )
+    # find_nearest is also billed one read per 1,000 index entries it reads, which the
+    # client cannot see; a flat index scanned whole over the pre-filtered chunks would
+    # read every active chunk's entry: the upper estimate below, not a measurement.
+    nearest_reads = WORKLOAD["questions_per_day"] * math.ceil(chunks * factor / 1000)
+    return {
+        "target_pages": target,
+        "find_nearest_index_reads_per_day_upper": nearest_reads,
+        "usd_per_month_with_them": round(month + 30 * nearest_reads * PRICE_READ, 2),
+        "target_chunks": round(chunks * factor),
+        "workload": WORKLOAD,
+        "assumes": "one cold start per warm instance a day",
+        "reads_per_day": round(per_day_reads),
+        "writes_per_day": per_day_writes,
+        "usd_per_month": round(month, 2),
+        "cold_ask_reads": round(cold.reads * _scale(cold, factor) if cold else 0),
+        "warm_ask_after_write_reads": round(
+            warm_after.reads * _scale(warm_after, factor) if warm_after else 0
+        ),
+    }
+
+
+def _scale(row: Row, factor: float) -> float:
+    """Reads that track the wiki's size scale with it; the note says which do."""
+    return factor if "scales" in row.note else 1.0
+
+
+def table(rows: list[Row]) -> str:
+    out = [
+        "| operation | reads | writes | deletes | seconds | RSS MiB |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r.operation} | {r.reads} | {r.writes} | {r.deletes} | {r.seconds:.2f} |"
+            f" {r.rss_mib:.0f} |"
+        )
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--project", help="reuse a wiki already built in this emulator project")
+    parser.add_argument("--rebuild", action="store_true", help="also measure the site rebuild")
+    parser.add_argument("--target", type=int, default=100_000)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="the ask instance's store deadline (s)"
+    )
+    parser.add_argument("--instance", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
+        parser.error("set FIRESTORE_EMULATOR_HOST (this bench runs on the emulator)")
+    if args.instance:
+        project, phase, timeout = args.instance.split(":")
+        print(json.dumps(ask_instance(project, phase, float(timeout))))
+        return 0
+    project = args.project or f"bench-scale-{uuid.uuid4().hex[:10]}"
+    chunks, build_s = (0, 0.0) if args.project else build(project, args.pages, args.threads)
+    if args.project:
+        chunks = len(FirestoreStore(project).chunks.active_chunks())
+    rows: list[Row] = []
+    instance: dict[str, Any] = {}
+    for phase in ("first", "second"):
+        child = subprocess.run(
+            [sys.executable, __file__, "--instance", f"{project}:{phase}:{args.timeout}"],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if child.returncode != 0:
+            print(child.stderr[-3000:], file=sys.stderr)
+            child.check_returncode()
+        result = json.loads(child.stdout.strip().splitlines()[-1])
+        instance = instance or result
+        rows.extend(Row(**r) for r in result["rows"])
+    write_operations(project, rows)
+    if args.rebuild:
+        rebuild_operations(project, rows)
+    idle = next(r.reads for r in rows if r.operation == "ask, warm, nothing written")
+    for r in rows:
+        if r.operation.startswith("ask, cold") or (
+            r.operation.startswith("ask, warm, after")
+            and r.reads > idle + instance["written_page_chunks"] + 10
+        ):
+            r.note = "scales with the wiki"
+    report = {
+        "pages": args.pages,
+        "chunks": chunks,
+        "project": project,
+        "build_seconds": round(build_s, 1),
+        "written_page_chunks": instance["written_page_chunks"],
+        "ask_rss_start_mib": round(instance["rss_start_mib"]),
+        "rows": [dict(r.__dict__.items()) for r in rows],
+        "extrapolation": extrapolate(rows, args.pages, chunks, args.target),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(
+        f"{args.pages} pages, {chunks} chunks (built in {build_s:.0f} s, project {project});"
+        f" the page written before the warm ask has {instance['written_page_chunks']} chunks;"
+        f" ask process RSS before its first question {instance['rss_start_mib']:.0f} MiB"
+    )
+    print(table(rows))
+    print(json.dumps(report["extrapolation"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
