@@ -184,9 +184,10 @@ def test_a_title_edit_reads_and_renders_the_pages_that_show_it(store: Any, reads
     edit(store, slugs[10], title="Renombrada")
     reads.reset()
     report = build()
-    # The page, the two linking to it (link text), the two it links to (backlinks).
-    assert report.built == 5
-    assert reads.records == 1 + 4
+    # The page, the two linking to it (link text), the two it links to (backlinks), and
+    # the page that becomes its previous one in the reading order (it sorts last now).
+    assert report.built == 6
+    assert reads.records == 1 + 5
     assert "Renombrada" in (site() / slugs[8] / "index.html").read_text()
     assert "Renombrada" in (site() / slugs[9] / "index.html").read_text()
     assert "Renombrada" in (site() / "index.html").read_text()
@@ -218,8 +219,10 @@ def test_a_new_page_and_a_new_draft_appear(store: Any, reads: Reads) -> None:
     put(store, "concept—otro-borrador", "B.", at=datetime.now(UTC), status="draft")
     reads.reset()
     report = build()
-    assert report.built == 2  # the new page and the backlink it gives
-    assert reads.records == 2 + 1
+    # The new page, the backlink it gives, and its neighbour in the reading order (whose
+    # previous/next now names it).
+    assert report.built == 3
+    assert reads.records == 2 + 2
     assert (site() / "concept—nueva" / "index.html").is_file()
     assert quote("concept—nueva") in (site() / slugs[3] / "index.html").read_text()
     drafts = {d["slug"] for d in curator()["drafts"]}
@@ -238,7 +241,7 @@ def test_a_failing_page_stays_failed_without_being_read(store: Any, reads: Reads
     assert reads.records == 0  # written a day ago: remembered, not read
     edit(store, "concept—mala", type="concept")
     fixed = rebuild(get_settings())
-    assert (fixed.status, fixed.built) == ("ok", 1)
+    assert (fixed.status, fixed.built) == ("ok", 2)  # the page and its new neighbour
 
 
 def test_a_write_dated_before_the_last_read_is_still_seen(store: Any) -> None:
