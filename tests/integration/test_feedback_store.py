@@ -95,3 +95,16 @@ def test_feedback_lists_newest_first_since_a_moment_and_a_repeat_replaces(store:
     assert recent[0].trace.sources[0].slug == "guide—pool"
     assert recent[0].reason == "outdated"
     assert recent[0].at.tzinfo is not None
+
+
+def test_firestore_keeps_expires_at_as_a_timestamp_for_the_ttl_policy(
+    store: Any, store_env: str
+) -> None:
+    """Firestore's TTL deletes only documents whose expires_at is a timestamp."""
+    if store_env != "firestore":
+        return  # SQLite sweeps on save (tests/service/test_ask_trace.py)
+    trace = _trace("ttl", days=30)
+    store.traces.save(trace)
+    raw = store.db.collection("answer_traces").document("ttl").get().to_dict()
+    assert isinstance(raw["expires_at"], datetime)
+    assert raw["expires_at"] == trace.expires_at
