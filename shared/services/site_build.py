@@ -649,7 +649,8 @@ class _Build:
             states[slug] = before[slug]
         for slug, page in published.items():
             # A page's folder is written or kept whole: its HTML and its Markdown.
-            files = (paths.page_path(slug), paths.markdown_path(slug))
+            html_path = paths.page_path(slug)  # validates the slug once for both files
+            files = (html_path, html_path.removesuffix(paths.INDEX) + paths.MARKDOWN)
             old = before.get(slug)
             if slug in bodies:
                 html = renderer.render_page(page, bodies[slug], site, self.config).encode()

@@ -9,6 +9,7 @@ total and the same on every machine (``locale.strxfrm`` depends on installed loc
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 _TILDE = "\u0303"  # combining tilde: n + tilde is ñ, a letter of its own
 _AFTER_N = "n\U0010ffff"  # sorts after every "n…" and before "o"
@@ -26,6 +27,7 @@ def _primary(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=65536)  # a build sorts the same titles for the nav and the listings
 def sort_key(text: str) -> tuple[str, str, str]:
     """Key for ``sorted``: letters first, then accents, then case (see the module)."""
     return (_primary(text), unicodedata.normalize("NFD", text.casefold()), text.swapcase())

@@ -18,7 +18,6 @@ tree depth first; breadcrumbs are the sections above a page.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -227,9 +226,7 @@ def chrome_hash(nav: Nav, slug: str, titles: Mapping[str, str]) -> str:
     """Hash of what a page shows of the others through the navigation: its breadcrumbs
     and its previous/next pages. A page whose hash changed is rendered again."""
     before, after = nav.neighbours(slug)
-    data = [
-        [[c.title, c.slug] for c in nav.trails.get(slug, ())],
-        [before, titles.get(before or "")],
-        [after, titles.get(after or "")],
-    ]
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()[:16]
+    parts = [f"{c.title}\0{c.slug or ''}" for c in nav.trails.get(slug, ())]
+    for other in (before, after):
+        parts.append(f"\2{other or ''}\0{titles.get(other or '', '')}")
+    return hashlib.sha256("\1".join(parts).encode()).hexdigest()[:16]

@@ -34,7 +34,8 @@ MAX_SHARD_BYTES = 100_000  # the most one search downloads (before gzip)
 MAX_HEADINGS = 30  # per page, kept in the manifest: enough to find a section of a long page
 MAX_HEADING_CHARS = 90
 _WORD = re.compile(r"[a-z0-9]+")
-_KEY = re.compile(r"[a-z0-9]{1,40}")
+MAX_KEY = 40
+_KEY = re.compile(rf"[a-z0-9]{{1,{MAX_KEY}}}")
 STOPWORDS = lang.STOPWORDS
 
 Heading = tuple[str, str]  # (anchor, text)
@@ -163,7 +164,8 @@ def _place(
     sizes: Mapping[str, int],
     index: Index,
 ) -> None:
-    longer = [w for w in members if len(w) > len(key)]
+    # Keys stop at MAX_KEY letters (a file name's length): past it, one shard for all.
+    longer = [w for w in members if len(w) > len(key)] if len(key) < MAX_KEY else []
     if not longer or sum(sizes[w] for w in members) <= MAX_SHARD_BYTES:
         index.shards[key] = _fit(key, _rows(members, postings), postings, index)
         return

@@ -69,3 +69,14 @@ def test_shard_files_are_inert_scripts_and_nav_js_lists_split_prefixes() -> None
     assert "BIBLIOTECA_SEARCH_SPLIT=[]" in renderer.render_nav_script(site, split)
     with pytest.raises(ValueError, match="invalid shard key"):
         search.shard_path("../x")
+
+
+def test_keys_stop_at_forty_letters_however_many_long_words_share_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(search, "MAX_SHARD_BYTES", 100)
+    stem = "a" * 45
+    pages = [entry(f"p{i}", f"{stem}{i:02d}") for i in range(10)]
+    index = search.build(pages, {})
+    assert max(len(k) for k in index.shards) == search.MAX_KEY
+    assert all(search.shard_path(k) for k in index.shards)
