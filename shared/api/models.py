@@ -563,6 +563,15 @@ class AskArchive(ResponseBody):
     slug: str | None = None
 
 
+class Grounding(ResponseBody):
+    """The grounding gate's check of the code paths an answer cites."""
+
+    checked: bool
+    cited: int = Field(ge=0)
+    resolved: int = Field(ge=0)
+    unresolved: list[str]
+
+
 class AskResponse(ResponseBody):
     """An answer in Markdown with the wiki passages it cites as ``[n]``."""
 
@@ -577,16 +586,24 @@ class AskResponse(ResponseBody):
     chunks_used: int = Field(ge=0)
     duration_ms: float = Field(ge=0)
     mode: Literal["help", "tutor"]
+    confidence: Literal["high", "low"] | None = Field(
+        default=None,
+        description="Help mode only: low when the evidence is weak (the answer then opens "
+        "by saying the wiki does not seem to cover the question).",
+    )
+    unsupported: list[str] | None = Field(
+        default=None,
+        description="Code identifiers or paths the answer names that appear in no passage "
+        "sent and not in the code index (present only when there are some).",
+    )
+    grounding: Grounding | None = Field(
+        default=None,
+        description="Help mode: the grounding gate's check of the code paths the answer cites.",
+    )
+    timings: dict[str, float] | None = Field(
+        default=None, description="embed_ms, search_ms and generate_ms."
+    )
     archive: AskArchive
-
-
-class Grounding(ResponseBody):
-    """The grounding gate's check of the code paths an answer cites."""
-
-    checked: bool
-    cited: int = Field(ge=0)
-    resolved: int = Field(ge=0)
-    unresolved: list[str]
 
 
 class ArchiveResponse(ResponseBody):

@@ -203,10 +203,14 @@ def test_only_ask_and_feedback_are_public_and_the_rest_trust_iam(build: dict[str
 
 
 def test_resources_are_explicit_and_concurrency_has_a_whole_cpu(build: dict[str, Any]) -> None:
-    """memory, cpu, timeout, max-instances, concurrency set; concurrency > 1 needs cpu >= 1."""
+    """memory, cpu, timeout, max-instances, concurrency set; concurrency > 1 needs cpu >= 1.
+    A memory given by a substitution (ask's ``_ASK_MEMORY``) has a valid default."""
     for step in deploy_steps(build):
         found = flags(step["args"])
-        assert re.fullmatch(r"\d+(Mi|Gi)", one(found, "--memory"))
+        memory = one(found, "--memory")
+        if substituted := re.fullmatch(r"\$\{(_[A-Z_]+)\}", memory):
+            memory = build["substitutions"][substituted.group(1)]
+        assert re.fullmatch(r"\d+(Mi|Gi)", memory)
         assert re.fullmatch(r"\d+s", one(found, "--timeout"))
         assert int(one(found, "--max-instances")) >= 1
         concurrency = int(one(found, "--concurrency"))
