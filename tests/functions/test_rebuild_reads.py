@@ -25,6 +25,7 @@ from shared.config import get_settings
 from shared.ports import PageRecord
 from shared.services.site_build import BuildReport
 from tests.fixtures.wiring import rebuild
+from tests.functions.test_rebuild import edit  # a write as the API makes it
 
 DAY_AGO = datetime.now(UTC) - timedelta(days=1)
 
@@ -92,19 +93,6 @@ def _count_firestore_documents(monkeypatch: pytest.MonkeyPatch, counter: Reads) 
 def put(store: Any, slug: str, content: str, *, at: datetime = DAY_AGO, **fm: Any) -> None:
     front_matter = {"title": slug.split("—")[-1].title(), "type": "concept", **fm}
     store.pages.create(PageRecord(slug, front_matter, content, 1, at, at), [])
-
-
-def edit(store: Any, slug: str, content: str | None = None, **front_matter: Any) -> None:
-    """A write as the API makes it: new version, ``updated_at`` now."""
-    record = store.pages.get(slug)
-    changed = dataclasses.replace(
-        record,
-        front_matter={**record.front_matter, **front_matter},
-        content=record.content if content is None else content,
-        version=record.version + 1,
-        updated_at=datetime.now(UTC),
-    )
-    store.pages.update(changed, None, expected_version=record.version)
 
 
 def wiki(store: Any, n: int) -> list[str]:
