@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.bootstrap import wiring
-from shared.cli.output import emit, progress_bar, setup
+from shared.cli.output import emit, index_snapshot_line, progress_bar, setup
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.importer import import_directory
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [summary]
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
+    if report.created + report.updated:
+        lines.append(index_snapshot_line(w.store))
     emit(args, report.as_dict(), "\n".join(lines))
     return 1 if report.failed else 0
 

@@ -77,3 +77,19 @@ def progress_lines(
             line("")
             last = now
     line("done, ")
+
+
+def index_snapshot_line(store: Any) -> str:
+    """Store the search index's snapshot after a bulk write, and say so in one line: the
+    next cold ``ask`` instance then loads it instead of reading every chunk."""
+    from shared.errors import BibliotecaError
+    from shared.retrieval.hybrid import store_snapshot
+
+    try:
+        count = store_snapshot(store.chunks)
+    except BibliotecaError as exc:
+        return (
+            f"  warning: the search index snapshot was not stored ({exc.message}); "
+            "the next cold ask reads every chunk"
+        )
+    return f"search index snapshot stored ({count} chunks): cold ask instances start from it"

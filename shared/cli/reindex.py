@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from shared.bootstrap import wiring
-from shared.cli.output import emit, progress_bar, setup
+from shared.cli.output import emit, index_snapshot_line, progress_bar, setup
 from shared.services.reindex import reindex
 
 
@@ -26,5 +26,7 @@ def run(args: argparse.Namespace) -> int:
         f"failed {len(report.failed)} (embedder {embedder.name})"
     ]
     lines += [f"  failed  {f['slug']}: {f['error']}" for f in report.failed]
+    if report.reindexed:
+        lines.append(index_snapshot_line(w.store))
     emit(args, {**report.as_dict(), "embedder": embedder.name}, "\n".join(lines))
     return 1 if report.failed else 0

@@ -144,6 +144,18 @@ def _save(chunks: ChunkIndex, cached: _Cached) -> None:
     thread.start()
 
 
+def store_snapshot(chunks: ChunkIndex) -> int:
+    """Bring the index up to date and store it now, in this thread; the chunks it holds.
+
+    A bulk ``import`` or a ``reindex`` calls this, so the next cold ``ask`` instance loads
+    a snapshot instead of reading every chunk inside a question (383 s at 10,000 pages on
+    the emulator: past the function's timeout). Errors are the caller's to report.
+    """
+    state = snapshot(chunks)
+    chunks.save_snapshot(StoredSnapshot(state.fingerprint, stored_index.encode(state.index)))
+    return len(state.index)
+
+
 _saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 _saves_lock = threading.Lock()
 

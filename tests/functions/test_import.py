@@ -291,3 +291,22 @@ def test_real_pages_import_searchable_and_reimport_writes_nothing(
     report = import_directory(root, store, embedder, default_type="reference")
     assert (report.created, report.updated, report.unchanged, report.failed) == (0, 0, 12, [])
     assert {r.version for r in store.pages.list()} == {1}
+
+
+def test_an_import_leaves_the_search_index_snapshot_for_cold_ask_instances(
+    store_env: str, wiki: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a bulk import the stored snapshot holds every active chunk, so a cold `ask`
+    instance loads it instead of reading the wiki inside a question (docs/scale.md)."""
+    from shared.retrieval.snapshot import decode
+
+    assert main(["import", str(wiki), "--type", "guide"]) == 0
+    out = capsys.readouterr().out
+    chunks = open_store(get_settings()).chunks
+    stored = chunks.load_snapshot()
+    assert stored is not None
+    index = decode(stored.payload)
+    assert index is not None
+    assert len(index) == len(list(chunks.active_chunks())) > 0
+    count = len(index)
+    assert f"search index snapshot stored ({count} chunks)" in out
