@@ -169,7 +169,7 @@ def build(project: str, pages: int, threads: int) -> tuple[int, float]:
         nonlocal total
         page = variant(i, base)
         chunks = build_chunks(page, embedder, {})
-        store.pages.create(to_record(page), chunks)
+        store.pages.create(to_record(page, store), chunks)
         with lock:
             total += len(chunks)
 
