@@ -367,11 +367,9 @@ class SiteState(Protocol):
 
     def load_nav(self) -> dict[str, Any] | None:
         """The navigation the last import read from ``mkdocs.yml`` (order and sections)."""
-        ...
 
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         """Replace the navigation (None removes it)."""
-        ...
 
 
 # -- publishing the site ---------------------------------------------------------------
