@@ -29,18 +29,10 @@ from shared.api.models import WikiCreateRequest
 from shared.bootstrap import wiring
 from shared.config import get_settings
 from shared.services.wiki import create_page
+from tests.fixtures.contract import MCP_TOOLS
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import ROOT, ServerFactory
 
-CONTRACT_TOOLS = {
-    "search",
-    "get_page",
-    "ask",
-    "propose_page",
-    "propose_update",
-    "report_issue",
-    "pages_citing",
-}
 TIMEOUT_S = 120
 
 
@@ -132,7 +124,7 @@ def test_the_client_lists_exactly_the_contracts_tools(door: Door) -> None:
 
     version, tools = run(door, False, act)
     assert version == "2025-11-25"
-    assert {t.name for t in tools} == CONTRACT_TOOLS
+    assert {t.name for t in tools} == MCP_TOOLS
     assert all(t.input_schema["type"] == "object" and t.description for t in tools)
 
 

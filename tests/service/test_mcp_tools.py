@@ -20,20 +20,12 @@ from shared.errors import Unauthorized
 from shared.mcp.protocol import PROTOCOL_VERSIONS, handle
 from shared.mcp.tools import TOOLS, Caller
 from shared.services.rate_limit import reset_limiters
+from tests.fixtures.contract import MCP_TOOLS
 from tests.fixtures.embedder import HashingEmbedder
 from tests.service.conftest import Call
 
 WRITER = Caller(may_write=True)
 READER = Caller(may_write=False, refusal=Unauthorized("no credentials"))
-CONTRACT_TOOLS = {
-    "search",
-    "get_page",
-    "ask",
-    "propose_page",
-    "propose_update",
-    "report_issue",
-    "pages_citing",
-}
 
 
 def rpc(method: str, params: Any = None, *, caller: Caller = WRITER) -> dict[str, Any]:
@@ -94,7 +86,7 @@ def test_tools_list_is_the_contracts_tools_with_schemas_and_an_example_each(stor
     """tools/list offers exactly the contract's tools, each with an object input schema and
     an English example that validates."""
     listed = rpc("tools/list")["result"]["tools"]
-    assert {t["name"] for t in listed} == CONTRACT_TOOLS
+    assert {t["name"] for t in listed} == MCP_TOOLS
     for definition, defined in zip(listed, TOOLS, strict=True):
         assert definition["inputSchema"]["type"] == "object"
         assert definition["inputSchema"]["additionalProperties"] is False
