@@ -219,7 +219,7 @@ def retrieve(store: Any, question: str) -> Retrieved:
         limit=DEFAULT_LIMIT,
     )
     cited = evidence.cited(found.ranked)
-    rows = hybrid.lexical_index(store.chunks).by_key if SECTIONS else None
+    rows = found.sections if SECTIONS else None
     confidence = evidence.confidence(found.ranked, cited)
     return Retrieved(numbered(cited, rows), found.ranked, confidence)
 

@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             def uncached(q: str = q, v: Any = vector) -> Any:
                 dense = naive_nearest(store, v, embedder.name, hybrid.CANDIDATES)
                 index = LexicalIndex(store.chunks.active_chunks())
-                return mix(dense, index.search(q, ANY, hybrid.CANDIDATES), index.by_key)
+                return mix(dense, index.search(q, ANY, hybrid.CANDIDATES), index.labels)
 
             baseline.append(timed(uncached)[0])
 

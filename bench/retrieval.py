@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         store, import_s = open_corpus(args.store or Path(tmp))
         pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
         baseline = PageBm25(pages)
-        index = hybrid.lexical_index(store.chunks)
+        index = hybrid.snapshot(store.chunks).index
         chunk_count = len(index)
 
         systems: dict[str, Callable[..., list[str]]] = {
@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             lexical = index.search(q["q"], NONE, hybrid.CANDIDATES)
             for name, system in systems.items():
-                rankings[name].append(page_order(system(dense, lexical, index.by_key)))
+                rankings[name].append(page_order(system(dense, lexical, index.labels)))
             rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
 
         # The best fused score among the chunks `ask` would consider (its default limit):

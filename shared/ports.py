@@ -196,6 +196,12 @@ class ChunkIndex(Protocol):
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
         """The active chunks of ``slugs`` only (a page no longer active has none)."""
 
+    def chunks_by_key(
+        self, keys: Collection[tuple[str, int]]
+    ) -> dict[tuple[str, int], IndexedChunk]:
+        """The active chunks at ``keys`` (slug, ordinal), with their text, in one read:
+        the lexical index holds no text, so a question reads the passages it shows."""
+
     def load_snapshot(self) -> StoredSnapshot | None:
         """The last saved snapshot of the lexical index, or None (none saved, or unreadable).
 

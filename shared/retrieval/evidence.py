@@ -5,8 +5,9 @@ strong that evidence is: "low" when nothing passes the gate or the best match is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-from shared.ports import Confidence, IndexedChunk
+from shared.ports import Confidence
 from shared.retrieval.fusion import Ranked
 
 # A chunk is relevant when its fused score or its cosine alone reaches these
@@ -19,6 +20,15 @@ SECTION_CHARS = 1200
 # Under this best fused score the wiki does not seem to treat the question directly: the
 # answer says so before giving the closest it has (chosen in bench/answers.py).
 HEDGE_BELOW = 0.30
+
+
+class Section(Protocol):
+    """A chunk as a passage runs on into it: its heading and its text."""
+
+    @property
+    def heading(self) -> str: ...
+    @property
+    def text(self) -> str: ...
 
 
 def relevant(chunk: Ranked) -> bool:
@@ -42,7 +52,7 @@ def confidence(ranked: Sequence[Ranked], chosen: Sequence[Ranked]) -> Confidence
 
 
 def section_text(
-    chunk: Ranked, rows: Mapping[tuple[str, int], IndexedChunk], cited: Sequence[Ranked]
+    chunk: Ranked, rows: Mapping[tuple[str, int], Section], cited: Sequence[Ranked]
 ) -> str:
     """The chunk's text run on into the following chunks of its section that are not
     cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped."""

@@ -1,19 +1,31 @@
-"""The ``ask`` filters over an in-memory list of chunks, as one boolean mask (pure)."""
+"""The ``ask`` filters over an in-memory list of chunks or pages, as one boolean mask (pure)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import IndexedChunk, SearchFilter
+from shared.ports import SearchFilter
+
+
+class PageFieldsOf(Protocol):
+    """Anything carrying a page's filterable fields: a chunk row, a page."""
+
+    @property
+    def page_type(self) -> str | None: ...
+    @property
+    def category(self) -> str | None: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
 
 
 class FilterColumns:
-    """The page fields of indexed chunks as columns, for vectorized filtering."""
+    """The page fields of indexed rows as columns, for vectorized filtering."""
 
-    def __init__(self, rows: Sequence[IndexedChunk]) -> None:
+    def __init__(self, rows: Sequence[PageFieldsOf]) -> None:
         self._rows = rows
         self._types = np.array([r.page_type or "" for r in rows], dtype=object)
         self._categories = np.array([r.category or "" for r in rows], dtype=object)

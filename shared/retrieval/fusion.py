@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from shared.ports import ChunkHit, IndexedChunk
-from shared.retrieval.lexical import LexicalHit
+from shared.ports import ChunkHit
+from shared.retrieval.lexical import ChunkInfo, LexicalHit
 
 # Equal halves: the middle of the weights (0.45-0.55) with the best R@1 on the tuning
 # questions once the lexical side grouped a word's forms (bench/README.md).
@@ -29,7 +29,10 @@ PAGE_SCALE = sum(PAGE_DECAY**i for i in range(PAGE_DEPTH))
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """A retrieved chunk with its fused score and the two scores it came from."""
+    """A retrieved chunk with its fused score and the two scores it came from.
+
+    ``text`` is empty for a chunk only the lexical side found until its text is read
+    (``hybrid.retrieve`` reads it for the chunks it returns)."""
 
     slug: str
     title: str
@@ -59,14 +62,14 @@ Key = tuple[str, int]
 def _fused(
     dense: Sequence[ChunkHit],
     lexical: Sequence[LexicalHit],
-    rows: Mapping[Key, IndexedChunk],
+    rows: Mapping[Key, ChunkInfo],
     fuse: Callable[[Key, float, float], float],
 ) -> list[Ranked]:
     """Every candidate of either side, scored by ``fuse(key, cosine, coverage)``, best first.
 
     A chunk the dense search did not return scores at most its last candidate's cosine.
     """
-    found: dict[Key, ChunkHit | IndexedChunk] = {(h.slug, h.ordinal): h for h in dense}
+    found: dict[Key, ChunkHit | ChunkInfo] = {(h.slug, h.ordinal): h for h in dense}
     for hit in lexical:
         if hit.key not in found and hit.key in rows:
             found[hit.key] = rows[hit.key]
@@ -82,7 +85,7 @@ def _fused(
                 slug=item.slug,
                 title=item.title,
                 heading=item.heading,
-                text=item.text,
+                text=item.text if isinstance(item, ChunkHit) else "",
                 ordinal=item.ordinal,
                 fused=fuse(key, cosine, coverage),
                 cosine=cosine,
@@ -97,7 +100,7 @@ def _fused(
 def mix(
     dense: Sequence[ChunkHit],
     lexical: Sequence[LexicalHit],
-    rows: Mapping[Key, IndexedChunk],
+    rows: Mapping[Key, ChunkInfo],
     *,
     dense_weight: float = DENSE_WEIGHT,
 ) -> list[Ranked]:
@@ -109,7 +112,7 @@ def mix(
 def rrf(
     dense: Sequence[ChunkHit],
     lexical: Sequence[LexicalHit],
-    rows: Mapping[Key, IndexedChunk],
+    rows: Mapping[Key, ChunkInfo],
     *,
     k: int = RRF_K,
 ) -> list[Ranked]:

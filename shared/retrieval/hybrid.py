@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from shared.errors import BibliotecaError
 from shared.logs import get_logger
 from shared.ports import ChunkChanges, ChunkHit, ChunkIndex, SearchFilter, StoredSnapshot, Vector
+from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
+from shared.retrieval.evidence import Section
 from shared.retrieval.fusion import Ranked, by_page, mix
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 
@@ -25,11 +28,13 @@ _log = get_logger("retrieval")
 
 @dataclass(frozen=True, slots=True)
 class Retrieval:
-    """What one search found: fused chunks, best page first, and each side's raw candidates."""
+    """What one search found: fused chunks, best page first, and each side's raw candidates;
+    ``sections`` holds the chunks a cited passage may run on into (``evidence.section_text``)."""
 
     ranked: list[Ranked]
     dense: list[ChunkHit]
     lexical: list[LexicalHit]
+    sections: Mapping[tuple[str, int], Section]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +118,7 @@ def _apply(chunks: ChunkIndex, cached: _Cached, base: LexicalIndex, changes: Chu
 def _read_everything(chunks: ChunkIndex, cached: _Cached) -> None:
     # The cursor before the rows: a write in between is applied again, never missed.
     cursor = chunks.changes_since(None).cursor
-    index = LexicalIndex(chunks.active_chunks(), previous=cached.snapshot.index)
+    index = LexicalIndex(chunks.active_chunks())
     _install(chunks, cached, index, cursor)
     _save(chunks, cached)
 
@@ -168,11 +173,6 @@ def settle(timeout: float | None = None) -> None:
         thread.join(timeout)
 
 
-def lexical_index(chunks: ChunkIndex) -> LexicalIndex:
-    """The lexical index of ``chunks``, brought up to date with the change log."""
-    return snapshot(chunks).index
-
-
 def retrieve(
     chunks: ChunkIndex,
     question: str,
@@ -197,5 +197,26 @@ def retrieve(
         fingerprint=state.fingerprint,
     )
     lexical = state.index.search(question, filters, max(CANDIDATES, limit))
-    ranked = by_page(mix(dense, lexical, state.index.by_key))[:limit]
-    return Retrieval(ranked=ranked, dense=dense, lexical=lexical)
+    ranked = by_page(mix(dense, lexical, state.index.labels))[:limit]
+    ranked, sections = _with_texts(chunks, state.index, ranked, dense)
+    return Retrieval(ranked=ranked, dense=dense, lexical=lexical, sections=sections)
+
+
+def _with_texts(
+    chunks: ChunkIndex, index: LexicalIndex, ranked: Sequence[Ranked], dense: Sequence[ChunkHit]
+) -> tuple[list[Ranked], dict[tuple[str, int], Section]]:
+    """The texts the in-memory index does not hold, in one read: of the chunks only the
+    lexical side found, and of those a cited passage may run on into. A chunk gone since
+    the index's snapshot is dropped; one rewritten since shows its current text."""
+    known: dict[tuple[str, int], Section] = {(h.slug, h.ordinal): h for h in dense}
+    wanted = {(r.slug, r.ordinal) for r in ranked if not r.dense_found}
+    for chunk in evidence.cited(ranked):
+        wanted.update(index.following((chunk.slug, chunk.ordinal), evidence.SECTION_CHARS))
+    read = chunks.chunks_by_key(wanted - known.keys())
+    out = []
+    for r in ranked:
+        if r.dense_found:
+            out.append(r)
+        elif (row := read.get((r.slug, r.ordinal))) is not None:
+            out.append(replace(r, text=row.text, heading=row.heading))
+    return out, {**known, **read}

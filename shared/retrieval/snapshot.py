@@ -1,11 +1,10 @@
 """A lexical index as bytes, so a cold instance loads it instead of reading every chunk.
 
-The payload holds each live chunk's row (the passages a lexical hit shows), one column
-per field joined by a separator (JSON when a value holds one), and the postings as arrays
-(one vocabulary, offsets into one array of chunk numbers and one of term frequencies):
-loading it tokenizes nothing and parses no JSON per chunk. An ``.npz`` container, read
-with ``allow_pickle=False``. Pure: where the bytes are
-kept is the store's business.
+The payload is the index's packed form (``lexical.Packed``): the page table and the
+heading table as columns of text joined by a separator (JSON when a value holds one),
+every per-chunk column and the postings as arrays. No chunk text: the index does not hold
+it. Loading tokenizes nothing and builds no object per chunk. An ``.npz`` container, read
+with ``allow_pickle=False``. Pure: where the bytes are kept is the store's business.
 """
 
 from __future__ import annotations
@@ -18,40 +17,50 @@ from typing import Any
 
 import numpy as np
 
-from shared.ports import IndexedChunk
-from shared.retrieval.lexical import LexicalIndex
+from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
 
-FORMAT = 3
+FORMAT = 4
 _ROW, _TAG = "\x00", "\x1f"  # between rows of a column, between the tags of one row
-_TEXT_COLUMNS = ("slug", "title", "heading", "text", "page_type", "category")
+_ARRAYS = {
+    "page_of": np.int32,
+    "ordinal": np.int32,
+    "heading": np.int32,
+    "chars": np.int32,
+    "digest": np.uint32,
+    "lengths": np.float32,
+    "offsets": np.int64,
+    "docs": np.int32,
+    "tf": np.uint16,
+}
 
 
 def encode(index: LexicalIndex) -> bytes:
-    rows, postings, lengths = index.parts()
-    vocabulary = list(postings)
-    sizes = np.fromiter((len(postings[t][0]) for t in vocabulary), dtype=np.int64)
-    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes)])
-    empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
-    docs = np.concatenate([postings[t][0] for t in vocabulary] or [empty_i]).astype(np.int32)
-    tf = np.concatenate([postings[t][1] for t in vocabulary] or [empty_f]).astype(np.float32)
-    meta = {"format": FORMAT, "vocabulary": vocabulary, "count": len(rows)}
-    columns = _columns(rows)
-    if columns is None:  # a separator inside a value: the rows go as JSON instead
-        meta["rows"] = [
-            [r.slug, r.ordinal, r.title, r.heading, r.text, r.page_type, r.category, list(r.tags)]
-            for r in rows
-        ]
-        columns = {}
-    named: dict[str, Any] = {name: _bytes(value.encode()) for name, value in columns.items()}
-    named.update(
-        meta=_bytes(json.dumps(meta).encode()),
-        ordinals=np.fromiter((r.ordinal for r in rows), dtype=np.int64, count=len(rows)),
-        nulls=np.array([[r.page_type is None, r.category is None] for r in rows], dtype=bool),
-        offsets=offsets,
-        docs=docs,
-        tf=tf,
-        lengths=lengths.astype(np.float32),
-    )
+    packed = index.packed()
+    pages = packed.pages
+    texts = {
+        "slug": [p.slug for p in pages],
+        "title": [p.title for p in pages],
+        "page_type": [p.page_type or "" for p in pages],
+        "category": [p.category or "" for p in pages],
+        "tags": [_TAG.join(p.tags) for p in pages],
+        "headings": packed.headings,
+        "vocabulary": packed.vocabulary,
+    }
+    meta: dict[str, Any] = {"format": FORMAT}
+    if any(_TAG in t for p in pages for t in p.tags):
+        meta["tags"] = [list(p.tags) for p in pages]
+        texts["tags"] = []
+    named: dict[str, Any] = {}
+    for name, values in texts.items():
+        if any(_ROW in v for v in values):
+            meta[name] = values  # a separator inside a value: this column goes as JSON
+        else:
+            named[name] = _bytes(_ROW.join(values).encode())
+    meta["counts"] = {"pages": len(pages), "headings": len(packed.headings)}
+    named["meta"] = _bytes(json.dumps(meta).encode())
+    named["nulls"] = np.array([[p.page_type is None, p.category is None] for p in pages], bool)
+    for name, dtype in _ARRAYS.items():
+        named[name] = np.asarray(getattr(packed, name), dtype=dtype)
     out = io.BytesIO()
     np.savez_compressed(out, **named)
     return out.getvalue()
@@ -61,25 +70,6 @@ def _bytes(data: bytes) -> np.ndarray[Any, np.dtype[np.uint8]]:
     return np.frombuffer(data, dtype=np.uint8)
 
 
-def _columns(rows: list[IndexedChunk]) -> dict[str, str] | None:
-    """Each text field of every row, joined: one string to split beats JSON by far."""
-    values = {
-        "slug": [r.slug for r in rows],
-        "title": [r.title for r in rows],
-        "heading": [r.heading for r in rows],
-        "text": [r.text for r in rows],
-        "page_type": [r.page_type or "" for r in rows],
-        "category": [r.category or "" for r in rows],
-        "tags": [_TAG.join(r.tags) for r in rows],
-    }
-    for name, column in values.items():
-        if any(_ROW in v for v in column) or (
-            name == "tags" and any(_TAG in t for r in rows for t in r.tags)
-        ):
-            return None
-    return {name: _ROW.join(column) for name, column in values.items()}
-
-
 def decode(payload: bytes) -> LexicalIndex | None:
     """The index the payload holds; None for a payload of another format or damaged."""
     try:
@@ -87,52 +77,77 @@ def decode(payload: bytes) -> LexicalIndex | None:
             meta: dict[str, Any] = json.loads(arrays["meta"].tobytes())
             if meta.get("format") != FORMAT:
                 return None
-            offsets, docs = arrays["offsets"], arrays["docs"].astype(np.int32)
-            tf, lengths = arrays["tf"], arrays["lengths"]
-            rows = _rows(meta, arrays)
-        vocabulary = [str(t) for t in meta["vocabulary"]]
-        if len(offsets) != len(vocabulary) + 1 or len(lengths) != len(rows):
-            return None
-        postings = {
-            t: (docs[offsets[i] : offsets[i + 1]], tf[offsets[i] : offsets[i + 1]])
-            for i, t in enumerate(vocabulary)
-        }
+            counts = meta["counts"]
+            columns = {
+                name: _column(meta, arrays, name, size)
+                for name, size in (
+                    ("slug", counts["pages"]),
+                    ("title", counts["pages"]),
+                    ("page_type", counts["pages"]),
+                    ("category", counts["pages"]),
+                    ("headings", counts["headings"]),
+                    ("vocabulary", None),
+                )
+            }
+            tags = (
+                [tuple(t) for t in meta["tags"]]
+                if "tags" in meta
+                else [
+                    tuple(t.split(_TAG)) if t else ()
+                    for t in _column(meta, arrays, "tags", counts["pages"])
+                ]
+            )
+            nulls = arrays["nulls"].reshape(-1, 2).tolist()
+            packed = Packed(
+                pages=[
+                    PageFields(slug, title, None if n[0] else kind, None if n[1] else cat, tag)
+                    for slug, title, kind, cat, tag, n in zip(
+                        columns["slug"],
+                        columns["title"],
+                        columns["page_type"],
+                        columns["category"],
+                        tags,
+                        nulls,
+                        strict=True,
+                    )
+                ],
+                headings=columns["headings"],
+                vocabulary=columns["vocabulary"],
+                **{name: arrays[name].astype(dtype, copy=False) for name, dtype in _ARRAYS.items()},
+            )
+        _check(packed)
     except (zlib.error, zipfile.BadZipFile, EOFError, OSError, ValueError, LookupError, TypeError):
         return None  # any damage reads as no snapshot
-    return LexicalIndex.from_parts(rows, postings, lengths)
+    return LexicalIndex.from_packed(packed)
 
 
-def _rows(meta: dict[str, Any], arrays: Any) -> list[IndexedChunk]:
-    if "rows" in meta:
-        return [
-            IndexedChunk(r[0], int(r[1]), r[2], r[3], r[4], r[5], r[6], tuple(r[7]))
-            for r in meta["rows"]
-        ]
-    count = int(meta["count"])
-    if count == 0:
-        return []
-    split = {name: arrays[name].tobytes().decode().split(_ROW) for name in (*_TEXT_COLUMNS, "tags")}
-    if any(len(column) != count for column in split.values()):
-        raise ValueError("columns of different lengths")
-    ordinals = arrays["ordinals"].tolist()
-    nulls = arrays["nulls"].tolist()
-    return [
-        IndexedChunk(
-            slug,
-            ordinal,
-            title,
-            heading,
-            text,
-            None if null[0] else page_type,
-            None if null[1] else category,
-            tuple(tags.split(_TAG)) if tags else (),
-        )
-        for slug, ordinal, title, heading, text, page_type, category, tags, null in zip(
-            *(split[name] for name in _TEXT_COLUMNS[:1]),
-            ordinals,
-            *(split[name] for name in _TEXT_COLUMNS[1:]),
-            split["tags"],
-            nulls,
-            strict=True,
-        )
-    ]
+def _column(meta: dict[str, Any], arrays: Any, name: str, size: int | None = None) -> list[str]:
+    if name in meta:
+        values = [str(v) for v in meta[name]]
+    else:
+        text = arrays[name].tobytes().decode()
+        values = text.split(_ROW) if text or size else []
+    if size is not None and len(values) != size:
+        raise ValueError(f"column {name} holds {len(values)} values, not {size}")
+    return values
+
+
+def _check(packed: Packed) -> None:
+    """Raise ValueError unless the arrays agree with each other and with the tables."""
+    slots = len(packed.page_of)
+    if any(
+        len(getattr(packed, name)) != slots
+        for name in ("ordinal", "heading", "chars", "digest", "lengths")
+    ):
+        raise ValueError("per-chunk columns of different lengths")
+    if len(packed.offsets) != len(packed.vocabulary) + 1 or len(packed.docs) != len(packed.tf):
+        raise ValueError("postings do not match the vocabulary")
+    if int(packed.offsets[-1]) != len(packed.docs):
+        raise ValueError("postings cut short")
+    if slots and (
+        int(packed.page_of.max()) >= len(packed.pages)
+        or int(packed.heading.max()) >= len(packed.headings)
+    ):
+        raise ValueError("a chunk names a page or heading the tables lack")
+    if len(packed.docs) and int(packed.docs.max()) >= slots:
+        raise ValueError("a posting names a chunk the index lacks")

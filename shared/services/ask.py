@@ -27,12 +27,12 @@ from shared.ports import (
     Freshness,
     FreshnessState,
     Generator,
-    IndexedChunk,
     Passage,
     SearchFilter,
     Store,
 )
 from shared.retrieval import answer_checks, evidence, hybrid
+from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import language, strip_invisible
@@ -232,7 +232,7 @@ def gather(
     freshness = freshness_of(cited, store)
     gone = {slug for slug, f in freshness.items() if all_gone(f)}
     ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
-    passages = numbered(ordered, state.index.by_key)
+    passages = numbered(ordered, found.sections)
     t2 = time.perf_counter()
     return Evidence(
         passages=passages,
@@ -258,10 +258,11 @@ def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
 
 
 def numbered(
-    ranked: Sequence[Ranked], rows: Mapping[tuple[str, int], IndexedChunk] | None = None
+    ranked: Sequence[Ranked], rows: Mapping[tuple[str, int], Section] | None = None
 ) -> list[Passage]:
     """Retrieved chunks as the answerer's numbered sources, best first from [1]; with the
-    index's ``rows``, each runs on into the rest of its section (``evidence.section_text``)."""
+    retrieval's ``sections``, each runs on into the rest of its section
+    (``evidence.section_text``)."""
     return [
         Passage(
             number=i,

@@ -51,8 +51,8 @@ def rewrite_fields(store: Any, slug: str, **fields: Any) -> None:
     store.pages.update(record, None, expected_version=current.version)
 
 
-def keys(index: LexicalIndex) -> list[tuple[str, int, str, tuple[str, ...]]]:
-    return [(r.slug, r.ordinal, r.text, r.tags) for r in index.rows]
+def keys(index: LexicalIndex) -> list[tuple[str, int, int, tuple[str, ...]]]:
+    return [(r.slug, r.ordinal, r.digest, r.tags) for r in index.rows]
 
 
 def assert_up_to_date(reader: Any) -> None:

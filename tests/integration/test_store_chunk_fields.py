@@ -62,3 +62,18 @@ def test_a_file_of_the_first_round_opens_and_takes_writes(tmp_path: Path) -> Non
     hits = store.chunks.nearest(unit(1), embedder=EMBEDDER, filters=SearchFilter(), limit=5)
     assert [h.slug for h in hits] == ["old", "new"]
     assert "source_types" not in stored_chunk_fields(store, "new")
+
+
+def test_chunks_by_key_reads_the_active_chunks_asked_for(store: Any) -> None:
+    """The passages' texts by (slug, ordinal): only active chunks, only those asked for."""
+    store.pages.create(page("a"), chunks_of("a", unit(1), unit(0, 1), unit(1, 1)))
+    store.pages.create(page("d", status="draft"), chunks_of("d", unit(1)))
+    keys = {("a", 0), ("a", 2), ("a", 9), ("d", 0), ("nada", 0)}
+
+    found = store.chunks.chunks_by_key(keys)
+
+    assert sorted(found) == [("a", 0), ("a", 2)]
+    assert found[("a", 2)].text == "text 2 of a"
+    assert found[("a", 2)].heading == "a › part 2"
+    assert (found[("a", 0)].title, found[("a", 0)].tags) == ("Title of a", ("python",))
+    assert store.chunks.chunks_by_key(set()) == {}

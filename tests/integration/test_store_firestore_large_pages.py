@@ -121,3 +121,16 @@ def test_a_staged_update_that_loses_a_race_discards_its_chunks(fresh: FirestoreS
 
     assert set(fresh.chunks.vectors_for("carrera")) == {c.hash for c in few}
     assert fresh.pages.get("carrera").version == 2
+
+
+def test_a_staged_page_passages_are_read_by_key(fresh: FirestoreStore) -> None:
+    """Chunks published from staging keep keyed ids; reading them by key still finds them."""
+    record, chunks = big_page("grande", 900)
+    fresh.pages.create(record, chunks)
+    assert staged(fresh, "grande")
+    keys = {("grande", 0), ("grande", len(chunks) - 1), ("grande", len(chunks) + 5)}
+
+    found = fresh.chunks.chunks_by_key(keys)
+
+    assert sorted(found) == [("grande", 0), ("grande", len(chunks) - 1)]
+    assert found[("grande", 0)].text == chunks[0].text

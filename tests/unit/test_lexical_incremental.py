@@ -14,6 +14,7 @@ import pytest
 from shared.ports import IndexedChunk, SearchFilter
 from shared.retrieval import snapshot
 from shared.retrieval.lexical import LexicalIndex
+from shared.retrieval.text import tokens
 
 WORDS = [
     "parámetro",
@@ -111,29 +112,30 @@ def test_updates_creates_and_archivals_rank_as_a_fresh_build() -> None:
 
 
 def test_a_write_shares_every_posting_it_does_not_touch() -> None:
-    """What a write costs: the postings of its own tokens, nothing else is copied."""
+    """What a write costs: postings of its own tokens beside the packed arrays, which
+    every later index shares (no copy); the page's old slots are only masked out."""
     pages = wiki(40)
     index = LexicalIndex(flat(pages))
-    before = dict(index._postings)
     written = page_rows("p001", 1, "zorro")
     after = index.with_pages({"p001"}, written)
-    touched = {
-        t for r in written for t in LexicalIndex([r]).documents[(r.text, r.title, r.heading)]
-    }
-    for token, arrays in after._postings.items():
-        if token not in touched:
-            assert arrays is before[token], token
+    assert after._base.docs is index._base.docs
+    assert after._base.tf is index._base.tf
+    touched = {t for r in written for t in tokens(r.text) + tokens(f"{r.title} {r.heading}")}
+    assert {after._term(t) for t in touched} == set(after._extra)
+    assert list(after._new_terms) == tokens("zorro")  # the only word the wiki lacked
+    assert len(after) == len(index)
+    assert len(after._live) == len(index._live) + len(written)
 
 
 def test_many_writes_compact_and_still_rank_as_fresh() -> None:
-    """Past a quarter of dead slots the index is built anew, from the tokens it knows."""
+    """Past a quarter of dead slots the index is packed anew, from its own arrays."""
     pages = wiki(500)
     index = LexicalIndex(flat(pages))
     for round_ in range(700):
         slug = f"p{round_ % 500:03d}"
         pages[slug] = page_rows(slug, 1000 + round_)
         index = index.with_pages({slug}, pages[slug])
-    assert len(index._slots) < 1.5 * len(index)
+    assert len(index._live) < 1.5 * len(index)
     assert_ranks_as_fresh(index, pages)
 
 
@@ -154,12 +156,16 @@ def test_an_unreadable_snapshot_is_none(payload: bytes) -> None:
 
 
 def test_a_snapshot_keeps_odd_values_exactly() -> None:
-    """Absent type and category, no tags, and a separator inside a value (then JSON)."""
+    """Absent type and category, no tags, and separators inside values (then JSON)."""
     rows = [
         IndexedChunk("a", 0, "Título", "", "texto uno", None, None, ()),
-        IndexedChunk("b", 1, "T", "h", "con \x00 dentro", "guide", "c", ("x", "y")),
+        IndexedChunk("b", 1, "T \x00", "h\x00", "con \x00 dentro", "guide", "c", ("x", "y\x1f")),
     ]
     for chosen in (rows[:1], rows):
-        loaded = snapshot.decode(snapshot.encode(LexicalIndex(chosen)))
+        index = LexicalIndex(chosen)
+        loaded = snapshot.decode(snapshot.encode(index))
         assert loaded is not None
-        assert loaded.rows == chosen
+        assert loaded.rows == index.rows
+        assert [(r.slug, r.ordinal, r.page_type, r.tags) for r in loaded.rows] == [
+            (r.slug, r.ordinal, r.page_type, r.tags) for r in chosen
+        ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shared.ports import IndexedChunk, SearchFilter
-from shared.retrieval.lexical import LexicalIndex
+from shared.retrieval.lexical import LexicalIndex, text_digest
 
 
 def chunk(slug: str, text: str, **fields: object) -> IndexedChunk:
@@ -123,12 +123,31 @@ def test_empty_index_and_empty_question() -> None:
     assert INDEX.search("¿qué?", ANY, 5) == []
 
 
-def test_rebuild_from_previous_reuses_tokens_and_ranks_the_same() -> None:
-    """A rebuild after a write reuses unchanged chunks' tokens; results are identical."""
-    added = chunk("new", "El servicio KRAKEN_TIMEOUT corta llamadas lentas.")
-    rebuilt = LexicalIndex([*INDEX.rows, added], previous=INDEX)
-    fresh = LexicalIndex([*INDEX.rows, added])
-    for question in ("DB_POOL_SIZE", "KRAKEN_TIMEOUT", "subir archivos"):
-        assert rebuilt.search(question, ANY, 5) == fresh.search(question, ANY, 5)
-    key = (INDEX.rows[0].text, INDEX.rows[0].title, INDEX.rows[0].heading)
-    assert rebuilt.documents[key] is INDEX.documents[key]
+def test_the_index_keeps_no_text_but_its_size_and_digest() -> None:
+    """What a passage needs besides its text is in memory; the text itself is not."""
+    row = chunk("pool", "La variable DB_POOL_SIZE fija el tamaño del pool.", category="datos")
+    info = INDEX.info(("pool", 0))
+    assert info is not None
+    assert (info.title, info.category, info.chars) == ("pool", "datos", len(row.text))
+    assert info.digest == text_digest(row.text)
+    assert not hasattr(info, "text")
+    assert INDEX.info(("pool", 1)) is None
+    assert INDEX.info(("nada", 0)) is None
+    assert INDEX.labels[("cache", 0)].page_type == "decision"
+    assert ("nada", 0) not in INDEX.labels
+
+
+def test_following_names_the_chunks_a_passage_may_run_on_into() -> None:
+    """The next chunks under the same heading, while their size could still fit."""
+    rows = [
+        IndexedChunk("p", n, "P", heading, "x" * size, "guide", None, ())
+        for n, (heading, size) in enumerate(
+            [("A", 300), ("A", 300), ("A", 500), ("A", 500), ("A", 100), ("B", 100)]
+        )
+    ]
+    index = LexicalIndex(rows)
+    assert index.following(("p", 0), 1200) == [("p", 1), ("p", 2), ("p", 3)]
+    assert index.following(("p", 3), 1200) == [("p", 4)]  # the next heading ends it
+    assert index.following(("p", 0), 1200, limit=1) == [("p", 1)]
+    assert index.following(("p", 5), 1200) == []
+    assert index.with_pages({"p"}, []).following(("p", 0), 1200) == []

@@ -93,6 +93,45 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
         rows.sort(key=lambda r: (r.slug, r.ordinal))
         return rows
 
+    def chunks_by_key(
+        self, keys: Collection[tuple[str, int]]
+    ) -> dict[tuple[str, int], IndexedChunk]:
+        # By document id (``slug#ordinal``) in one batched get, without the vectors. A
+        # page written in two phases keeps its chunks under keyed ids: what is not found
+        # is looked up by slug and ordinal (one query per such page: large pages only).
+        wanted = set(keys)
+        if not wanted:
+            return {}
+        collection = self._db.collection(chunks.COLLECTION)
+        fields = [*_FIELDS, "status"]
+        refs = [collection.document(chunks.chunk_id(slug, n)) for slug, n in sorted(wanted)]
+        with self._db.guard("reading the chunks of the passages"):
+            found = [
+                snapshot.to_dict() or {}
+                for snapshot in self._db.client().get_all(
+                    refs, field_paths=fields, **self._db.options
+                )
+                if snapshot.exists
+            ]
+            keyed = {(str(d.get("slug")), d.get("ordinal")) for d in found}
+            missing: dict[str, list[int]] = {}
+            for slug, n in sorted(wanted - keyed):
+                missing.setdefault(slug, []).append(n)
+            for slug, ordinals in missing.items():
+                for start in range(0, len(ordinals), _IN_VALUES):
+                    query = (
+                        collection.where(filter=FieldFilter("slug", "==", slug))
+                        .where(
+                            filter=FieldFilter(
+                                "ordinal", "in", ordinals[start : start + _IN_VALUES]
+                            )
+                        )
+                        .select(fields)
+                    )
+                    found.extend(d.to_dict() or {} for d in query.stream(**self._db.stream_options))
+        rows = (_indexed(data) for data in found if data.get("status") == "active")
+        return {(r.slug, r.ordinal): r for r in rows if (r.slug, r.ordinal) in wanted}
+
 
 def _iso(moment: Any) -> str:
     return moment.isoformat() if hasattr(moment, "isoformat") else str(moment)

@@ -184,6 +184,19 @@ class SqliteChunks:
         )
         return [_indexed(row) for row in rows]
 
+    def chunks_by_key(
+        self, keys: Collection[tuple[str, int]]
+    ) -> dict[tuple[str, int], IndexedChunk]:
+        if not keys:
+            return {}
+        rows = self._db.connection().execute(
+            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
+            " WHERE status = 'active' AND (slug, ordinal) IN"
+            " (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+            (json.dumps(sorted(set(keys))),),
+        )
+        return {(r.slug, r.ordinal): r for r in map(_indexed, rows)}
+
     def nearest(
         self,
         vector: Vector,
