@@ -190,3 +190,24 @@ def test_the_real_index_has_the_six_top_level_folders(store: Any, fastapi_index:
         ".github",
         "docs",
     }
+
+
+def test_a_firestore_index_from_before_roots_gains_them_at_its_next_put(store: Any) -> None:
+    """Without roots on the meta document every path is judged (the old rule); the next
+    put of any repository scans the paths once and stores every repository's roots."""
+    if hasattr(store.db, "connection"):
+        pytest.skip("SQLite fills its roots when the file opens (test_freshness_store)")
+    from google.cloud import firestore
+
+    from shared.store.firestore.code import META, TOTAL_ID
+
+    store.code.put_paths("a", ["src/x.py"], replace=True)
+    store.code.put_paths("b", ["lib/z.py"], replace=True)
+    meta = store.db.collection(META).document(TOTAL_ID)
+    meta.update({"roots": firestore.DELETE_FIELD})
+    assert store.code.lookup([]).roots is None
+
+    changes = store.code.apply_paths("a", ["src/x.py"], replace=True)
+
+    assert (changes.added, changes.removed, changes.roots_changed) == ((), (), True)
+    assert store.code.lookup([]).roots == {"src", "lib"}
