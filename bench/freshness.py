@@ -77,7 +77,7 @@ def corpus_states() -> None:
         old = assess(cited, found, at).state
         if old != freshness.state:
             moved.append(f"{md.relative_to(docs)}: {old} -> {freshness.state}")
-    print(f"corpus pages: {sum(states.values())} {dict(states)}; every cited path gone: {gone}")
+    print(f"corpus pages: {sum(states.values())} {dict(states)}; every judged path gone: {gone}")
     print(f"indexed roots: {sorted(roots)}")
     print(f"moved by the roots rule ({len(moved)}): {moved}")
 

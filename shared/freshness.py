@@ -20,7 +20,7 @@ from shared.gates.code_paths import cited_paths, path_key
 from shared.ports import Freshness, FreshnessState
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
-# A page whose every cited path is gone ranks as if its score were this much lower: mild,
+# A page whose every judged path is gone ranks as if its score were this much lower: mild,
 # so it still answers when nothing else does (its score as reported does not change).
 ALL_GONE_FACTOR = 0.85
 
