@@ -53,24 +53,33 @@ def citable(paths: list[str]) -> list[str]:
 
 
 def corpus_states() -> None:
-    """The corpus's pages against its own code index: how many the ranking penalty
-    (every cited path gone) would touch in bench/retrieval.py and bench/answers.py."""
+    """The corpus's pages against its own code index: their states, how many the ranking
+    penalty (every judged path gone) would touch in bench/retrieval.py and
+    bench/answers.py, and which pages judging every path (no roots, the old rule) moves."""
     from collections import Counter
 
     from shared.freshness import all_gone, page_cited
-    from shared.gates.code_paths import suffix_keys
+    from shared.gates.code_paths import root_names, suffix_keys
 
     keys = {k for p in corpus_paths() for k in suffix_keys(p)}
+    roots = root_names(corpus_paths())
     states: Counter[str] = Counter()
     gone = 0
+    moved: list[str] = []
     at = datetime.now(UTC)
-    for md in sorted((PATHS.parent / "docs").rglob("*.md")):
+    docs = PATHS.parent / "docs"
+    for md in sorted(docs.rglob("*.md")):
         cited = page_cited({}, md.read_text(encoding="utf-8", errors="replace"))
         found = frozenset(path_key(p) for p in cited if path_key(p) in keys)
-        freshness = assess(cited, found, at)
+        freshness = assess(cited, found, at, roots=roots)
         states[freshness.state] += 1
         gone += all_gone(freshness)
-    print(f"corpus pages: {sum(states.values())} {dict(states)}; every cited path gone: {gone}")
+        old = assess(cited, found, at).state
+        if old != freshness.state:
+            moved.append(f"{md.relative_to(docs)}: {old} -> {freshness.state}")
+    print(f"corpus pages: {sum(states.values())} {dict(states)}; every judged path gone: {gone}")
+    print(f"indexed roots: {sorted(roots)}")
+    print(f"moved by the roots rule ({len(moved)}): {moved}")
 
 
 def open_store(kind: str) -> Any:

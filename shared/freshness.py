@@ -1,10 +1,13 @@
 """Freshness, the pure part: which code paths a page cites, and what the index says of them.
 
 A page is ``stale`` only when a path it cites no longer resolves in the code index (never
-because a file changed), ``unknown`` when it cites none or the index is empty, else
-``fresh``. A missing path may come with a suggestion: the indexed path with its file name
-that shares the longest '/'-suffix with it (``src/old/pkg/a.py`` -> ``src/new/pkg/a.py``),
-given only when exactly one path is best (precision first).
+because a file changed), ``unknown`` when it cites none, the index is empty, or every path
+it cites is outside the indexed code, else ``fresh``. A cited path that is not found is
+judged missing only when its top-level folder is one of an indexed repository's (its
+roots): ``uvicorn/middleware/proxy_headers.py`` or an example's ``app/main.py`` is another
+project's code, not a file the index lost (precision first). A missing path may come with
+a suggestion: the indexed path with its file name that shares the longest '/'-suffix with
+it (``src/old/pkg/a.py`` -> ``src/new/pkg/a.py``), given only when exactly one is best.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from shared.gates.code_paths import cited_paths, path_key
 from shared.ports import Freshness, FreshnessState
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
-# A page whose every cited path is gone ranks as if its score were this much lower: mild,
+# A page whose every judged path is gone ranks as if its score were this much lower: mild,
 # so it still answers when nothing else does (its score as reported does not change).
 ALL_GONE_FACTOR = 0.85
 
@@ -43,17 +46,29 @@ def file_name(path: str) -> str:
     return path_key(path).rsplit("/", 1)[-1]
 
 
+def judged(path: str, roots: frozenset[str] | None) -> bool:
+    """Whether a cited path that is not found counts as missing: its top-level folder is
+    an indexed repository's (``roots`` None: not recorded, every path is judged)."""
+    return roots is None or path_key(path).split("/", 1)[0] in roots
+
+
 def assess(
     cited: Sequence[str],
     found: frozenset[str] | None,
     at: datetime,
     candidates: Mapping[str, Sequence[str]] | None = None,
+    roots: frozenset[str] | None = None,
 ) -> Freshness:
     """``found``: the keys the index holds among ``cited``'s (None: the index is empty or
-    unreadable); ``candidates``: indexed paths by file name, for suggestions."""
+    unreadable); ``candidates``: indexed paths by file name, for suggestions; ``roots``:
+    the indexed top-level folders (``KeyLookup.roots``)."""
     if not cited or found is None:
         return Freshness(state="unknown", checked_at=at, cited=tuple(cited))
-    missing = tuple(p for p in cited if path_key(p) not in found)
+    absent = [p for p in cited if path_key(p) not in found]
+    missing = tuple(p for p in absent if judged(p, roots))
+    outside = tuple(p for p in absent if not judged(p, roots))
+    if len(outside) == len(cited):  # nothing cited is the indexed code: nothing to judge
+        return Freshness(state="unknown", checked_at=at, cited=tuple(cited), outside=outside)
     suggestions = {
         path: hint
         for path in missing
@@ -61,7 +76,12 @@ def assess(
     }
     state: FreshnessState = "stale" if missing else "fresh"
     return Freshness(
-        state=state, checked_at=at, cited=tuple(cited), missing=missing, suggestions=suggestions
+        state=state,
+        checked_at=at,
+        cited=tuple(cited),
+        missing=missing,
+        suggestions=suggestions,
+        outside=outside,
     )
 
 
@@ -84,11 +104,12 @@ def suggest(missing: str, candidates: Iterable[str]) -> str | None:
 
 
 def all_gone(freshness: Freshness | None) -> bool:
-    """Every cited path is missing: the only case ``ask`` ranks a page lower."""
+    """Every judged path is missing (none of the indexed code it cites is found; paths
+    outside it do not count): the only case ``ask`` ranks a page lower."""
     return (
         freshness is not None
         and freshness.state == "stale"
-        and len(freshness.missing) == len(freshness.cited)
+        and len(freshness.missing) + len(freshness.outside) == len(freshness.cited)
     )
 
 
@@ -122,6 +143,7 @@ def to_stored(freshness: Freshness) -> dict[str, Any]:
         "missing": list(freshness.missing),
         # pairs, not a map: a path is no field name for Firestore
         "suggestions": [{"missing": k, "moved_to": v} for k, v in freshness.suggestions.items()],
+        "outside": list(freshness.outside),
     }
 
 
@@ -138,6 +160,7 @@ def from_stored(data: Mapping[str, Any] | None) -> Freshness | None:
             for s in data.get("suggestions") or ()
             if isinstance(s, Mapping)
         },
+        outside=tuple(str(p) for p in data.get("outside") or ()),
     )
 
 

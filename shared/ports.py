@@ -32,7 +32,9 @@ class Freshness:
     Kept beside the front matter, not in it: the server derives it (an author never
     writes it) and recomputes it after ``index_code`` without a new page version.
     ``cited`` is what was checked (so a recheck needs no page text); ``suggestions``
-    maps a missing path to the indexed path it was probably moved to.
+    maps a missing path to the indexed path it was probably moved to; ``outside`` are
+    the cited paths not found whose top-level folder no indexed repository has (another
+    project's code, an example layout): not judged, so neither missing nor found.
     """
 
     state: FreshnessState
@@ -40,6 +42,7 @@ class Freshness:
     cited: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
     suggestions: Mapping[str, str] = field(default_factory=dict)
+    outside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,10 +240,15 @@ class ChunkIndex(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class KeyLookup:
-    """The answer of the code index's one read: which keys exist, and whether any path does."""
+    """The answer of the code index's one read: which keys exist, whether any path does,
+    and the top-level folders of every repository indexed (``root_names``).
+
+    ``roots`` None: the index does not record them (a Firestore index written before it
+    did, until its next put); freshness then judges every cited path, as it used to."""
 
     found: frozenset[str]
     indexed_paths: int
+    roots: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +260,7 @@ class PathChanges:
     removed: tuple[str, ...]
     total_before: int  # every repository's paths, before and after
     total_after: int
+    roots_changed: bool = False  # the union of every repository's top-level folders
 
 
 class CodeIndex(Protocol):
@@ -261,10 +270,11 @@ class CodeIndex(Protocol):
         """Record ``paths`` of ``repo``; returns the distinct paths of that repo now indexed."""
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:
-        """Which of ``keys`` exist, in one read of the store."""
+        """Which of ``keys`` exist, and the indexed roots, in one read of the store."""
 
     def apply_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> PathChanges:
-        """``put_paths``, also saying which paths it added and removed."""
+        """``put_paths``, also saying which paths it added and removed and whether the
+        indexed roots changed (each repository's are recomputed from its full path set)."""
 
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
         """Indexed paths by case-folded file name (``wiki.py``); a name more than ``limit``

@@ -549,7 +549,8 @@ class AskSource(ResponseBody):
     freshness: Literal["fresh", "stale", "unknown"] = Field(
         description=(
             "Whether the code paths the page cites still exist in the code index: fresh, "
-            "stale (some are gone), or unknown (it cites none, or the index is empty)."
+            "stale (some are gone), or unknown (it cites none, only paths outside the indexed "
+            "repositories' top-level folders, or the index is empty)."
         )
     )
 
@@ -663,7 +664,8 @@ class FeedbackResponse(ResponseBody):
 Freshness = Literal["fresh", "stale", "unknown"]
 _FRESHNESS = (
     "Whether the code paths the page cites still exist in the code index: fresh, stale "
-    "(some are gone), or unknown (it cites none, or nothing says yet)."
+    "(some are gone), or unknown (it cites none, only code outside the indexed repositories, "
+    "or nothing says yet)."
 )
 _URL = (
     "The page on the published site: absolute when BIBLIOTECA_SITE_URL is set, else relative "

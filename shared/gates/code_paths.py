@@ -7,6 +7,7 @@ Pure functions shared by gate 1 (what an answer cites) and the code-index adapte
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 # The contract's list: what makes a multi-segment token a cited code path.
@@ -89,6 +90,18 @@ def suffix_keys(path: str) -> list[str]:
     """
     segments = path_key(path).split("/")
     return ["/".join(segments[i:]) for i in range(len(segments) - 1)]
+
+
+def root_name(path: str) -> str | None:
+    """The top-level folder of an indexed path, case-folded like ``path_key``; None for a
+    file at the repository's root (no cited path starts with one: it has two segments)."""
+    segments = path_key(path).split("/")
+    return segments[0] if len(segments) > 1 else None
+
+
+def root_names(paths: Iterable[str]) -> frozenset[str]:
+    """The top-level folders of ``paths`` (a repository's roots in the code index)."""
+    return frozenset(name for path in paths if (name := root_name(path)) is not None)
 
 
 def _from_url(token: str) -> str | None:

@@ -3,7 +3,8 @@
 A page write costs one ``CodeIndex.lookup`` of its cited paths (plus one ``paths_named``
 only when some are missing, for the suggestions). After an index change only the pages
 citing a path that changed are read, through the path index the page store keeps
-(``PageStore.citing``), and they are checked together in batched lookups. An unreadable
+(``PageStore.citing``; every citing page when the indexed top-level folders changed),
+and they are checked together in batched lookups. An unreadable
 code index never fails a write: the page is ``unknown`` and a WARNING says why.
 """
 
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from shared.errors import BibliotecaError
-from shared.freshness import assess, file_name, page_cited
+from shared.freshness import assess, file_name, judged, page_cited
 from shared.gates.code_paths import path_key, suffix_keys
 from shared.logs import get_logger
 from shared.ports import CitingPage, CodeIndex, Freshness, PathChanges, Store
@@ -52,21 +53,28 @@ def _check_many(
     found: set[str] = set()
     try:
         total = None
+        roots: frozenset[str] | None = None
         for start in range(0, max(len(keys), 1), BATCH_KEYS):
             lookup = code.lookup(keys[start : start + BATCH_KEYS])
             found |= lookup.found
             total = lookup.indexed_paths
+            roots = lookup.roots  # every lookup reads the same meta: the last is the newest
         if not total:
             return [assess(cited, None, at) for cited in cited_lists]
         names = sorted(
-            {file_name(p) for cited in cited_lists for p in cited if path_key(p) not in found}
+            {
+                file_name(p)
+                for cited in cited_lists
+                for p in cited
+                if path_key(p) not in found and judged(p, roots)
+            }
         )
         candidates = code.paths_named(names) if names else {}
     except BibliotecaError as exc:
         _log.warning("freshness not checked (unknown): the code index cannot be read: %s", exc)
         return [assess(cited, None, at) for cited in cited_lists]
     frozen = frozenset(found)
-    return [assess(cited, frozen, at, candidates) for cited in cited_lists]
+    return [assess(cited, frozen, at, candidates, roots) for cited in cited_lists]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +89,20 @@ class Recheck:
 
 
 def affected_keys(changes: PathChanges) -> list[str] | None:
-    """The path-index keys an index change touches; None: every citing page (the index
-    became empty or stopped being empty, so ``unknown`` flips everywhere)."""
-    if (changes.total_before == 0) != (changes.total_after == 0):
+    """The path-index keys an index change touches; None: every citing page, when the
+    index became empty or stopped being empty (``unknown`` flips everywhere) or its roots
+    changed (a path under a new or gone top-level folder is judged or stops being, and it
+    is not among the changed paths' keys). Roots change rarely (a repository's first
+    index, a top-level folder added or removed), so the full read of the citing pages
+    that costs is rare too."""
+    if changes.roots_changed or (changes.total_before == 0) != (changes.total_after == 0):
         return None
     return sorted({k for p in (*changes.added, *changes.removed) for k in suffix_keys(p)})
 
 
 def recheck_after(changes: PathChanges, store: Store, *, at: datetime | None = None) -> Recheck:
-    """Recheck only the pages citing a path ``changes`` added or removed."""
+    """Recheck only the pages citing a path ``changes`` added or removed (every citing
+    page when ``affected_keys`` says so)."""
     keys = affected_keys(changes)
     if keys is not None and not keys:
         return Recheck(read=0, changed=0)
@@ -131,8 +144,9 @@ def recheck_all(store: Store, *, at: datetime | None = None) -> Recheck:
 
 def _same(old: Freshness, new: Freshness, *, cited: bool = False) -> bool:
     """Nothing but the time of the check moved: not worth a write."""
-    return (old.state, old.missing, dict(old.suggestions)) == (
+    return (old.state, old.missing, dict(old.suggestions), old.outside) == (
         new.state,
         new.missing,
         dict(new.suggestions),
+        new.outside,
     ) and (not cited or old.cited == new.cited)

@@ -163,3 +163,51 @@ def test_an_unreadable_index_passes_unchecked_with_a_warning(
         grounding = check_grounding("Ver `app/main.py`.", broken.code)
     assert (grounding.checked, grounding.cited, grounding.refused) == (False, 1, False)
     assert any("cannot be read" in r.getMessage() for r in caplog.records)
+
+
+def test_the_roots_are_the_union_of_every_repositorys_top_level_folders(store: Any) -> None:
+    """Case-folded first segments of folders (not root files), per repository: replacing
+    one repository's paths removes only the roots no other repository has."""
+    first = store.code.apply_paths("a", ["Src/x.py", "docs/y.py", "setup.py"], replace=True)
+    assert first.roots_changed
+    assert not store.code.apply_paths("b", ["src/w.py"], replace=True).roots_changed
+    assert store.code.apply_paths("b", ["lib/z.py"], replace=False).roots_changed
+    assert store.code.lookup([]).roots == {"src", "docs", "lib"}
+
+    assert store.code.apply_paths("a", ["src/x.py"], replace=True).roots_changed
+    assert store.code.lookup(["src/x.py"]).roots == {"src", "lib"}
+    assert store.code.apply_paths("b", [], replace=True).roots_changed
+    assert store.code.lookup([]).roots == {"src"}
+
+
+def test_the_real_index_has_the_six_top_level_folders(store: Any, fastapi_index: list[str]) -> None:
+    """FastAPI's indexed roots are its top-level folders; 'app', a deeper folder, is not."""
+    assert store.code.lookup(["fastapi/routing.py"]).roots == {
+        "tests",
+        "docs_src",
+        "scripts",
+        "fastapi",
+        ".github",
+        "docs",
+    }
+
+
+def test_a_firestore_index_from_before_roots_gains_them_at_its_next_put(store: Any) -> None:
+    """Without roots on the meta document every path is judged (the old rule); the next
+    put of any repository scans the paths once and stores every repository's roots."""
+    if hasattr(store.db, "connection"):
+        pytest.skip("SQLite fills its roots when the file opens (test_freshness_store)")
+    from google.cloud import firestore
+
+    from shared.store.firestore.code import META, TOTAL_ID
+
+    store.code.put_paths("a", ["src/x.py"], replace=True)
+    store.code.put_paths("b", ["lib/z.py"], replace=True)
+    meta = store.db.collection(META).document(TOTAL_ID)
+    meta.update({"roots": firestore.DELETE_FIELD})
+    assert store.code.lookup([]).roots is None
+
+    changes = store.code.apply_paths("a", ["src/x.py"], replace=True)
+
+    assert (changes.added, changes.removed, changes.roots_changed) == ((), (), True)
+    assert store.code.lookup([]).roots == {"src", "lib"}

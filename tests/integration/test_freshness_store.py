@@ -149,3 +149,86 @@ def test_batched_freshness_writes_skip_pages_that_moved_on(store: Any) -> None:
     assert done == 1
     assert _freshness(store, "a").state == "stale"
     assert _freshness(store, "b").state == "fresh"
+
+
+FASTAPI = [
+    "fastapi/security/oauth2.py",
+    "fastapi/middleware/cors.py",
+    "docs_src/a/x.py",
+    "tests/test_modules_same_name_body/app/main.py",
+    "README.md",
+]
+
+
+def test_paths_outside_the_indexed_top_level_folders_are_not_judged(store: Any) -> None:
+    """The corpus's three false positives: another project, an example layout (``app`` is
+    only a deeper folder here), built assets: unknown alone, fresh beside a found path."""
+    index_paths("fastapi", FASTAPI, store, replace=True)
+    _write(store, "proxy", "Ver `uvicorn/middleware/proxy_headers.py`.")
+    _write(store, "bigger", "Ver `app/dependencies.py` y `app/routers/items.py`.")
+    _write(store, "frontend", "Ver `assets/app.js` y `dist/assets/app.js`.")
+    _write(store, "mixta", "Ver `security/oauth2.py` y `uvicorn/middleware/proxy_headers.py`.")
+
+    for slug in ("proxy", "bigger", "frontend"):
+        unknown = _freshness(store, slug)
+        assert (unknown.state, unknown.missing) == ("unknown", ()), slug
+        assert unknown.outside == unknown.cited
+    mixed = _freshness(store, "mixta")
+    assert (mixed.state, mixed.missing) == ("fresh", ())
+    assert mixed.outside == ("uvicorn/middleware/proxy_headers.py",)
+
+
+def test_a_move_inside_the_indexed_code_is_still_caught(store: Any) -> None:
+    """docs_src/a/x.py moved to docs_src/b/x.py: stale, with the new place suggested."""
+    index_paths("fastapi", FASTAPI, store, replace=True)
+    _write(store, "ejemplo", "Ver `docs_src/a/x.py`.")
+    assert _freshness(store, "ejemplo").state == "fresh"
+
+    moved = [p.replace("docs_src/a/", "docs_src/b/") for p in FASTAPI]
+    index_paths("fastapi", moved, store, replace=True)
+
+    stale = _freshness(store, "ejemplo")
+    assert (stale.state, stale.missing) == ("stale", ("docs_src/a/x.py",))
+    assert stale.suggestions == {"docs_src/a/x.py": "docs_src/b/x.py"}
+
+
+def test_a_new_top_level_folder_rechecks_every_citing_page(store: Any) -> None:
+    """app/main.py is not judged while no repository has app/; a repository adding app/
+    makes it stale (the changed path app/other.py is not its key: every citing page is
+    read), and adding app/main.py makes it fresh."""
+    index_paths("lib", OLD, store, replace=True)
+    _write(store, "app", "Ver `app/main.py`.", code_ref="app/main.py")
+    _write(store, "otra", "Ver `lib/c.py`.")
+    assert _freshness(store, "app").state == "unknown"
+
+    changes = store.code.apply_paths("web", ["app/other.py"], replace=True)
+    assert changes.roots_changed
+    assert recheck_after(changes, store).body() == {"read": 2, "changed": 1}
+    stale = _freshness(store, "app")
+    assert (stale.state, stale.missing) == ("stale", ("app/main.py",))
+
+    changes = store.code.apply_paths("web", ["app/main.py"], replace=False)
+    assert not changes.roots_changed
+    assert recheck_after(changes, store).body() == {"read": 1, "changed": 1}
+    assert _freshness(store, "app").state == "fresh"
+
+
+def test_a_sqlite_file_from_before_roots_gains_them(tmp_path: Any) -> None:
+    """A file whose code index has no roots table opens with the roots of its paths, and
+    judges by them."""
+    import sqlite3
+
+    from shared.store.sqlite import FILENAME, SqliteStore
+
+    SqliteStore(tmp_path).code.put_paths("fastapi", FASTAPI, replace=True)
+    old = sqlite3.connect(tmp_path / FILENAME)
+    old.execute("DROP TABLE code_roots")  # what an older version's file looks like
+    old.commit()
+    old.close()
+
+    store = SqliteStore(tmp_path)
+    assert store.code.lookup([]).roots == {"fastapi", "docs_src", "tests"}
+    _write(store, "proxy", "Ver `uvicorn/middleware/proxy_headers.py`.")
+    _write(store, "ida", "Ver `docs_src/a/gone.py`.")
+    assert _freshness(store, "proxy").state == "unknown"
+    assert _freshness(store, "ida").state == "stale"

@@ -30,16 +30,16 @@ def test_ask_sources_say_unknown_fresh_then_stale(call: Call) -> None:
     assert call("wiki_create", PAGE)[0] == 201
     assert {s["freshness"] for s in _sources(call)} == {"unknown"}
 
-    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "a/b.py"]})
+    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "deploy/ca/issue.py"]})
     assert {s["freshness"] for s in _sources(call)} == {"fresh"}
 
-    call("index_code", {"repo": "ops", "paths": ["a/b.py"], "replace": True})
+    call("index_code", {"repo": "ops", "paths": ["deploy/ca/issue.py"], "replace": True})
     assert {s["freshness"] for s in _sources(call)} == {"stale"}
 
 
 def test_mcp_reads_report_the_stored_freshness(call: Call) -> None:
     """get_page, search and pages_citing report the page's freshness, not a placeholder."""
-    call("index_code", {"repo": "ops", "paths": ["a/b.py"]})
+    call("index_code", {"repo": "ops", "paths": ["deploy/ca/issue.py"]})
     assert call("wiki_create", PAGE)[0] == 201
     _, page = tool("get_page", {"slug": "rotar-certificado"})
     _, found = tool("search", {"query": "rotar el certificado"})
@@ -52,10 +52,10 @@ def test_mcp_reads_report_the_stored_freshness(call: Call) -> None:
 def test_pages_citing_sees_a_recheck_that_wrote_no_page(call: Call) -> None:
     """The citations cache is keyed by page writes; freshness moved by index_code is
     read fresh, so pages_citing says stale right after the file is gone."""
-    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "a/b.py"]})
+    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "deploy/ca/issue.py"]})
     assert call("wiki_create", PAGE)[0] == 201
     _, before = tool("pages_citing", {"path": "tls/rotate.py"})
-    call("index_code", {"repo": "ops", "paths": ["a/b.py"], "replace": True})
+    call("index_code", {"repo": "ops", "paths": ["deploy/ca/issue.py"], "replace": True})
     _, after = tool("pages_citing", {"path": "tls/rotate.py"})
     _, page = tool("get_page", {"slug": "rotar-certificado"})
 

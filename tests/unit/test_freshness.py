@@ -72,3 +72,44 @@ def test_only_pages_whose_every_path_is_gone_move_down_and_mildly() -> None:
     assert demote_gone(ranked, set(), lambda r: r[0], lambda r: r[1]) == ranked
     last = demote_gone([("gone", 0.2), ("a", 0.9)], {"gone"}, lambda r: r[0], lambda r: r[1])
     assert [slug for slug, _ in last] == ["a", "gone"]
+
+
+ROOTS = frozenset({"fastapi", "docs_src", "tests"})
+
+
+def test_a_path_outside_the_indexed_top_level_folders_is_not_judged() -> None:
+    """Another project's path or an example layout alone: unknown, never stale."""
+    for cited in (
+        ("uvicorn/middleware/proxy_headers.py",),
+        ("app/dependencies.py", "app/routers/items.py"),
+        ("assets/app.js", "dist/assets/app.js"),
+    ):
+        freshness = assess(cited, frozenset(), AT, roots=ROOTS)
+        assert (freshness.state, freshness.missing, freshness.outside) == ("unknown", (), cited)
+        assert freshness.cited == cited
+        assert not all_gone(freshness)
+
+
+def test_a_found_path_beside_a_foreign_one_is_fresh() -> None:
+    """A suffix key found is fresh whatever its first segment; the foreign one is set aside."""
+    cited = ("security/oauth2.py", "uvicorn/middleware/proxy_headers.py")
+    freshness = assess(cited, frozenset({"security/oauth2.py"}), AT, roots=ROOTS)
+    assert (freshness.state, freshness.missing) == ("fresh", ())
+    assert freshness.outside == ("uvicorn/middleware/proxy_headers.py",)
+
+
+def test_a_missing_path_under_an_indexed_root_is_still_stale() -> None:
+    """Precision, not blindness: a gone file of the indexed code is stale, case-folded;
+    every judged path gone still demotes, whatever foreign paths sit beside it."""
+    cited = ("Docs_Src/a/x.py", "assets/app.js")
+    freshness = assess(cited, frozenset(), AT, {"x.py": ["docs_src/b/x.py"]}, roots=ROOTS)
+    assert (freshness.state, freshness.missing) == ("stale", ("Docs_Src/a/x.py",))
+    assert freshness.suggestions == {"Docs_Src/a/x.py": "docs_src/b/x.py"}
+    assert all_gone(freshness)
+    assert from_stored(to_stored(freshness)) == freshness
+
+
+def test_an_index_without_recorded_roots_judges_every_path() -> None:
+    """roots None (an index written before it kept them): the old rule, every path judged."""
+    stale = assess(("uvicorn/x.py",), frozenset(), AT, roots=None)
+    assert (stale.state, stale.missing, stale.outside) == ("stale", ("uvicorn/x.py",), ())

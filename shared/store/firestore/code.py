@@ -4,8 +4,10 @@ Document ids are hashes (ids cannot hold "/" and are limited in length). A key
 document holds the set of paths that have it (``owners``, a map of path ids), so
 adding or removing a path is an idempotent merge that needs no read and no
 transaction: concurrent puts commute, and a key with no owner is absent. A path and
-its keys change in one batch. ``lookup`` is one ``get_all`` (one BatchGetDocuments
-call) of the meta document and the key documents.
+its keys change in one batch. The meta document holds the path total and each
+repository's top-level folders (``roots``, a map of repository id to names, merged per
+repository so puts of two repositories never overwrite each other's). ``lookup`` is one
+``get_all`` (one BatchGetDocuments call) of the meta document and the key documents.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.freshness import file_name
-from shared.gates.code_paths import suffix_keys
+from shared.gates.code_paths import root_names, suffix_keys
 from shared.ports import KeyLookup, PathChanges
 from shared.store.firestore.db import Database
 
@@ -38,6 +40,23 @@ def _hash(*parts: str) -> str:
 def path_id(repo: str, path: str) -> str:
     # A letter first keeps it a plain field name inside the ``owners`` map.
     return f"p{_hash(repo, path)}"
+
+
+def repo_id(repo: str) -> str:
+    """The repository's field name in the meta document's ``roots`` map."""
+    return f"r{_hash(repo)}"
+
+
+def _roots_map(meta: dict[str, Any]) -> dict[str, frozenset[str]] | None:
+    """The stored roots by repository id; None when the meta document predates them."""
+    stored = meta.get("roots")
+    if not isinstance(stored, dict):
+        return None
+    return {rid: frozenset(str(n) for n in names or ()) for rid, names in stored.items()}
+
+
+def _union(roots: dict[str, frozenset[str]] | None) -> frozenset[str] | None:
+    return None if roots is None else frozenset().union(*roots.values())
 
 
 def _batches(changes: list[tuple[str, bool]]) -> list[list[tuple[str, bool]]]:
@@ -74,16 +93,25 @@ class FirestoreCodeIndex:
 
     def apply_paths(self, repo: str, paths: Sequence[str], *, replace: bool) -> PathChanges:
         wanted = set(paths)
-        before = self.lookup([]).indexed_paths
+        with self._db.guard("reading the code index"):
+            meta = self._total_ref().get(**self._db.options).to_dict() or {}
+        before = int(meta.get("paths", 0))
+        roots_before = _roots_map(meta)
         of_repo = self._db.collection(PATHS).where(filter=FieldFilter("repo", "==", repo))
         with self._db.guard(f"reading the indexed paths of '{repo}'"):
             stored = {
                 doc.get("path")
                 for doc in of_repo.select(["path"]).stream(**self._db.stream_options)
             }
+            legacy = roots_before is None and before > 0
+            if legacy:
+                roots_before = self._scan_roots()  # an index from before roots: once
         changes = [(p, True) for p in sorted(wanted - stored)]
         if replace:
             changes += [(p, False) for p in sorted(stored - wanted)]
+        roots = {**(roots_before or {}), repo_id(repo): root_names(wanted | stored)}
+        if replace:
+            roots[repo_id(repo)] = root_names(wanted)
         emptied: set[str] = set()
         with self._db.guard(f"indexing paths of '{repo}'"):
             for batch in _batches(changes):
@@ -92,18 +120,35 @@ class FirestoreCodeIndex:
             self._sweep(emptied)
             indexed = self._count(of_repo)
             after = before
-            if changes:
+            if changes or roots != (roots_before or {}) or "roots" not in meta:
                 # The total only tells "empty or not" and is reported; a race between two
                 # puts may leave it stale until the next put, never the keys themselves.
-                after = self._count(self._db.collection(PATHS))
-                self._total_ref().set({"paths": after}, **self._db.options)
+                # The roots merge by repository: only this one's entry (every entry when
+                # an older index gains them) is written.
+                after = self._count(self._db.collection(PATHS)) if changes else before
+                written = roots if "roots" not in meta else {repo_id(repo): roots[repo_id(repo)]}
+                self._total_ref().set(
+                    {"paths": after, "roots": {rid: sorted(n) for rid, n in written.items()}},
+                    merge=True,
+                    **self._db.options,
+                )
         return PathChanges(
             indexed=indexed,
             added=tuple(p for p, added in changes if added),
             removed=tuple(p for p, added in changes if not added),
             total_before=before,
             total_after=after,
+            # An older index's lookups judged every path: gaining roots changes that too.
+            roots_changed=legacy or _union(roots_before) != _union(roots),
         )
+
+    def _scan_roots(self) -> dict[str, frozenset[str]]:
+        """Every repository's roots from its indexed paths (an index written before them)."""
+        by_repo: dict[str, set[str]] = defaultdict(set)
+        query = self._db.collection(PATHS).select(["repo", "path"])
+        for doc in query.stream(**self._db.stream_options):
+            by_repo[str(doc.get("repo"))].add(str(doc.get("path")))
+        return {repo_id(repo): root_names(paths) for repo, paths in by_repo.items()}
 
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
         # ``name`` is written with each path (paths indexed before it existed are found
@@ -177,6 +222,7 @@ class FirestoreCodeIndex:
         with self._db.guard("reading the code index"):
             snapshots = list(self._db.client().get_all(refs, **self._db.options))
         total = 0
+        roots: frozenset[str] | None = frozenset()
         found: set[str] = set()
         for snapshot in snapshots:
             if not snapshot.exists:
@@ -184,6 +230,7 @@ class FirestoreCodeIndex:
             data = snapshot.to_dict() or {}
             if snapshot.id == TOTAL_ID:
                 total = int(data.get("paths", 0))
+                roots = _union(_roots_map(data))
             elif data.get("owners") and data.get("key") in wanted:
                 found.add(str(data["key"]))
-        return KeyLookup(found=frozenset(found), indexed_paths=total)
+        return KeyLookup(found=frozenset(found), indexed_paths=total, roots=roots)

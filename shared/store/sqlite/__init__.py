@@ -26,7 +26,7 @@ class SqliteStore:
                 site.SCHEMA,
                 feedback.SCHEMA,
             ],
-            [*chunks.UPGRADES, *pages.UPGRADES],
+            [*chunks.UPGRADES, *pages.UPGRADES, *code.UPGRADES],
         )
         self.pages = pages.SqlitePages(self.db)
         self.chunks = chunks.SqliteChunks(self.db)

@@ -2,7 +2,9 @@
 
 ``code_keys`` holds every multi-segment suffix of every indexed path (case-folded) with
 the number of (repo, path) pairs that have it, so removing a path deletes exactly the
-keys no other path shares. ``lookup`` is one SELECT that also returns the path total.
+keys no other path shares. ``code_roots`` holds each repository's top-level folders
+(``root_names``), recomputed from its paths on every put that changes them. ``lookup`` is
+one SELECT that also returns the path total and the roots.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from shared.gates.code_paths import suffix_keys
+from shared.gates.code_paths import root_names, suffix_keys
 from shared.ports import KeyLookup, PathChanges
 from shared.store.sqlite.db import Database
 
@@ -31,7 +33,40 @@ CREATE TABLE IF NOT EXISTS code_meta (
     paths INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO code_meta (id, paths) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS code_roots (
+    repo TEXT NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (repo, name)
+);
 """
+
+
+def fill_roots(conn: sqlite3.Connection) -> None:
+    """Files written before roots existed gain them from their paths, once (a file whose
+    every path sits at a repository's root has none, and finds out with one row read).
+
+    In a write transaction, and idempotent: a second process doing the same inserts none."""
+    has_roots = conn.execute("SELECT 1 FROM code_roots LIMIT 1").fetchone()
+    if has_roots is not None:
+        return
+    if conn.execute("SELECT 1 FROM code_paths WHERE instr(path, '/') LIMIT 1").fetchone() is None:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        by_repo: dict[str, set[str]] = {}
+        for repo, path in conn.execute("SELECT repo, path FROM code_paths"):
+            by_repo.setdefault(repo, set()).add(path)
+        conn.executemany(
+            "INSERT OR IGNORE INTO code_roots (repo, name) VALUES (?, ?)",
+            [(repo, name) for repo, paths in by_repo.items() for name in root_names(paths)],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+UPGRADES = [fill_roots]
 
 
 def key_deltas(added: Iterable[str], removed: Iterable[str]) -> Counter[str]:
@@ -54,6 +89,20 @@ def _apply(conn: sqlite3.Connection, deltas: Counter[str]) -> None:
         "DELETE FROM code_keys WHERE key = ? AND refs <= 0",
         [(key,) for key, n in deltas.items() if n < 0],
     )
+
+
+def _all_roots(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT DISTINCT name FROM code_roots")}
+
+
+def _put_roots(conn: sqlite3.Connection, repo: str, names: frozenset[str]) -> bool:
+    """Store ``repo``'s roots; whether the union of every repository's roots changed."""
+    before = _all_roots(conn)
+    conn.execute("DELETE FROM code_roots WHERE repo = ?", (repo,))
+    conn.executemany(
+        "INSERT INTO code_roots (repo, name) VALUES (?, ?)", [(repo, n) for n in sorted(names)]
+    )
+    return _all_roots(conn) != before
 
 
 class SqliteCodeIndex:
@@ -85,12 +134,16 @@ class SqliteCodeIndex:
             conn.execute(
                 "UPDATE code_meta SET paths = paths + ? WHERE id = 1", (len(added) - len(removed),)
             )
+            roots_changed = bool(added or removed) and _put_roots(
+                conn, repo, root_names((stored | added) - removed)
+            )
             return PathChanges(
                 indexed=len(stored) + len(added) - len(removed),
                 added=tuple(sorted(added)),
                 removed=tuple(sorted(removed)),
                 total_before=before,
                 total_after=before + len(added) - len(removed),
+                roots_changed=roots_changed,
             )
 
     def paths_named(self, names: Sequence[str], *, limit: int = 20) -> dict[str, list[str]]:
@@ -112,17 +165,20 @@ class SqliteCodeIndex:
         return found
 
     def lookup(self, keys: Sequence[str]) -> KeyLookup:
-        # One statement: the meta row (key NULL) carries the number of indexed paths.
+        # One statement: the meta row carries the number of indexed paths, then the keys
+        # found, then the roots (a few names: one row each).
         rows = (
             self._db.connection()
             .execute(
-                "SELECT NULL AS key, paths AS n FROM code_meta WHERE id = 1"
-                " UNION ALL SELECT key, refs FROM code_keys"
-                " WHERE key IN (SELECT value FROM json_each(?))",
+                "SELECT 'total' AS kind, NULL AS key, paths AS n FROM code_meta WHERE id = 1"
+                " UNION ALL SELECT 'key', key, refs FROM code_keys"
+                " WHERE key IN (SELECT value FROM json_each(?))"
+                " UNION ALL SELECT DISTINCT 'root', name, 0 FROM code_roots",
                 (json.dumps(list(keys)),),
             )
             .fetchall()
         )
-        total = next((int(r["n"]) for r in rows if r["key"] is None), 0)
-        found = frozenset(r["key"] for r in rows if r["key"] is not None)
-        return KeyLookup(found=found, indexed_paths=total)
+        total = next((int(r["n"]) for r in rows if r["kind"] == "total"), 0)
+        found = frozenset(r["key"] for r in rows if r["kind"] == "key")
+        roots = frozenset(r["key"] for r in rows if r["kind"] == "root")
+        return KeyLookup(found=found, indexed_paths=total, roots=roots)
