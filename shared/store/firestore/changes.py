@@ -10,7 +10,11 @@ otherwise) and skips the entries it already applied, by id; once ``OVERLAP_S`` h
 since the last write, a question reads the one latest entry.
 
 Entries carry ``expire_at`` (``RETENTION_S`` ahead) for a TTL policy on ``changes``
-(docs/scale.md); a reader that has not looked for half that long reloads everything.
+(docs/scale.md). A reader that has not looked for half that long cannot trust the log
+(entries of its window may be gone); it reads instead which pages were written since its
+last look by their own ``written_at``, the same commit time stamped on the page document
+by every page write: an ordered read of the pages written, not of every chunk. So a
+stored snapshot days old still starts a cold instance on a quiet wiki.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ COLLECTION = "changes"
 # above); it is insurance, paid as re-reading the log entries of the last OVERLAP_S
 # (after a burst of writes, for OVERLAP_S only; one read per question otherwise).
 OVERLAP_S = 5.0
-RETENTION_S = 7 * 24 * 3600.0  # the TTL of an entry; a reader idle for half of it reloads
+RETENTION_S = 7 * 24 * 3600.0  # the TTL of an entry; a reader idle for half of it asks pages
+WRITTEN_AT = "written_at"  # on each page document: its last write's commit time
 
 
 def log_write(db: Database, batch: Any, slug: str) -> None:
@@ -81,6 +86,10 @@ class Cursor:
         return min(self.at, looked)
 
 
+_PAGES = "pages"  # shared.store.firestore.pages.COLLECTION (which imports this module)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _moment(value: Any) -> datetime:
     moment: datetime = value
     return moment.astimezone(UTC)
@@ -95,8 +104,10 @@ class ChangeLog:
     def since(self, cursor_text: str | None) -> ChunkChanges:
         now = time.time()
         cursor = Cursor.decode(cursor_text)
-        if cursor is None or now - cursor.checked > RETENTION_S / 2:
+        if cursor is None:
             return ChunkChanges(self._start(now).encode(), frozenset(), complete=False)
+        if now - cursor.checked > RETENTION_S / 2:
+            return self._from_pages(cursor, now)
         query = self._db.collection(COLLECTION).select(["slug", "at"])
         low = cursor.lower_bound()
         if low is not None:
@@ -114,6 +125,27 @@ class ChangeLog:
         following = Cursor(mark, seen, now)
         slugs = frozenset(str(d.get("slug", "")) for _, d in fresh)
         return ChunkChanges(following.encode(), slugs, complete=True)
+
+    def _from_pages(self, cursor: Cursor, now: float) -> ChunkChanges:
+        """The pages written since ``cursor``'s last look, by their ``written_at``: the
+        cursor at the log's end is taken first, so a write in between is applied again
+        next time, never missed. Pages written before ``written_at`` existed have none;
+        if the page count says some do, the log cannot be replaced: incomplete."""
+        following = self._start(now)
+        since = datetime.fromtimestamp(cursor.checked, UTC) - timedelta(seconds=OVERLAP_S)
+        pages = self._db.collection(_PAGES)
+        with self._db.guard("reading the pages written since the last look"):
+            written = list(
+                pages.where(filter=FieldFilter(WRITTEN_AT, ">=", since))
+                .select([WRITTEN_AT])
+                .stream(**self._db.stream_options)
+            )
+            stamped = pages.where(filter=FieldFilter(WRITTEN_AT, ">", _EPOCH)).count()
+            unstamped = pages.count().get(**self._db.options)[0][0].value - (
+                stamped.get(**self._db.options)[0][0].value
+            )
+        slugs = frozenset(doc.id for doc in written)
+        return ChunkChanges(following.encode(), slugs, complete=not unstamped)
 
     def _start(self, now: float) -> Cursor:
         """A cursor at the log's end, taken before the caller reads everything: the entries

@@ -20,13 +20,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from google.api_core import exceptions as gexc
+from google.cloud.firestore_v1 import SERVER_TIMESTAMP
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
 from shared.ports import Chunk, CitingPage, Freshness, PageRecord
 from shared.store.firestore import chunks as chunk_docs
-from shared.store.firestore.changes import log_write
+from shared.store.firestore.changes import WRITTEN_AT, log_write
 from shared.store.firestore.db import Database
 
 COLLECTION = "pages"
@@ -55,6 +56,9 @@ def _document(page: PageRecord, chunk_count: int, chunk_key: str) -> dict[str, A
         "status": _status(page),
         "created_at": page.created_at,
         "updated_at": page.updated_at,
+        # The commit's own time, as the change log's entry has it: what a reader whose
+        # log entries may have expired reads instead (``changes.ChangeLog``).
+        WRITTEN_AT: SERVER_TIMESTAMP,
         "chunk_count": chunk_count,
         "chunk_key": chunk_key,
         **_freshness_fields(page.freshness),
