@@ -12,7 +12,6 @@ instance hold a 100,000-page wiki (docs/scale.md, "Memory").
 
 from __future__ import annotations
 
-import bisect
 import math
 import zlib
 from collections import Counter
@@ -110,8 +109,8 @@ class LexicalIndex:
 
     def __init__(self, rows: Iterable[IndexedChunk] = ()) -> None:
         """Index ``rows`` (tokenizing each: most of the cost of a build)."""
-        self._install(_EMPTY, np.zeros(0, dtype=bool), {}, {}, [], [], {})
-        built = self._appended(sorted(rows, key=lambda r: (r.slug, r.ordinal)), dead=())
+        self._install(_EMPTY, np.zeros(0, dtype=bool), {}, {}, [], [], {}, {})
+        built = self._appended(sorted(rows, key=lambda r: (r.slug, r.ordinal)), gone=set())
         self._adopt(built.packed())
 
     @classmethod
@@ -124,7 +123,15 @@ class LexicalIndex:
     def _adopt(self, packed: Packed) -> None:
         vocab = {t: i for i, t in enumerate(packed.vocabulary)}
         live = np.ones(len(packed.page_of), dtype=bool)
-        self._install(packed, live, vocab, {}, packed.pages, packed.headings, {})
+        # A page's slots are side by side: its range runs from its first slot to the next page's.
+        edges = np.flatnonzero(np.diff(packed.page_of)) + 1
+        starts = [0, *edges.tolist()] if len(live) else []
+        stops = [*edges.tolist(), len(live)] if len(live) else []
+        spans = {
+            packed.pages[int(packed.page_of[a])].slug: (int(packed.page_of[a]), a, b)
+            for a, b in zip(starts, stops, strict=True)
+        }
+        self._install(packed, live, vocab, {}, packed.pages, packed.headings, {}, spans)
 
     def _install(
         self,
@@ -135,6 +142,7 @@ class LexicalIndex:
         pages: list[PageFields],
         headings: list[str],
         extra: dict[int, Postings],
+        spans: dict[str, tuple[int, int, int]],
     ) -> None:
         self._base = base  # slot columns of every slot (live or dead), postings as packed
         self._live = live
@@ -143,8 +151,7 @@ class LexicalIndex:
         self._extra = extra  # postings appended after the base, by term id
         self._pages = pages
         self._headings = headings
-        live_pages = np.unique(base.page_of[live]).tolist()
-        self._slugs = {pages[i].slug: i for i in live_pages}
+        self._spans = spans  # each live page's id and slots [start, stop), by slug
         self._n = int(live.sum())
         lengths = base.lengths
         self._avgdl = float(lengths[live].mean()) if self._n else 1.0
@@ -175,8 +182,9 @@ class LexicalIndex:
         return None if slot is None else self._info(slot)
 
     def following(self, key: Key, chars: int, *, limit: int = 4) -> list[Key]:
-        """The chunks after ``key`` under the same heading, while their text (less the
-        ``overlap`` each repeats) could still fit ``chars``: those a passage may run on into."""
+        """The chunks after ``key`` under the same heading while their text (less the
+        ``OVERLAP_SLACK`` each repeats) could still fit ``chars``: those a passage may run
+        on into (``evidence.section_text``), at most ``limit``."""
         slot = self._slot(key)
         if slot is None:
             return []
@@ -185,9 +193,7 @@ class LexicalIndex:
         budget = chars - int(base.chars[slot])
         page, heading = base.page_of[slot], base.heading[slot]
         for after in range(slot + 1, min(slot + 1 + limit, len(base.page_of))):
-            if not self._live[after] or base.page_of[after] != page:
-                break
-            if base.heading[after] != heading or budget <= 0:
+            if base.page_of[after] != page or base.heading[after] != heading or budget <= 0:
                 break
             out.append((key[0], int(base.ordinal[after])))
             budget -= int(base.chars[after]) - OVERLAP_SLACK
@@ -247,22 +253,21 @@ class LexicalIndex:
     def with_pages(self, slugs: Collection[str], rows: Sequence[IndexedChunk]) -> LexicalIndex:
         """This index with the chunks of ``slugs`` replaced by ``rows`` (their active chunks
         now: none for a page archived); other chunks and their postings are shared."""
-        dead = [
-            int(i)
-            for slug in set(slugs) | {r.slug for r in rows}
-            if (page := self._slugs.get(slug)) is not None
-            for i in self._page_slots(page)
-        ]
-        index = self._appended(sorted(rows, key=lambda r: (r.slug, r.ordinal)), dead=dead)
+        gone = set(slugs) | {r.slug for r in rows}
+        index = self._appended(sorted(rows, key=lambda r: (r.slug, r.ordinal)), gone=gone)
         retired = len(index._live) - index._n
         if retired > max(_MIN_COMPACT, len(index._live) // 4):
             return LexicalIndex.from_packed(index.packed())
         return index
 
-    def _appended(self, rows: Sequence[IndexedChunk], *, dead: Sequence[int]) -> LexicalIndex:
+    def _appended(self, rows: Sequence[IndexedChunk], *, gone: set[str]) -> LexicalIndex:
+        """This index with the pages ``gone`` retired and ``rows`` (sorted) appended."""
         base = self._base
         live = np.concatenate([self._live, np.ones(len(rows), dtype=bool)])
-        live[list(dead)] = False
+        spans = dict(self._spans)
+        for slug in gone:
+            if (span := spans.pop(slug, None)) is not None:
+                live[span[1] : span[2]] = False
         pages = list(self._pages)
         headings = list(self._headings)
         heading_ids: dict[str, int] = {}
@@ -276,10 +281,13 @@ class LexicalIndex:
         new_terms = dict(self._new_terms)
         added: dict[int, tuple[list[int], list[int]]] = {}
         for offset, row in enumerate(rows):
-            if not pages or offset == 0 or rows[offset - 1].slug != row.slug:
+            if offset == 0 or rows[offset - 1].slug != row.slug:
                 pages.append(
                     PageFields(row.slug, row.title, row.page_type, row.category, tuple(row.tags))
                 )
+                spans[row.slug] = (len(pages) - 1, start + offset, start + offset)
+            page_id, first, _ = spans[row.slug]
+            spans[row.slug] = (page_id, first, start + offset + 1)
             if (hid := heading_ids.get(row.heading)) is None:
                 hid = heading_ids[row.heading] = len(headings)
                 headings.append(row.heading)
@@ -308,9 +316,9 @@ class LexicalIndex:
                 docs, tf = np.concatenate([old_docs, docs]), np.concatenate([old_tf, tf])
             extra[term] = (docs, tf)
         grown = Packed(
-            pages=base.pages,
-            headings=base.headings,
-            vocabulary=base.vocabulary,
+            pages=pages,
+            headings=headings,
+            vocabulary=base.vocabulary,  # the new tokens are in ``new_terms``
             page_of=np.concatenate([base.page_of, page_of]),
             ordinal=np.concatenate([base.ordinal, ordinal]),
             heading=np.concatenate([base.heading, heading]),
@@ -322,7 +330,7 @@ class LexicalIndex:
             tf=base.tf,
         )
         index = LexicalIndex.__new__(LexicalIndex)
-        index._install(grown, live, self._vocab, new_terms, pages, headings, extra)
+        index._install(grown, live, self._vocab, new_terms, pages, headings, extra, spans)
         return index
 
     def packed(self) -> Packed:
@@ -401,35 +409,15 @@ class LexicalIndex:
     def _page_columns(self) -> FilterColumns:
         return FilterColumns(self._pages)
 
-    @cached_property
-    def _page_starts(self) -> dict[int, tuple[int, int]]:
-        """Each live page's slots, as [start, stop): a page's chunks are appended together."""
-        page_of = self._base.page_of
-        order = np.flatnonzero(self._live)
-        if not len(order):
-            return {}
-        pages = page_of[order]
-        edges = np.flatnonzero(np.diff(pages)) + 1
-        starts = np.concatenate([[0], edges])
-        stops = np.concatenate([edges, [len(order)]])
-        return {
-            int(pages[a]): (int(order[a]), int(order[b - 1]) + 1)
-            for a, b in zip(starts.tolist(), stops.tolist(), strict=True)
-        }
-
-    def _page_slots(self, page: int) -> range:
-        start, stop = self._page_starts.get(page, (0, 0))
-        return range(start, stop)
-
     def _slot(self, key: Key) -> int | None:
-        page = self._slugs.get(key[0])
-        if page is None:
+        span = self._spans.get(key[0])
+        if span is None:
             return None
-        slots = self._page_slots(page)
-        ordinals = self._base.ordinal[slots.start : slots.stop]
-        at = bisect.bisect_left(ordinals.tolist(), key[1])
+        _, start, stop = span
+        ordinals = self._base.ordinal[start:stop]
+        at = int(np.searchsorted(ordinals, key[1]))
         if at < len(ordinals) and int(ordinals[at]) == key[1]:
-            return slots.start + at
+            return start + at
         return None
 
     def _key(self, slot: int) -> Key:
