@@ -44,6 +44,7 @@ bench: install
 	$(BIN)/python bench/site.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/cold_start.py
+	$(BIN)/python bench/memory.py
 
 openapi: install  ## regenerate openapi.json from shared/api/models.py
 	$(BIN)/python -m shared.api.openapi

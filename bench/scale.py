@@ -109,16 +109,20 @@ class Row:
     seconds: float
     rss_mib: float
     note: str = ""
+    in_store: float = 0.0  # of ``seconds``, waiting on the store's calls
 
 
 @contextmanager
 def measured(rows: list[Row], name: str, counts: Counts, note: str = "") -> Iterator[None]:
     r0, w0, d0, _ = counts.snapshot()
+    waited = counts.waited
     started = time.perf_counter()
     yield
     seconds = time.perf_counter() - started
     r1, w1, d1, _ = counts.snapshot()
-    rows.append(Row(name, r1 - r0, w1 - w0, d1 - d0, seconds, rss_mib(), note))
+    rows.append(
+        Row(name, r1 - r0, w1 - w0, d1 - d0, seconds, rss_mib(), note, counts.waited - waited)
+    )
 
 
 # -- the wiki ------------------------------------------------------------------------------
@@ -367,13 +371,13 @@ def _scale(row: Row, factor: float) -> float:
 
 def table(rows: list[Row]) -> str:
     out = [
-        "| operation | reads | writes | deletes | seconds | RSS MiB |",
-        "|---|---|---|---|---|---|",
+        "| operation | reads | writes | deletes | seconds | in store calls | own | RSS MiB |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         out.append(
             f"| {r.operation} | {r.reads} | {r.writes} | {r.deletes} | {r.seconds:.2f} |"
-            f" {r.rss_mib:.0f} |"
+            f" {r.in_store:.2f} | {r.seconds - r.in_store:.2f} | {r.rss_mib:.0f} |"
         )
     return "\n".join(out)
 
