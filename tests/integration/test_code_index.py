@@ -192,11 +192,13 @@ def test_the_real_index_has_the_six_top_level_folders(store: Any, fastapi_index:
     }
 
 
+@pytest.mark.parametrize(
+    "store_env", [pytest.param("firestore", marks=pytest.mark.firestore)], indirect=True
+)
 def test_a_firestore_index_from_before_roots_gains_them_at_its_next_put(store: Any) -> None:
     """Without roots on the meta document every path is judged (the old rule); the next
-    put of any repository scans the paths once and stores every repository's roots."""
-    if hasattr(store.db, "connection"):
-        pytest.skip("SQLite fills its roots when the file opens (test_freshness_store)")
+    put of any repository scans the paths once and stores every repository's roots.
+    (SQLite fills its roots when an old file opens: test_freshness_store.)"""
     from google.cloud import firestore
 
     from shared.store.firestore.code import META, TOTAL_ID
