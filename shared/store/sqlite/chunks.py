@@ -192,7 +192,7 @@ class SqliteChunks:
         rows = self._db.connection().execute(
             "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
             " WHERE status = 'active' AND (slug, ordinal) IN"
-            " (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+            " (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))",
             (json.dumps(sorted(set(keys))),),
         )
         return {(r.slug, r.ordinal): r for r in map(_indexed, rows)}
