@@ -7,6 +7,7 @@ see each other's writes and pay for them in proportion to what was written.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -130,8 +131,11 @@ def _install(chunks: ChunkIndex, cached: _Cached, index: LexicalIndex, cursor: s
 
 def _save(chunks: ChunkIndex, cached: _Cached) -> None:
     """Store this instance's index for the next cold start, off the request's path
-    (encoding takes about 1.3 s per 1,000 pages); a failure costs that save only."""
+    (encoding takes about 0.2 s per 1,000 pages); a failure costs that save only. Inside
+    ``store_snapshot`` nothing starts: that caller stores it itself, in its own thread."""
     cached.unsaved = 0
+    if _storing_here.get():
+        return
     state = cached.snapshot  # immutable: later writes install another one
 
     def save() -> None:
@@ -156,9 +160,18 @@ def store_snapshot(chunks: ChunkIndex) -> int:
     a snapshot instead of reading every chunk inside a question (383 s at 10,000 pages on
     the emulator: past the function's timeout). Errors are the caller's to report.
     """
-    state = snapshot(chunks)
+    token = _storing_here.set(True)
+    try:
+        state = snapshot(chunks)
+    finally:
+        _storing_here.reset(token)
     chunks.save_snapshot(StoredSnapshot(state.fingerprint, stored_index.encode(state.index)))
     return len(state.index)
+
+
+# Set while ``store_snapshot`` brings the index up to date: a save it would start in the
+# background would encode the same index twice and outlive a command about to exit.
+_storing_here: contextvars.ContextVar[bool] = contextvars.ContextVar("storing", default=False)
 
 
 _saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()

@@ -310,3 +310,23 @@ def test_an_import_leaves_the_search_index_snapshot_for_cold_ask_instances(
     assert len(index) == len(list(chunks.active_chunks())) > 0
     count = len(index)
     assert f"search index snapshot stored ({count} chunks)" in out
+
+
+def test_an_import_stores_the_snapshot_once_and_leaves_no_save_running(
+    env: dict[str, str], wiki: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import's own store of the snapshot is the only one: a cold read inside it starts
+    no background save (that encoded the index twice, and a process exiting under it
+    aborted now and then with 'terminate called without an active exception')."""
+    import threading
+
+    from shared.retrieval import hybrid
+
+    encoded: list[int] = []
+    real = hybrid.stored_index.encode
+    monkeypatch.setattr(
+        hybrid.stored_index, "encode", lambda index: encoded.append(len(index)) or real(index)
+    )
+    assert main(["import", str(wiki), "--type", "guide"]) == 0
+    assert len(encoded) == 1
+    assert not [t for t in threading.enumerate() if t.name == "index-snapshot"]
