@@ -79,6 +79,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if exc.status == 400 else 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        _settle_index_saves()
+
+
+def _settle_index_saves() -> None:
+    """A command that answered a question may have started storing the search index in
+    a thread of its own: let it finish, so the process never exits in the middle of it
+    (an interpreter torn down under a running save can abort)."""
+    hybrid = sys.modules.get("shared.retrieval.hybrid")
+    if hybrid is not None:
+        hybrid.settle(timeout=120)
 
 
 def _announce_store(args: argparse.Namespace) -> None:
