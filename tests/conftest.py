@@ -19,6 +19,7 @@ pytest_plugins = [
     "tests.fixtures.server",
     "tests.fixtures.gemini",
     "tests.fixtures.gcs",
+    "tests.fixtures.corpora",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
