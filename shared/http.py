@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import re
 import sys
 import time
@@ -29,7 +30,7 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
-from shared.logs import configure_logging, get_logger, scrub
+from shared.logs import configure_logging, get_logger, request_trace, scrub, trace_fields
 from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
 
@@ -68,9 +69,23 @@ def handle(
     the settings: ``feedback`` is open unless ``BIBLIOTECA_FEEDBACK_FROM_WIDGET=0``).
     ``private``: the function is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every
     caller passed the platform's check and may write (``mcp``, whose reading tools need
-    no credentials).
+    no credentials). Every line logged while serving carries the request's Cloud trace.
     """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
+    trace = trace_fields(dict(request.headers), os.environ.get("GOOGLE_CLOUD_PROJECT"))
+    with request_trace(trace):
+        return _handle(request, name, handler, write=write, cors=cors, private=private)
+
+
+def _handle(
+    request: flask.Request,
+    name: str,
+    handler: Handler,
+    *,
+    write: bool | Callable[[Settings], bool],
+    cors: bool,
+    private: bool,
+) -> flask.Response:
     started = time.perf_counter()
     guard_body(request)  # from here on nothing reads the body past its limits, or at all
     origin = request.headers.get("Origin")

@@ -1,16 +1,22 @@
 """Structured JSON logs on stdout, in the shape Cloud Logging understands.
 
 Each line has ``severity``, ``message``, ``time`` and any ``extra`` fields passed
-to the logger (``httpRequest`` for request logs). Known secrets are scrubbed from
+to the logger (``httpRequest`` for request logs); a line written while a request is
+served carries that request's Cloud trace (``logging.googleapis.com/trace``), so Cloud
+Logging groups every line of one request under it. Known secrets are scrubbed from
 every line as a last line of defence: no token or key is ever logged on purpose.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
+import re
 import sys
 import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +25,49 @@ _SEVERITY = {"WARNING": "WARNING", "CRITICAL": "CRITICAL", "ERROR": "ERROR", "IN
 _secrets: set[str] = set()
 _lock = threading.Lock()
 _handler: _StreamHandler | None = None
+# The trace fields of the request being served in this context (thread or task).
+_trace: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "biblioteca_trace", default=None
+)
+# X-Cloud-Trace-Context: TRACE_ID/SPAN_ID;o=1 (Google's front end adds it); W3C
+# traceparent: 00-TRACE_ID-SPAN_ID-FLAGS. Ids are hex: anything else is ignored.
+_CLOUD_TRACE = re.compile(r"^([0-9a-fA-F]{32})(?:/(\d{1,20}))?(?:;o=\d)?$")
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
+
+
+def trace_fields(headers: Mapping[str, str], project: str | None) -> dict[str, str]:
+    """The Cloud Logging trace fields of a request with these headers (none: ``{}``).
+
+    With the project known the trace is the resource name Cloud Logging correlates
+    (``projects/P/traces/ID``); without it, the bare id under ``trace_id``.
+    """
+    named = {key.lower(): value for key, value in headers.items()}
+    cloud = _CLOUD_TRACE.match(named.get("x-cloud-trace-context", "").strip())
+    parent = _TRACEPARENT.match(named.get("traceparent", "").strip())
+    if cloud:
+        trace, span = cloud.group(1).lower(), cloud.group(2)
+    elif parent:
+        trace, span = parent.group(1), parent.group(2)
+    else:
+        return {}
+    fields = (
+        {"logging.googleapis.com/trace": f"projects/{project}/traces/{trace}"}
+        if project
+        else {"trace_id": trace}
+    )
+    if span:
+        fields["logging.googleapis.com/spanId"] = span
+    return fields
+
+
+@contextmanager
+def request_trace(fields: dict[str, str]) -> Iterator[None]:
+    """Every line logged inside carries ``fields`` (see ``trace_fields``)."""
+    token = _trace.set(fields or None)
+    try:
+        yield
+    finally:
+        _trace.reset(token)
 
 
 def register_secret(value: str | None) -> None:
@@ -45,6 +94,7 @@ class JsonFormatter(logging.Formatter):
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "logger": record.name,
         }
+        entry.update(_trace.get() or {})
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value

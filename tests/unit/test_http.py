@@ -250,3 +250,59 @@ def test_a_registered_secret_never_leaves_in_a_response_body() -> None:
     text = serve(echoing, json={}).get_data(as_text=True)
     assert TOKEN not in text
     assert "token [redacted]" in text
+
+
+def test_every_log_line_of_a_request_carries_its_cloud_trace(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Google's front end sends X-Cloud-Trace-Context: the crash line and the request line
+    both name projects/P/traces/ID, so Cloud Logging shows them as one request."""
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
+    trace = "105445aa7843bc8bf206b12000100000"
+
+    def broken(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        raise RuntimeError("boom")
+
+    serve(broken, json={}, headers={"X-Cloud-Trace-Context": f"{trace}/1;o=1"})
+    out, _ = capfd.readouterr()
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert len(lines) >= 2
+    assert {line.get("logging.googleapis.com/trace") for line in lines} == {
+        f"projects/proj/traces/{trace}"
+    }
+    assert {line.get("logging.googleapis.com/spanId") for line in lines} == {"1"}
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (
+            {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+            {
+                "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                "logging.googleapis.com/spanId": "00f067aa0ba902b7",
+            },
+        ),
+        ({"X-Cloud-Trace-Context": "not-a-trace"}, {}),
+        ({}, {}),
+    ],
+)
+def test_trace_fields_read_w3c_and_ignore_what_is_not_an_id(
+    headers: dict[str, str], expected: dict[str, str]
+) -> None:
+    from shared.logs import trace_fields
+
+    assert trace_fields(headers, None) == expected
+
+
+def test_a_line_logged_outside_a_request_carries_no_trace(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    from shared.logs import configure_logging, get_logger
+
+    configure_logging()
+    get_logger("probe").warning("outside")
+    out, _ = capfd.readouterr()
+    assert "outside" in out
+    assert "logging.googleapis.com/trace" not in out
+    assert "trace_id" not in out

@@ -1,7 +1,8 @@
 """The Firestore client of the store, built on first use, and the vendor-error boundary.
 
-Every call goes through ``Database.guard`` so nothing above the adapters sees a
-``google.api_core`` exception: transient failures become ``Unavailable`` (503).
+Every call goes through ``Database.guard``, which maps vendor failures through one table
+(``_TABLE``): transient failures become ``Unavailable`` (503), refusals ``NotConfigured``,
+and so on; one the table does not know is re-raised as it is, a bug to see in the log.
 Every call also carries our own deadline (``options``; ``stream_options`` for a query
 that streams a whole collection), never the client's defaults of up to 60 s a call:
 a dead backend costs a request seconds (docs/limits.md says why these numbers).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -51,13 +52,16 @@ _TRANSIENT: tuple[type[Exception], ...] = (
     gexc.BadGateway,
     gexc.GatewayTimeout,
     gexc.RetryError,
+    gexc.Aborted,  # a transaction that lost to others past its retries: try again
     auth_exc.TransportError,
+    auth_exc.TimeoutError,
 )
 _NOT_ALLOWED: tuple[type[Exception], ...] = (
-    gexc.PermissionDenied,
-    gexc.Unauthenticated,
-    auth_exc.DefaultCredentialsError,
+    gexc.Forbidden,  # PermissionDenied is one
+    gexc.Unauthorized,  # Unauthenticated is one
+    auth_exc.DefaultCredentialsError,  # a missing or malformed credentials file too
     auth_exc.RefreshError,
+    auth_exc.UserAccessTokenError,
 )
 
 
@@ -68,31 +72,63 @@ def _too_large(exc: Exception) -> bool:
     )
 
 
+def _needs_index(exc: Exception) -> bool:
+    detail = str(getattr(exc, "message", None) or exc).lower()
+    return isinstance(exc, gexc.FailedPrecondition) and "index" in detail
+
+
 def _retryable(exc: Exception) -> bool:
     """Transient errors, except a request too large: sending it again cannot help."""
     return bool(gretry.if_transient_error(exc)) and not _too_large(exc)
 
 
-def translate(exc: Exception, action: str) -> BibliotecaError:
-    """Our error for a vendor exception met while doing ``action`` (raise it ``from exc``)."""
-    detail = getattr(exc, "message", None) or str(exc)
-    if _too_large(exc):
-        return PayloadTooLarge(f"too large for the Firestore store while {action}: {detail}")
-    if isinstance(exc, _TRANSIENT):
-        return Unavailable(f"the Firestore store did not answer while {action}: {detail}")
-    if isinstance(exc, _NOT_ALLOWED):
-        return NotConfigured(
-            f"the Firestore store refused access while {action} ({detail}): check "
+def _detail(exc: Exception) -> str:
+    return str(getattr(exc, "message", None) or exc)
+
+
+# The one table from vendor failures to our tree, first match wins (httpx's
+# ``_transports/default.py`` maps its transport errors the same way). What no row matches is
+# a bug or a failure nobody has seen yet: ``guard`` re-raises it as it is, so the edge logs
+# its traceback and answers a plain 500 with no vendor text in the body.
+_TABLE: tuple[
+    tuple[Callable[[Exception], bool], Callable[[Exception, str], BibliotecaError]], ...
+] = (
+    (
+        _too_large,
+        lambda e, a: PayloadTooLarge(f"too large for the Firestore store while {a}: {_detail(e)}"),
+    ),
+    (
+        lambda e: isinstance(e, _TRANSIENT),
+        lambda e, a: Unavailable(f"the Firestore store did not answer while {a}: {_detail(e)}"),
+    ),
+    (
+        lambda e: isinstance(e, _NOT_ALLOWED),
+        lambda e, a: NotConfigured(
+            f"the Firestore store refused access while {a} ({_detail(e)}): check "
             "GOOGLE_CLOUD_PROJECT and that the service account has the Datastore User role"
-        )
-    if isinstance(exc, gexc.FailedPrecondition) and "index" in detail.lower():
-        return NotConfigured(
-            f"the Firestore store lacks an index for {action}: deploy firestore.indexes.json "
-            f"({detail})"
-        )
-    if isinstance(exc, gexc.AlreadyExists):
-        return Conflict(f"the document already exists while {action}")
-    return BibliotecaError(f"the Firestore store failed while {action}: {detail}")
+        ),
+    ),
+    (
+        _needs_index,
+        lambda e, a: NotConfigured(
+            f"the Firestore store lacks an index for {a}: deploy firestore.indexes.json "
+            f"({_detail(e)})"
+        ),
+    ),
+    (
+        lambda e: isinstance(e, gexc.AlreadyExists),
+        lambda e, a: Conflict(f"the document already exists while {a}"),
+    ),
+)
+
+
+def translate(exc: Exception, action: str) -> BibliotecaError | None:
+    """Our error for a vendor exception met while doing ``action`` (raise it ``from exc``);
+    None when the table does not know it (the caller re-raises the vendor's own)."""
+    for matches, ours in _TABLE:
+        if matches(exc):
+            return ours(exc, action)
+    return None
 
 
 class Database:
@@ -163,4 +199,7 @@ class Database:
         except BibliotecaError:
             raise
         except (gexc.GoogleAPIError, auth_exc.GoogleAuthError) as exc:
-            raise translate(exc, action) from exc
+            ours = translate(exc, action)
+            if ours is None:
+                raise  # unknown: a traceback in the log, a plain 500 (see _TABLE)
+            raise ours from exc
