@@ -1,0 +1,88 @@
+"""The import direction the README promises: entry point -> service -> pure core -> ports,
+adapters behind the ports, and only the composition root and the edge knowing adapters.
+
+Each module of ``shared/`` (and each ``functions/*/main.py``) is put in one layer by its
+path; every ``import`` of another layer must go down this list (or to the shared
+foundation: settings, errors, logs). A new module lands in a
+layer by where it is written, so the rule needs no upkeep.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Top to bottom; a layer may import itself and any layer below it.
+ORDER = ("entry", "edge", "root", "services", "api", "adapters", "core", "ports", "foundation")
+_EDGE = {"http", "request_body", "cli", "mcp", "demo", "__main__"}
+_ADAPTERS = {"store", "providers", "publish"}
+_FOUNDATION = {"config", "errors", "logs", "clock"}
+# Adapters implement ports and may use pure helpers (chunk keys, snapshot encoding), but a
+# service never reaches an adapter: it is handed one by the root.
+_FORBIDDEN = {("services", "adapters")}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "functions":
+        return "entry"
+    top = parts[1] if len(parts) > 1 else ""
+    if top in _EDGE:
+        return "edge"
+    if top == "bootstrap":
+        return "root"
+    if top == "services":
+        return "services"
+    if top in _ADAPTERS:
+        return "adapters"
+    if top == "api":  # the request and response models, built on the one schema
+        return "api"
+    if top == "ports":
+        return "ports"
+    if top in _FOUNDATION:
+        return "foundation"
+    return "core"
+
+
+def _modules() -> list[tuple[str, Path]]:
+    found = []
+    for path in [*(ROOT / "shared").rglob("*.py"), *(ROOT / "functions").glob("*/main.py")]:
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        found.append((name, path))
+    return found
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.lineno, node.module))
+    return [(line, name) for line, name in out if name.split(".")[0] == "shared"]
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    """No pure core, port or adapter imports a service, the root or the edge; no service
+    imports an adapter (imports inside functions and TYPE_CHECKING blocks count too)."""
+    wrong = []
+    for module, path in _modules():
+        mine = layer(module)
+        for line, imported in _imports(path):
+            theirs = layer(imported)
+            upward = ORDER.index(theirs) < ORDER.index(mine)
+            if upward or (mine, theirs) in _FORBIDDEN:
+                wrong.append(
+                    f"{path.relative_to(ROOT)}:{line} ({mine}) imports {imported} ({theirs})"
+                )
+    assert wrong == []
+
+
+def test_the_layer_rule_sees_a_wrong_import() -> None:
+    """The rule itself: a core module importing a service, or a service an adapter, is wrong."""
+    assert ORDER.index(layer("shared.services.ask")) < ORDER.index(layer("shared.retrieval.x"))
+    assert ("services", layer("shared.store.sqlite")) in _FORBIDDEN
+    assert layer("functions.ask.main") == "entry"
+    assert layer("shared.cli.serve") == "edge"
