@@ -1,0 +1,98 @@
+"""The slug and page-URL rules the site's scripts copy from Python, checked against it.
+
+``widget.js`` validates slugs (it links only what the contract allows) and builds page
+URLs; ``site.js`` builds them for the sidebar and search results. Each is its own copy of a
+rule in ``shared/slugs.py`` / ``shared/site/paths.py``: node runs the JavaScript's own
+definitions (cut from the shipped files) on the same samples, and the answers must agree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shared.site.paths import INDEX, page_href
+from shared.slugs import SLUG_RE
+from tests.conftest import skip_or_fail
+
+STATIC = Path(__file__).resolve().parents[2] / "shared" / "site" / "static"
+SAMPLES = [
+    "concept—hola",
+    "guide—tutorial—first-steps",
+    "a",
+    "a_b-c",
+    "tutorial—sql-databases",
+    "Mayúscula",
+    "-leading",
+    "trailing-",
+    "has space",
+    "ñandú",
+    "a/b",
+    "",
+    "x" * 5,
+    "reference—a—b—c",
+    "con—",
+    "9lives",
+]
+
+
+def _function(source: str, name: str) -> str:
+    """The text of ``function name(...) { ... }`` in ``source`` (one-level braces)."""
+    match = re.search(rf"function {name}\([^)]*\) \{{.*?\n  \}}", source, re.S)
+    assert match, f"{name} is no longer defined as the test expects"
+    return match.group(0)
+
+
+def _node(script: str) -> object:
+    node = shutil.which("node")
+    if node is None:
+        skip_or_fail("node is not on PATH (the site scripts' rules are checked with it)")
+    done = subprocess.run(
+        [node, "-e", script], capture_output=True, text=True, timeout=30, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def test_the_widgets_slug_rule_and_page_urls_are_pythons() -> None:
+    widget = (STATIC / "widget.js").read_text(encoding="utf-8")
+    slug_literal = re.search(r"var SLUG = (/.*?/);", widget)
+    assert slug_literal, "widget.js no longer defines SLUG as the test expects"
+    script = (
+        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl')}\n"
+        f"var samples = {json.dumps(SAMPLES)};\n"
+        "console.log(JSON.stringify(samples.map(function (s) {"
+        " return [SLUG.test(s), pageUrl('/root/', s)]; })));"
+    )
+    answers = _node(script)
+    expected = [
+        [
+            bool(SLUG_RE.fullmatch(s)),
+            page_href("/root/", s).removesuffix(INDEX) if SLUG_RE.fullmatch(s) else None,
+        ]
+        for s in SAMPLES
+    ]
+    assert answers == expected
+
+
+def test_the_sites_page_links_are_pythons() -> None:
+    site = (STATIC / "site.js").read_text(encoding="utf-8")
+    script = (
+        f"var root = '../';\n{_function(site, 'pageHref')}\n"
+        f"var samples = {json.dumps([s for s in SAMPLES if SLUG_RE.fullmatch(s)])};\n"
+        "console.log(JSON.stringify(samples.map(pageHref)));"
+    )
+    valid = [s for s in SAMPLES if SLUG_RE.fullmatch(s)]
+    assert _node(script) == [page_href("../", s) for s in valid]
+
+
+@pytest.mark.parametrize("name", ["pageUrl", "pageHref"])
+def test_the_cut_finds_only_whole_functions(name: str) -> None:
+    """The cut itself: it returns a definition that ends with its own closing brace."""
+    source = (STATIC / ("widget.js" if name == "pageUrl" else "site.js")).read_text()
+    text = _function(source, name)
+    assert text.count("{") == text.count("}")
