@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8080
 
-.PHONY: install run test lint types unit bench format openapi clean
+.PHONY: install run test lint types unit bench format openapi docs clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Biblioteca needs Python 3.11 or newer on PATH"; exit 1; }
@@ -48,6 +48,10 @@ bench: install
 
 openapi: install  ## regenerate openapi.json from shared/api/models.py
 	$(BIN)/python -m shared.api.openapi
+
+docs: openapi  ## regenerate docs/api.md (from openapi.json) and docs/cli.md (from the parser)
+	$(BIN)/python -m shared.api.reference
+	$(BIN)/python -m shared.cli.reference
 
 format: install
 	$(BIN)/ruff check --fix .

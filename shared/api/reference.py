@@ -1,0 +1,135 @@
+"""``docs/api.md``, the HTTP API reference, generated from the OpenAPI document.
+
+The document is itself generated from the request and response models
+(``shared.api.openapi``), so the reference a reader opens in the repository and the
+checks a request meets come from one source. ``python -m shared.api.reference`` rewrites
+the page (``--check`` only compares; a unit test runs the check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from shared.api.openapi import document
+
+FILE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+_REF = "#/components/schemas/"
+
+_INTRO = """# HTTP API reference
+
+Generated from `openapi.json` by `make docs` (`python -m shared.api.reference`); do not edit
+by hand: the models in `shared/api/models.py` are the source, and a unit test fails when this
+page and they disagree.
+
+Every function is an HTTP Cloud Function deployed under its name and a path `/<name>` of
+`biblioteca serve`. Requests are `POST` with `Content-Type: application/json`; responses
+are JSON and may carry more fields than listed. Errors have one body,
+`{"error": "…", "code": "…", "field": "…"}` ([ErrorBody](#errorbody)), `field` naming the
+input at fault when there is one. Checks run in this order: method, credentials, size,
+media type, body. Write functions need `Authorization: Bearer <token>` (with
+`BIBLIOTECA_AUTH=token`) or the platform's IAM check (`iam`).
+"""
+
+
+def _anchor(name: str) -> str:
+    return name.lower().replace(" ", "-")
+
+
+def _type(schema: dict[str, Any]) -> str:
+    """A field's type in a few words, linking named schemas."""
+    if "$ref" in schema:
+        name = schema["$ref"].removeprefix(_REF)
+        return f"[{name}](#{_anchor(name)})"
+    if "anyOf" in schema or "oneOf" in schema:
+        options = [_type(s) for s in schema.get("anyOf") or schema.get("oneOf") or []]
+        return " or ".join(dict.fromkeys(options))
+    if "enum" in schema:
+        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+    if "const" in schema:
+        return f"`{schema['const']}`"
+    kind = schema.get("type")
+    if kind == "array":
+        return f"list of {_type(schema.get('items', {}))}"
+    if kind == "object" and "additionalProperties" in schema:
+        extra = schema["additionalProperties"]
+        return "object" if extra is True else f"map of {_type(extra)}"
+    if isinstance(kind, list):
+        return " or ".join(str(k) for k in kind)
+    return str(kind or "any")
+
+
+def _cell(text: str) -> str:
+    """One line of Markdown from a docstring (its ````code```` spans as Markdown's)."""
+    return " ".join(text.split()).replace("``", "`").replace("|", "\\|")
+
+
+def _fields(schema: dict[str, Any]) -> list[str]:
+    properties = schema.get("properties", {})
+    if not properties:
+        return ["(no fields)"]
+    required = set(schema.get("required", []))
+    lines = ["| field | type | required | meaning |", "|---|---|---|---|"]
+    for name, field in properties.items():
+        meaning = field.get("description", "")
+        if "default" in field and field["default"] is not None:
+            meaning += f" Default `{field['default']}`."
+        mark = "yes" if name in required else ""
+        lines.append(f"| `{name}` | {_type(field)} | {mark} | {_cell(meaning)} |")
+    return lines
+
+
+def _schema_of(content: dict[str, Any]) -> dict[str, Any]:
+    return dict(content.get("application/json", {}).get("schema", {}))
+
+
+def _operation(path: str, operation: dict[str, Any], schemas: dict[str, Any]) -> list[str]:
+    secured = operation.get("security") == [{"bearer": []}]
+    lines = [f"## POST {path}", "", _cell(operation.get("summary", "")), ""]
+    lines.append("Credentials: " + ("required." if secured else "none (a token adds rights)."))
+    lines.append("")
+    request = _schema_of(operation.get("requestBody", {}).get("content", {}))
+    lines += ["Request: " + _type(request), ""]
+    for status, response in operation["responses"].items():
+        schema = _schema_of(response.get("content", {}))
+        body = f" — {_type(schema)}" if schema else ""
+        lines.append(f"- **{status}**{body}: {_cell(response.get('description', ''))}")
+    return [*lines, ""]
+
+
+def text() -> str:
+    """The whole page."""
+    doc = document()
+    schemas: dict[str, Any] = doc["components"]["schemas"]
+    lines = [_INTRO]
+    for path, item in doc["paths"].items():
+        if "post" in item:
+            lines += _operation(path, item["post"], schemas)
+    lines += ["## Schemas", ""]
+    for name, schema in schemas.items():
+        lines += [f"### {name}", ""]
+        if schema.get("description"):
+            lines += [_cell(schema["description"]), ""]
+        lines += [*_fields(schema), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="fail if docs/api.md is stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        current = FILE.read_text(encoding="utf-8") if FILE.is_file() else ""
+        if current != text():
+            print(f"{FILE.name} is stale: run make docs", file=sys.stderr)
+            return 1
+        return 0
+    FILE.write_text(text(), encoding="utf-8")
+    print(f"wrote {FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
