@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import httpx
 
     from shared.providers.gemini_client import GeminiClient
+    from shared.services.site_build import BuildReport
 
 _lock = threading.RLock()
 _stores: dict[tuple[str, str], Store] = {}
@@ -269,6 +270,23 @@ class Wiring:
         from shared.publish.report import CuratorReport
 
         return CuratorReport(self.settings.report_location, self.settings.site_location)
+
+    # -- the use cases, assembled here and nowhere else ---------------------------------
+
+    def rebuild(self, full: bool = False) -> BuildReport:
+        """One build of the configured site (incremental unless ``full``), with every
+        collaborator the build uses: the curator report's gaps need the embedder, which
+        is loaded only when there are gaps to group."""
+        from shared.services.site_build import build_site
+
+        return build_site(
+            self.settings,
+            full,
+            store=self.store,
+            publisher=self.publisher(),
+            curator_report=self.curator_report(),
+            embedder=self.embedder,
+        )
 
 
 def wiring(settings: Settings | None = None) -> Wiring:

@@ -7,7 +7,7 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.services.site_build import OK, build_site
+from shared.services.site_build import OK
 
 
 def register(subparsers: Any) -> None:
@@ -23,14 +23,7 @@ def run(args: argparse.Namespace) -> int:
     setup(args)
     w = wiring()
     settings = w.settings
-    report = build_site(
-        settings,
-        full=args.full,
-        store=w.store,
-        publisher=w.publisher(),
-        curator_report=w.curator_report(),
-        embedder=w.embedder,  # the report's gaps: loaded only when there are some
-    )
+    report = w.rebuild(full=args.full)
     body = report.body()
     lines = [
         f"{report.status}: built {report.built}, unchanged {report.unchanged}, "

@@ -149,18 +149,12 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from shared.bootstrap import reset, wiring
         from shared.demo import load_demo_if_empty
-        from shared.services.site_build import build_site
 
         w = wiring()
         created = load_demo_if_empty(w.store, w.embedder)
         if created:
             print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
-        report = build_site(
-            w.settings,
-            store=w.store,
-            publisher=w.publisher(),
-            curator_report=w.curator_report(),
-        )
+        report = w.rebuild()
         print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
         # The server forks its worker: no SQLite connection may cross the fork.
         reset()

@@ -88,12 +88,8 @@ def after_writes(app: Any, refresher: Refresher) -> Any:
 def site_builder() -> None:
     """One incremental build of the configured site, through the composition root."""
     from shared.bootstrap import wiring
-    from shared.services.site_build import build_site
 
-    w = wiring()
-    report = build_site(
-        w.settings, store=w.store, publisher=w.publisher(), curator_report=w.curator_report()
-    )
+    report = wiring().rebuild()
     _log.info(
         "site rebuilt after a write: %s, built %d",
         report.status,

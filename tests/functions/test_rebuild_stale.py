@@ -76,3 +76,27 @@ def test_the_curator_report_lists_stale_pages_and_gaps(
     assert "Stale pages (1)" in html
     assert "<code>deploy/certs/rotate.py</code>" in html
     assert "Wanted pages" in html
+
+
+def test_the_report_serve_writes_after_a_write_has_its_gaps_too(
+    env: dict[str, str], client: Client, auth: dict[str, str]
+) -> None:
+    """serve's refresh builds through the same wiring as rebuild: its curator report has
+    the gaps section (it was 'unavailable' when the refresh forgot the embedder)."""
+    from shared.bootstrap import install, wiring
+    from shared.cli.site_refresh import site_builder
+    from shared.config import get_settings
+    from tests.fixtures.embedder import HashingEmbedder
+
+    install(type(wiring())(get_settings(), embedder=HashingEmbedder()))
+    assert client("wiki_create").post("/", json=PAGE, headers=auth).status_code == 201
+    for question in ("¿cómo subo un archivo?", "how do I upload a file?"):
+        wiring().store.events.record(
+            "utility_hit", {"question": question, "mode": "help", "slugs": []}
+        )
+
+    site_builder()
+
+    report = json.loads((Path(get_settings().report_location) / "report.json").read_text())
+    assert report["gaps"]["available"] is True
+    assert report["gaps"]["open"]
