@@ -34,7 +34,7 @@ _COMMENT_CLOSE = "-->"
 _MACRO = re.compile(r"\{\{.{0,500}?\}\}|\{%.{0,500}?%\}|\{#.{0,500}?#\}")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
-_ONE_ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+))"""
+_ONE_ATTR = r"""(?:#[\w:.-]+|\.[\w:-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+))"""
 ATTR_LIST = re.compile(r"\{:?[ \t]*" + _ONE_ATTR + r"(?:[ \t]+" + _ONE_ATTR + r")*[ \t]*\}")
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:.-]+)")
 _ANCHOR = re.compile(r"\[\]\(\)(" + ATTR_LIST.pattern + r")")

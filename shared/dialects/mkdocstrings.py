@@ -195,7 +195,6 @@ class Library:
     def _package(self, name: str) -> griffe.Object | None:
         if name in self._packages:
             return self._packages[name]
-        started = time.perf_counter()
         if self._loader is None:
             # griffe logs each docstring it finds odd: the site's readers are not its audience.
             logging.getLogger("griffe").setLevel(logging.ERROR)
@@ -215,8 +214,7 @@ class Library:
             loaded = module if isinstance(module, griffe.Object) else None
         except (ImportError, OSError, SyntaxError, griffe.GriffeError, ValueError):
             loaded = None
-        self._packages[name] = loaded
-        self.spent += time.perf_counter() - started
+        self._packages[name] = loaded  # its time counts in the render that asked for it
         return loaded
 
 
@@ -491,7 +489,10 @@ def _signature(obj: griffe.Object, options: Mapping[str, Any]) -> str:
 def _parameters(parameters: griffe.Parameters) -> str:
     parts: list[str] = []
     star = False
-    for p in parameters:
+    listed = list(parameters)
+    if listed and listed[0].name in ("self", "cls"):
+        listed = listed[1:]  # as mkdocstrings shows a method: the bound argument is implied
+    for p in listed:
         kind = p.kind
         if kind is griffe.ParameterKind.keyword_only and not star:
             parts.append("*")
