@@ -259,7 +259,7 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
                 continue
             line = line[end + len(dropping) + 3 :]
             dropping = ""
-        if "<" not in line:
+        if "<" not in line and "&lt;" not in line:
             out.append(line)
             i += 1
             continue
@@ -330,7 +330,22 @@ def _inline_html(line: str, constructs: Constructs) -> tuple[str, str]:
 
     changed = outside_code_spans(line, change) if "<" in line else line
     changed = _ANCHOR_TEXT.sub(_link, changed)
+    if "&lt;" in changed:
+        changed = outside_code_spans(changed, lambda part: _escaped_tags(part, constructs))
     return changed, dropping
+
+
+# ``&lt;color&gt;`` written in prose: the author shows a tag or placeholder literally, so
+# it is code (a reader sees ``<color>``, and nothing reads as a tag left unrendered).
+_ESCAPED_TAG = re.compile(r"&lt;(/?[A-Za-z][\w.:-]{0,60}(?:\s[^&<>\n]{0,200})?/?)&gt;")
+
+
+def _escaped_tags(part: str, constructs: Constructs) -> str:
+    found = len(_ESCAPED_TAG.findall(part))
+    if not found:
+        return part
+    constructs.count("escaped-tag", "mapped", found)
+    return _ESCAPED_TAG.sub(lambda m: f"`<{unescape(m.group(1))}>`", part)
 
 
 _ANCHOR_TEXT = re.compile(r"\x00a ([^\x00]*)\x00(.*?)\x00/a\x00")

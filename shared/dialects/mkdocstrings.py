@@ -468,15 +468,16 @@ def _passes(name: str, filters: list[tuple[bool, re.Pattern[str]]]) -> bool:
 
 def _signature(obj: griffe.Object, options: Mapping[str, Any]) -> str:
     if isinstance(obj, griffe.Function):
-        return f"def {obj.name}({_parameters(obj.parameters)}){_returns(obj)}"
+        return _call(f"def {obj.name}", _parameters(obj.parameters), _returns(obj))
     if isinstance(obj, griffe.Class):
         params = ""
         init = obj.members.get("__init__")
         if options.get("merge_init_into_class") and isinstance(init, griffe.Function):
             params = _parameters(init.parameters)
         bases = ", ".join(str(b) for b in obj.bases)
-        head = f"({params})" if params else (f"({bases})" if bases else "")
-        return f"class {obj.name}{head}"
+        if params:
+            return _call(f"class {obj.name}", params)
+        return f"class {obj.name}({bases})" if bases else f"class {obj.name}"
     if isinstance(obj, griffe.Attribute):
         annotation = f": {obj.annotation}" if obj.annotation is not None else ""
         value = str(obj.value) if obj.value is not None else ""
@@ -503,10 +504,37 @@ def _parameters(parameters: griffe.Parameters) -> str:
         elif kind is griffe.ParameterKind.var_keyword:
             name = f"**{name}"
         text = name + (f": {p.annotation}" if p.annotation is not None else "")
-        if p.default is not None:
+        variadic = kind in (griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword)
+        if p.default is not None and not variadic:
             text += f" = {p.default}" if p.annotation is not None else f"={p.default}"
         parts.append(text)
     return ", ".join(parts)
+
+
+WRAP = 88  # a longer signature is shown one parameter a line, as Black would write it
+
+
+def _call(head: str, parameters: str, tail: str = "") -> str:
+    if len(head) + len(parameters) + len(tail) + 2 <= WRAP or not parameters:
+        return f"{head}({parameters}){tail}"
+    inner = "".join(f"    {part},\n" for part in _split_parameters(parameters))
+    return f"{head}(\n{inner}){tail}"
+
+
+def _split_parameters(text: str) -> list[str]:
+    """``a: dict[str, int], b`` -> ["a: dict[str, int]", "b"]: commas at bracket depth 0."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [part for part in parts if part]
 
 
 def _returns(obj: griffe.Function) -> str:
@@ -525,7 +553,8 @@ def _section(section: griffe.DocstringSection) -> list[str]:
         return [str(value).strip()]
     if kind == "admonition":
         title = section.title or str(getattr(value, "annotation", "") or "Note").capitalize()
-        return [f"**{title.strip()}:** {str(getattr(value, 'description', '')).strip()}"]
+        # Its own paragraph under the label: the description may open with a fence or list.
+        return [f"**{title.strip()}:**", "", str(getattr(value, "description", "")).strip()]
     if kind == "examples":
         out = ["**Examples:**", ""]
         for part_kind, text in value:

@@ -94,7 +94,9 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
     labels = autorefs.defined_labels(body)
     lines = list(_without_termy(mkdocs.canonical(body).split("\n")))
-    lines = markup.html_to_markdown(_dialect_lines(lines, tree, counted), counted)
+    budget = [room - MAX_API_BYTES_HELD_BACK]
+    lines = markup.html_to_markdown(_dialect_lines(lines, tree, counted, budget), counted)
+    room -= (room - MAX_API_BYTES_HELD_BACK) - budget[0]
     result: list[str] = []
     for line, code in mkdocs.fenced(lines):
         if code:
@@ -121,9 +123,15 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
 # -- MkDocs' extensions and plugins ------------------------------------------------------------
 
 
-def _dialect_lines(lines: list[str], tree: Tree, counted: Constructs) -> list[str]:
+MAX_API_BYTES_HELD_BACK = 16 * 1024  # room kept for includes when API references fill a page
+
+
+def _dialect_lines(
+    lines: list[str], tree: Tree, counted: Constructs, budget: list[int]
+) -> list[str]:
     """Fence attributes, custom fences, ``:::`` API references, macros and attribute lists
-    in the stored form (``shared.dialects``); code is left as it is."""
+    in the stored form (``shared.dialects``); code is left as it is. API references take
+    their bytes from ``budget`` (what the page may still grow by)."""
     out: list[str] = []
     fenced = list(mkdocs.fenced(lines))
     i = 0
@@ -139,7 +147,7 @@ def _dialect_lines(lines: list[str], tree: Tree, counted: Constructs) -> list[st
             i += 1
             continue
         if line.lstrip().startswith(":::"):
-            consumed = _api_reference(fenced, i, tree, counted, out)
+            consumed = _api_reference(fenced, i, tree, counted, out, budget)
             if consumed:
                 i += consumed
                 continue
@@ -183,14 +191,25 @@ def _fence(
 
 
 def _api_reference(
-    fenced: list[tuple[str, bool]], i: int, tree: Tree, counted: Constructs, out: list[str]
+    fenced: list[tuple[str, bool]],
+    i: int,
+    tree: Tree,
+    counted: Constructs,
+    out: list[str],
+    budget: list[int],
 ) -> int:
     """A ``:::`` directive (and its options) as its API reference; lines consumed, or 0."""
-    lines = [line for line, _ in fenced[i:]]
-    found = next(mkdocstrings.directives(lines[:200]), None)
+    lines = [line for line, _ in fenced[i : i + 200]]
+    found = next(mkdocstrings.directives(lines), None)
     if found is None or found.start != 0:
         return 0
     rendered = _rendered(found, tree)
+    size = len(rendered.markdown.encode())
+    if rendered.found and size > budget[0]:
+        link = _code_link(found.identifier, tree)
+        rendered = mkdocstrings.stand_in(found.identifier, link, "too large for one page")
+        size = len(rendered.markdown.encode())
+    budget[0] -= size
     counted.count("mkdocstrings", "rendered" if rendered.found else "mapped")
     text = mkdocs.canonical(rendered.markdown) if rendered.found else rendered.markdown
     out.extend(["", *text.split("\n"), ""])

@@ -197,3 +197,9 @@ def test_configs_merge_as_mkdocs_inherit_does() -> None:
         "nav": ["x.md"],
         "site_name": "S",
     }
+
+
+def test_an_escaped_tag_in_prose_is_shown_as_code() -> None:
+    """``&lt;color&gt;`` is a tag shown literally: inline code, in a link text too."""
+    out = markup.html_to_markdown(["A CSS [&lt;color&gt;](/css_types/color) value."], Constructs())
+    assert out == ["A CSS [`<color>`](/css_types/color) value."]
