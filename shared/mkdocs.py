@@ -308,9 +308,24 @@ def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
     first sentence with its label, and show an include as an example), search excerpts.
     """
     text = canonical(markdown)
+    if "{ #" in text:
+        text = _without_block_ids(text)
     if "///" not in text and "{*" not in text:
         return text
     return "\n".join(_readable_lines(text.split("\n"), titles, paths))
+
+
+_BLOCK_ID = re.compile(r"[ \t]\{ #[\w:.-]+ \}$")
+
+
+def _without_block_ids(text: str) -> str:
+    """Paragraphs' and list items' ``{ #id }`` (attr_list ids, as the import writes them)
+    left out: an id is for links, not words. Headings keep theirs (``atx_heading`` reads
+    past it) and code is code."""
+    return "\n".join(
+        line if code or _ATX.match(line) else _BLOCK_ID.sub("", line)
+        for line, code in fenced(text.split("\n"))
+    )
 
 
 _NOT_PROSE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#{1,6}|\||>|\{\*|```|~~~)(?:\s|$)")

@@ -129,9 +129,10 @@ def without_macros(line: str, constructs: Constructs) -> str:
 # -- attr_list ------------------------------------------------------------------------------
 
 
-def attr_lists(line: str, constructs: Constructs) -> str:
+def attr_lists(line: str, constructs: Constructs, ids: list[str] | None = None) -> str:
     """Attribute lists gone but a heading's id, kept as ``{ #id }``; ``[](){#id}`` anchors
-    and Material's icon shortcodes gone."""
+    and Material's icon shortcodes gone. The ids of other elements (a paragraph, a link,
+    an anchor) are put in ``ids``: ``paragraph_ids`` gives them to their block."""
     if "{" not in line and ":" not in line:
         return line
     heading = _HEADING.match(line) if line.lstrip().startswith("#") else None
@@ -146,13 +147,19 @@ def attr_lists(line: str, constructs: Constructs) -> str:
             return f"{head} {{ #{found.group(1)} }}" if found else head
 
     def change(part: str) -> str:
-        n = len(_ANCHOR.findall(part))
-        if n:
-            constructs.count("anchor", "dropped", n)
+        anchors = [m.group(1) for m in _ANCHOR.finditer(part)]
+        if anchors:
+            constructs.count("anchor", "mapped", len(anchors))
             part = _ANCHOR.sub("", part)
-        n = len(ATTR_LIST.findall(part))
-        if n:
-            constructs.count("attr-list", "dropped", n)
+            if ids is not None:
+                ids.extend(found.group(1) for a in anchors if (found := _ATTR_ID.search(a)))
+        lists = [m.group(0) for m in ATTR_LIST.finditer(part)]
+        if lists:
+            for written in lists:
+                found = _ATTR_ID.search(written)
+                if found and ids is not None:
+                    ids.append(found.group(1))
+                constructs.count("attr-list", "mapped" if found else "dropped")
             part = ATTR_LIST.sub("", part)
         n = len(_EMOJI.findall(part))
         if n:
@@ -162,6 +169,57 @@ def attr_lists(line: str, constructs: Constructs) -> str:
 
     changed = outside_code_spans(line, change)
     return changed.rstrip() if changed != line else line
+
+
+_BLOCK_START = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|```|~~~|/{3,}|\||>|<)")
+BLOCK_ID = re.compile(r"[ \t]\{ #([\w:.-]+) \}$")  # a paragraph's id in the stored form
+
+
+def paragraph_ids(lines: list[tuple[str, list[str], bool]]) -> list[str]:
+    """Each line with the ids its attribute lists and anchors stated given to their block:
+    an anchor alone on its line names what follows (the heading, when it has no id of its
+    own, else the next paragraph); an id on a paragraph's line, that paragraph or list
+    item. The id is written ``{ #id }`` at the block's end (the site renderer reads it
+    there, ``mkdocs.readable`` leaves it out). One id per element; others are dropped.
+    Code lines (``code``) are passed through."""
+    out: list[str] = []
+    pending: list[str] = []  # ids of the block being read
+    forward: list[str] = []  # ids of anchors alone on their line, for the next block
+    for line, ids, code in lines:
+        if code:
+            _give(out, pending)
+            forward = []  # an anchor before code: nothing there can carry an id
+            out.append(line)
+            continue
+        if not line.strip():
+            if ids:
+                forward += ids
+                continue
+            _give(out, pending)
+            out.append(line)
+            continue
+        heading = line.lstrip().startswith("#")
+        if pending and _BLOCK_START.match(line):
+            _give(out, pending)
+        if forward and heading and not BLOCK_ID.search(line.rstrip()):
+            line = f"{line.rstrip()} {{ #{forward[0]} }}"
+        elif forward:
+            pending += forward
+        forward = []
+        out.append(line)
+        pending += ids
+    _give(out, pending)
+    return out
+
+
+def _give(out: list[str], pending: list[str]) -> None:
+    """The first pending id onto the last line of the block before (a paragraph's)."""
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].strip():
+            if not _BLOCK_START.match(out[i]) and not BLOCK_ID.search(out[i]):
+                out[i] = f"{out[i].rstrip()} {{ #{pending[0]} }}"
+            break
+    pending.clear()
 
 
 def anchors_of(line: str) -> list[str]:

@@ -305,7 +305,8 @@ class _Writer:
             self.ids.append(path)
             if target is not None and target.path != path:
                 self.ids.append(target.path)
-            self.emit(f"{'#' * level} {_kind_label(target)}`{obj.name}` {{ #{path} }}", "")
+            # Plain text, no code span: the heading is also a chunk's heading in answers.
+            self.emit(f"{'#' * level} {_kind_label(target)}{obj.name} {{ #{path} }}", "")
         elif root:
             self.ids.append(path)
             if target is not None and target.path != path:

@@ -133,6 +133,7 @@ def _dialect_lines(
     in the stored form (``shared.dialects``); code is left as it is. API references take
     their bytes from ``budget`` (what the page may still grow by)."""
     out: list[str] = []
+    ids: dict[int, list[str]] = {}  # line in ``out`` -> ids its attribute lists stated
     fenced = list(mkdocs.fenced(lines))
     i = 0
     while i < len(fenced):
@@ -151,9 +152,16 @@ def _dialect_lines(
             if consumed:
                 i += consumed
                 continue
-        out.append(markup.attr_lists(markup.without_macros(line, counted), counted))
+        stated: list[str] = []
+        out.append(markup.attr_lists(markup.without_macros(line, counted), counted, stated))
+        if stated:
+            ids[len(out) - 1] = stated
         i += 1
-    return out
+    if not ids:
+        return out
+    return markup.paragraph_ids(
+        [(line, ids.get(n, []), code) for n, (line, code) in enumerate(mkdocs.fenced(out))]
+    )
 
 
 def _fence(

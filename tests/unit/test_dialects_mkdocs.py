@@ -203,3 +203,53 @@ def test_an_escaped_tag_in_prose_is_shown_as_code() -> None:
     """``&lt;color&gt;`` is a tag shown literally: inline code, in a link text too."""
     out = markup.html_to_markdown(["A CSS [&lt;color&gt;](/css_types/color) value."], Constructs())
     assert out == ["A CSS [`<color>`](/css_types/color) value."]
+
+
+def test_ids_of_paragraphs_links_and_anchors_go_to_their_block() -> None:
+    """An anchor alone names the heading after it; a paragraph's or link's id its block."""
+    counted = Constructs()
+    source = [
+        "[](){#intro-anchor}",
+        "## Intro",
+        "",
+        "Text with [a link](x.md){ #the-link .button }",
+        "and more.",
+        "",
+        "[](){#before-para}",
+        "Next paragraph.",
+        "",
+        "```python",
+        "# not a heading { #no }",
+        "```",
+    ]
+    from shared import mkdocs
+
+    rows = []
+    for line, code in mkdocs.fenced(source):
+        stated: list[str] = []
+        rows.append((line if code else markup.attr_lists(line, counted, stated), stated, code))
+    out = markup.paragraph_ids(rows)
+    assert out == [
+        "## Intro { #intro-anchor }",
+        "",
+        "Text with [a link](x.md)",
+        "and more. { #the-link }",
+        "",
+        "Next paragraph. { #before-para }",
+        "",
+        "```python",
+        "# not a heading { #no }",
+        "```",
+    ]
+
+
+def test_the_site_renders_block_ids_and_readable_text_leaves_them_out() -> None:
+    """``{ #id }`` ending a paragraph or tight list item is its id; words have none."""
+    from shared import mkdocs
+    from shared.site.markdown import render_body
+
+    text = "Para. { #pid }\n\n- item { #lid }\n- two\n"
+    html = render_body(text).html
+    assert '<p id="pid">Para.</p>' in html
+    assert '<li id="lid">item</li>' in html
+    assert mkdocs.readable(text) == "Para.\n\n- item\n- two\n"
