@@ -275,7 +275,7 @@ def _indented_block(
         body.pop()
         end -= 1
     inner = _canonical_lines([_dedent(line, width + 4, indent) for line in body], depth + 1)
-    slashes = "/" * (3 + _depth(inner))
+    slashes = "/" * (3 + block_depth(inner))
     head_line = f"{indent}{slashes} {kind}" + (f" | {title}" if title else "")
     block = [head_line] + [f"{indent}    {o}" for o in options] + [""] + inner + [""]
     return [*block, f"{indent}{slashes}"], end
@@ -286,7 +286,7 @@ def _dedent(line: str, width: int, indent: str) -> str:
     return indent + expanded[width:] if expanded[:width].strip() == "" else expanded.lstrip()
 
 
-def _depth(lines: list[str]) -> int:
+def block_depth(lines: list[str]) -> int:
     """How many slashes beyond three the blocks in ``lines`` already use."""
     deepest = 0
     for line in lines:

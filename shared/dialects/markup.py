@@ -126,6 +126,25 @@ def without_macros(line: str, constructs: Constructs) -> str:
     return outside_code_spans(line, drop)
 
 
+_BLOCK_SPELLING = re.compile(r"^[ \t]*(?:(!!!|\?\?\?)|(===)|/{3,}[ \t]*([A-Za-z][\w-]*))")
+_CODE_SNIPPET = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"')
+
+
+def count_blocks(text: str, constructs: Constructs) -> None:
+    """Admonitions (``!!!``, ``???``, ``/// kind``), tabs (``===``, ``/// tab``) and the
+    snippets left for ``shared.mkdocs`` to make includes of, as ``mapped``: the stored form
+    writes them as its own ``///`` blocks and ``{* path *}`` includes."""
+    if not any(s in text for s in ("!!!", "???", "===", "///", "8<")):
+        return
+    for line, code in mkdocs.fenced(text.split("\n")):
+        found = None if code else _BLOCK_SPELLING.match(line)
+        if found is not None:
+            tab = found.group(2) is not None or found.group(3) == "tab"
+            constructs.count("tabs" if tab else "admonition", "mapped")
+        elif not code and _CODE_SNIPPET.match(line):
+            constructs.count("snippet", "mapped")
+
+
 # -- attr_list ------------------------------------------------------------------------------
 
 
@@ -333,6 +352,13 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             out += ["", *_preformatted(block), ""]
             i = end + 1
             continue
+        details = _DETAILS_OPEN.match(line)
+        if details:
+            last = _details_end(fenced, i)
+            if last is not None:
+                out += _details(fenced, i, last, details, constructs)
+                i = last + 1
+                continue
         if re.match(r"^\s*<table\b", line):
             end = i
             while end < len(fenced) and "</table>" not in fenced[end][0] and end - i < 2000:
@@ -349,6 +375,48 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             out.append("")  # a wrapper's line: keep blocks apart, as the tag did
         i += 1
     return out
+
+
+# ``<details>`` with its ``<summary>``: the project's own ``/// details | summary`` block,
+# so its Markdown renders and answers read its title as a label, not tags.
+_DETAILS_OPEN = re.compile(r"^\s*<details(\s[^<>]*)?>\s*(?:<summary>(.*?)</summary>)?\s*$")
+_SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$")
+_DETAILS_CLOSE = re.compile(r"^\s*</details>\s*$")
+
+
+def _details_end(fenced: list[tuple[str, bool]], start: int) -> int | None:
+    depth = 0
+    for j in range(start, min(len(fenced), start + 5000)):
+        line, code = fenced[j]
+        if code:
+            continue
+        if _DETAILS_OPEN.match(line):
+            depth += 1
+        elif _DETAILS_CLOSE.match(line):
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _details(
+    fenced: list[tuple[str, bool]],
+    start: int,
+    end: int,
+    opening: re.Match[str],
+    constructs: Constructs,
+) -> list[str]:
+    body = [line for line, _ in fenced[start + 1 : end]]
+    title = opening.group(2)
+    summary = _SUMMARY.match(body[0]) if title is None and body else None
+    if summary is not None:
+        title, body = summary.group(1), body[1:]
+    constructs.count("html:details", "mapped")
+    inner = html_to_markdown(body, constructs)
+    slashes = "/" * (3 + mkdocs.block_depth(inner))
+    head = f"{slashes} details" + (f" | {unescape(title).strip()}" if title else "")
+    options = ["    open: true"] if opening.group(1) and "open" in opening.group(1) else []
+    return ["", head, *options, "", *inner, "", slashes, ""]
 
 
 # A block the page's HTML marks as code: Pygments' and Material's ``highlight`` wrapper,

@@ -167,8 +167,12 @@ class Library:
                 return target.filepath.resolve().relative_to(self.repo.resolve()).as_posix()
             except ValueError:
                 return None
-        base = self.search_paths[0] if self.search_paths else self.repo
         parts = identifier.split(".")
+        for cut in range(len(parts) - 1, 0, -1):  # the nearest enclosing object found
+            enclosing = self.find(".".join(parts[:cut]))
+            if enclosing is not None:
+                return self.source_path(enclosing.path)
+        base = self.search_paths[0] if self.search_paths else self.repo
         guess = base.joinpath(*parts[:-1]) if len(parts) > 1 else base / parts[0]
         try:
             return f"{guess.resolve().relative_to(self.repo.resolve()).as_posix()}.py"
@@ -349,31 +353,40 @@ class _Writer:
             names = [str(n) for n in wanted]
         found: dict[str, Any] = {}
         inherited = self.options.get("inherited_members")
+        from_bases: set[str] = set()
         if obj.is_class and inherited:
             try:
                 for name, member in obj.inherited_members.items():
                     if inherited is True or (isinstance(inherited, list) and name in inherited):
                         found[name] = member
+                        from_bases.add(name)
             except (griffe.AliasResolutionError, griffe.CyclicAliasError, ValueError):
                 pass
         found.update(obj.members)
+        from_bases -= set(obj.members)
         out: list[tuple[str, griffe.Object | griffe.Alias]] = []
         for name, member in found.items():
             if names is not None:
                 if name in names:
                     out.append((name, member))
                 continue
-            if not self.keep(name, member, obj):
+            if not self.keep(name, member, obj, inherited=name in from_bases):
                 continue
             out.append((name, member))
         return self.ordered(out, names)
 
-    def keep(self, name: str, member: griffe.Object | griffe.Alias, parent: griffe.Object) -> bool:
+    def keep(
+        self,
+        name: str,
+        member: griffe.Object | griffe.Alias,
+        parent: griffe.Object,
+        inherited: bool = False,
+    ) -> bool:
         if name == "__init__" and self.options.get("merge_init_into_class"):
             return False
         if not _passes(name, self.filters):
             return False
-        if member.is_alias:
+        if member.is_alias and not inherited:
             # An import is the imported object's page, not this one's, unless exported.
             exports = parent.exports if parent.is_module else None
             if not (exports and name in exports):

@@ -92,6 +92,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     out = Prepared(content="")
     counted = out.constructs
     body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
+    markup.count_blocks(body, counted)
     labels = autorefs.defined_labels(body)
     lines = list(_without_termy(mkdocs.canonical(body).split("\n")))
     budget = [room - MAX_API_BYTES_HELD_BACK]
@@ -106,6 +107,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
         include = mkdocs.parse_include(line)
         if include is not None:
             block = _included(include, line, tree, room)
+            counted.count("include", "mapped" if block is None else "rendered")
             if block is None:
                 ref = include.ref()
                 if ref and ref not in out.code_refs:

@@ -154,3 +154,87 @@ def test_repo_flag_names_where_api_sources_are(
     status, report = run(capsys, str(split_project), "--type", "reference", "--repo", str(empty))
     assert status == 0
     assert report["constructs"]["mkdocstrings"] == {"rendered": 0, "mapped": 2, "dropped": 0}
+
+
+def api_page(tmp_path: Path, source: str, directive: str, code_url: str | None = None) -> str:
+    """The stored form of one page holding ``directive``, documenting ``pkg`` (``source``)."""
+    from shared.services.import_mkdocs import prepare
+
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    write(tmp_path, "pkg/__init__.py", source)
+    docs = tmp_path / "docs"
+    write(docs, "api.md", directive)
+    tree = tree_of(docs, tmp_path, code_url)
+    return prepare(directive, "api.md", tree, 512 * 1024).content
+
+
+BASE = '''"""Pkg."""
+
+
+class Base:
+    def inherited(self) -> int:
+        """From the base."""
+        return 1
+
+
+class Child(Base):
+    """A child.
+
+    Parameters
+    ----------
+    size : int
+        How big.
+    """
+
+    def own(self, size: int) -> None:
+        """Own method.
+
+        :param size: How big it is.
+        :returns: Nothing at all.
+        """
+
+    def other(self) -> None:
+        """Another one."""
+'''
+
+
+def test_members_heading_level_and_inherited_members_are_honoured(tmp_path: Path) -> None:
+    """``members`` picks and orders, ``heading_level`` sets the root's level,
+    ``inherited_members`` brings the base's methods in."""
+    text = api_page(
+        tmp_path,
+        BASE,
+        "::: pkg.Child\n    options:\n      show_root_heading: true\n      heading_level: 3\n"
+        "      members: [other, own]\n",
+    )
+    assert "### class Child { #pkg.Child }" in text
+    assert text.index("#### method other") < text.index("#### method own")
+    assert "inherited" not in text
+    text = api_page(tmp_path, BASE, "::: pkg.Child\n    options:\n      inherited_members: true\n")
+    assert "## method inherited { #pkg.Child.inherited }" in text
+
+
+def test_numpy_and_sphinx_docstrings_are_read_as_such(tmp_path: Path) -> None:
+    """``docstring_style`` numpy reads a Parameters section; sphinx reads ``:param:``."""
+    numpy = api_page(
+        tmp_path,
+        BASE,
+        "::: pkg.Child\n    options:\n      docstring_style: numpy\n      members: false\n",
+    )
+    assert "| `size` | `int` | How big. |  |" in numpy
+    sphinx = api_page(
+        tmp_path, BASE, "::: pkg.Child.own\n    options:\n      docstring_style: sphinx\n"
+    )
+    assert "| `size` | `int` | How big it is. |  |" in sphinx
+    assert "Nothing at all." in sphinx
+
+
+def test_a_missing_object_is_a_stand_in_linked_with_the_code_url(tmp_path: Path) -> None:
+    """The package is there but not the object: one line naming it, linked to its module."""
+    text = api_page(
+        tmp_path, BASE, "::: pkg.Gone\n", code_url="https://code.example/blob/main/{path}"
+    )
+    assert text.strip() == (
+        "**API reference:** [`pkg.Gone`](https://code.example/blob/main/pkg/__init__.py) "
+        "(source not found)."
+    )

@@ -253,3 +253,24 @@ def test_the_site_renders_block_ids_and_readable_text_leaves_them_out() -> None:
     assert '<p id="pid">Para.</p>' in html
     assert '<li id="lid">item</li>' in html
     assert mkdocs.readable(text) == "Para.\n\n- item\n- two\n"
+
+
+def test_details_and_summary_become_the_projects_details_block() -> None:
+    """``<details><summary>T</summary>`` … ``</details>`` is ``/// details | T``."""
+    lines = ["<details open>", "<summary>All colors</summary>", "", "- **red**", "</details>"]
+    out = [x for x in markup.html_to_markdown(lines, Constructs()) if x]
+    assert out == ["/// details | All colors", "    open: true", "- **red**", "///"]
+
+
+def test_blocks_and_tabs_are_counted_by_spelling() -> None:
+    """``!!!``/``???``/``/// kind`` are admonitions, ``===``/``/// tab`` tabs; code is not."""
+    counted = Constructs()
+    text = (
+        '!!! note\n    x\n\n??? tip\n    y\n\n=== "A"\n    a\n\n'
+        "/// tab | B\nb\n///\n```\n!!! no\n```"
+    )
+    markup.count_blocks(text, counted)
+    assert counted.as_dict() == {
+        "admonition": {"rendered": 0, "mapped": 2, "dropped": 0},
+        "tabs": {"rendered": 0, "mapped": 2, "dropped": 0},
+    }
