@@ -414,7 +414,9 @@ def _details(
     constructs.count("html:details", "mapped")
     inner = html_to_markdown(body, constructs)
     slashes = "/" * (3 + mkdocs.block_depth(inner))
-    head = f"{slashes} details" + (f" | {unescape(title).strip()}" if title else "")
+    if title:
+        title = " ".join(_inline_html(title, constructs)[0].split())
+    head = f"{slashes} details" + (f" | {title}" if title else "")
     options = ["    open: true"] if opening.group(1) and "open" in opening.group(1) else []
     return ["", head, *options, "", *inner, "", slashes, ""]
 
@@ -484,10 +486,26 @@ def _link(match: re.Match[str]) -> str:
     return f"[{text or href}]({href})"
 
 
+# The elements of HTML (and SVG's outer one): a lowercase "tag" that is none of them is a
+# placeholder written in prose (``<color>``, ``<integer>``), shown as code, never dropped.
+_ELEMENT_NAMES = """a abbr address area article aside audio b base bdi bdo blockquote body br button
+    canvas caption center cite code col colgroup data datalist dd del details dfn dialog div
+    dl dt em embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header
+    hgroup hr html i iframe img input ins kbd label legend li link main map mark menu meta
+    meter nav noscript object ol optgroup option output p param picture pre progress q rp
+    rt ruby s samp script search section select slot small source span strike strong style
+    sub summary sup svg table tbody td template textarea tfoot th thead time title tr track
+    tt u ul var video wbr"""
+HTML_ELEMENTS = frozenset(_ELEMENT_NAMES.split())
+
+
 def _tag(match: re.Match[str], constructs: Constructs) -> str:
     closing, name, attrs, _ = match.groups()
     if name in ALLOWED_TAGS:
         return match.group(0)
+    if name not in HTML_ELEMENTS:
+        constructs.count("escaped-tag", "mapped")
+        return f"`{match.group(0)}`"
     values = {
         m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "")
         for m in _ATTRS.finditer(attrs)

@@ -274,3 +274,21 @@ def test_blocks_and_tabs_are_counted_by_spelling() -> None:
         "admonition": {"rendered": 0, "mapped": 2, "dropped": 0},
         "tabs": {"rendered": 0, "mapped": 2, "dropped": 0},
     }
+
+
+def test_a_placeholder_that_is_no_html_element_is_shown_as_code() -> None:
+    """``<integer>`` in prose is a placeholder: kept, as code; ``<span>`` goes."""
+    out = markup.html_to_markdown(["Takes <integer> or <span>auto</span>."], Constructs())
+    assert out == ["Takes `<integer>` or auto."]
+
+
+def test_a_summary_with_html_becomes_a_markdown_title() -> None:
+    """``<summary>`` text with ``<code>`` is the block's title in Markdown."""
+    lines = [
+        '<details markdown="1">',
+        "<summary>About <code>run</code>...</summary>",
+        "x",
+        "</details>",
+    ]
+    out = [x for x in markup.html_to_markdown(lines, Constructs()) if x]
+    assert out[0] == "/// details | About `run`..."
