@@ -12,7 +12,7 @@ defines (``[label]: url``) is ordinary Markdown and is left alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from shared import wikilinks
 from shared.dialects.constructs import Constructs
@@ -35,8 +35,11 @@ def resolve(
     refs: Mapping[str, tuple[str, str]],
     labels: set[str],
     constructs: Constructs,
+    canonical: Callable[[str], str | None] | None = None,
 ) -> str:
-    """``line`` with its cross-references as wiki links or inline code."""
+    """``line`` with its cross-references as wiki links or inline code. ``canonical``
+    names the object an id reaches through re-exports (``pkg.Thing`` ->
+    ``pkg._impl.Thing``), for an id no page documents under that name."""
     if "][" not in line:
         return line
     spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)] if "`" in line else []
@@ -50,6 +53,9 @@ def resolve(
         if " ".join(identifier.split()).casefold() in labels:
             return match.group(0)  # an ordinary reference link
         place = refs.get(bare) or refs.get(bare.removesuffix("()"))
+        if place is None and canonical is not None and _IDENTIFIER.fullmatch(bare):
+            real = canonical(bare.removesuffix("()"))
+            place = refs.get(real) if real else None
         if place is not None:
             slug, anchor = place
             target = f"{slug}#{anchor}" if anchor else slug

@@ -157,6 +157,13 @@ class Library:
             cached = self._rendered[key] = render(directive, self, code_link)
         return cached
 
+    def canonical(self, identifier: str) -> str | None:
+        """The path of the object ``identifier`` names once re-exports are followed (a
+        member reached through a class re-exported elsewhere too), or None."""
+        obj = self.find(identifier)
+        target = _target(obj) if obj is not None else None
+        return target.path if target is not None and target.path != identifier else None
+
     def source_path(self, identifier: str) -> str | None:
         """The repository path of the module that holds ``identifier`` (found or guessed
         from the dotted path under the first search path), for a code link."""

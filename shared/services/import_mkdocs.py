@@ -98,12 +98,13 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     budget = [room - MAX_API_BYTES_HELD_BACK]
     lines = markup.html_to_markdown(_dialect_lines(lines, tree, counted, budget), counted)
     room -= (room - MAX_API_BYTES_HELD_BACK) - budget[0]
+    canonical = tree.library.canonical if tree.library is not None else None
     result: list[str] = []
     for line, code in mkdocs.fenced(lines):
         if code:
             result.append(line)
             continue
-        line = autorefs.resolve(line, tree.refs, labels, counted)
+        line = autorefs.resolve(line, tree.refs, labels, counted, canonical)
         include = mkdocs.parse_include(line)
         if include is not None:
             block = _included(include, line, tree, room)

@@ -292,3 +292,11 @@ def test_a_summary_with_html_becomes_a_markdown_title() -> None:
     ]
     out = [x for x in markup.html_to_markdown(lines, Constructs()) if x]
     assert out[0] == "/// details | About `run`..."
+
+
+def test_an_id_reached_through_a_re_export_finds_the_documenting_page() -> None:
+    """``pkg.Thing`` re-exports ``pkg.mod.Thing``: the canonical path is looked up."""
+    real = {"pkg.Thing": "pkg.mod.Thing"}
+    line = "See [it][pkg.Thing]."
+    out = autorefs.resolve(line, REFS, set(), Constructs(), real.get)
+    assert out == "See [[api—mod#pkg.mod.Thing|it]]."
