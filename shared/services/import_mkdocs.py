@@ -193,7 +193,9 @@ def _fence(
         path = parsed[1]["path"]
         title = parsed[1].get("title")
         label = f" ({title})" if title else ""
-        out.extend([f"{indent}*Screenshot of `{path}`{label}, not shown here.*", ""])
+        href = code_href(path, tree.code_url) if tree.code_url else None
+        shown = f"[`{path}`]({href})" if href else f"`{path}`"
+        out.extend([f"{indent}*Screenshot of {shown}{label}, not shown here.*", ""])
         return end
     normal = markup.normalised_fence(indent, marker, info, counted)
     out.append(normal if normal is not None else fenced[start][0])

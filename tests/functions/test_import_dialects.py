@@ -238,3 +238,30 @@ def test_a_missing_object_is_a_stand_in_linked_with_the_code_url(tmp_path: Path)
         "**API reference:** [`pkg.Gone`](https://code.example/blob/main/pkg/__init__.py) "
         "(source not found)."
     )
+
+
+def test_a_screenshot_fence_is_a_visible_note_linked_to_its_program(tmp_path: Path) -> None:
+    """```` ```{.textual path="app.py"} ```` runs a program: a note names it, linked."""
+    from shared.services.import_mkdocs import prepare
+
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "x")
+    tree = tree_of(docs, tmp_path, "https://code.example/{path}")
+    body = 'Look:\n\n```{.textual path="docs/app.py" title="Demo" lines="20"}\n```\n'
+    assert prepare(body, "a.md", tree, 10_000).content == (
+        "Look:\n\n*Screenshot of [`docs/app.py`](https://code.example/docs/app.py) (Demo), "
+        "not shown here.*\n\n"
+    )
+
+
+def test_the_human_summary_counts_the_constructs(
+    store_env: str, split_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --json a ``constructs`` line says what became of each kind met."""
+    from shared.cli import main
+
+    assert main(["import", str(split_project), "--type", "reference"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    constructs = next(line for line in lines if line.startswith("  constructs "))
+    assert "autoref 2 mapped 1 dropped" in constructs
+    assert "mkdocstrings 1 rendered 1 mapped" in constructs
