@@ -21,6 +21,7 @@ folder above DIR holding ``.git``, else DIR.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,58 @@ def _nav_file_beside(path: Path) -> list[Any] | None:
         if isinstance(data, dict) and set(data) == {"nav"} and isinstance(data["nav"], list):
             found.append(data["nav"])
     return found[0] if len(found) == 1 else None
+
+
+def excluded(config: Config, relative_paths: list[str]) -> set[str]:
+    """The docs files the config keeps out of the site: MkDocs' ``exclude_docs``
+    (gitignore-style lines: ``/a.md`` from the docs folder, ``a.md`` at any depth,
+    ``dir/`` a folder, ``!`` brings one back) and the mkdocs-exclude plugin's ``glob``
+    list. Paths are relative to the docs folder, posix."""
+    rules: list[tuple[bool, str]] = []
+    native = config.data.get("exclude_docs")
+    if isinstance(native, str):
+        for line in native.splitlines():
+            text = line.strip()
+            if text and not text.startswith("#"):
+                rules.append((text.startswith("!"), text.removeprefix("!")))
+    plugins = config.data.get("plugins")
+    entry = None
+    if isinstance(plugins, dict):
+        entry = plugins.get("exclude")
+    elif isinstance(plugins, list):
+        entry = next(
+            (p["exclude"] for p in plugins if isinstance(p, dict) and "exclude" in p), None
+        )
+    globs = entry.get("glob") if isinstance(entry, dict) else None
+    if isinstance(globs, list):
+        rules += [(False, "/" + str(g).lstrip("/")) for g in globs if isinstance(g, str)]
+    if not rules:
+        return set()
+    out: set[str] = set()
+    for path in relative_paths:
+        keep = True
+        for negated, pattern in rules:
+            if _ignored(path, pattern):
+                keep = negated
+        if not keep:
+            out.add(path)
+    return out
+
+
+def _ignored(path: str, pattern: str) -> bool:
+    """Whether a gitignore-style ``pattern`` matches ``path`` (posix, relative)."""
+    folder = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    anchored = pattern.startswith("/") or "/" in pattern
+    pattern = pattern.lstrip("/")
+    parts = path.split("/")
+    # A folder pattern matches any file below a matching folder; ``**`` crosses folders.
+    candidates = ["/".join(parts[:n]) for n in range(1, len(parts) + (0 if folder else 1))]
+    if not anchored:
+        candidates = [c.rsplit("/", 1)[-1] for c in candidates]
+    return any(
+        fnmatchcase(c, pattern) or fnmatchcase(c, pattern.replace("**/", "")) for c in candidates
+    )
 
 
 def repository_root(directory: Path, config: Config) -> Path:

@@ -67,6 +67,7 @@ class Tree:
     refs: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # autoref id -> place
     code_url: str | None = None  # BIBLIOTECA_CODE_URL, for API stand-ins
     library: mkdocstrings.Library | None = None  # the repository's Python, read by griffe
+    excluded: frozenset[str] = frozenset()  # files the config's exclude rules leave out
 
     @property
     def project(self) -> Path:

@@ -177,12 +177,22 @@ def import_directory(
 def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -> Tree:
     """The folder's Markdown files and the slug each is imported as, its MkDocs
     configuration, the repository root, and where each API object is documented."""
-    files = markdown_files(root)
-    slugs = _slugs(files, root)
     config = mkdocs_config.find_config(root)
+    every = markdown_files(root)
+    left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
+    files = [p for p in every if p.relative_to(root).as_posix() not in left_out]
+    slugs = _slugs(files, root)
     repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
     library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
-    tree = Tree(root, slugs, repo=repo_root, config=config, code_url=code_url, library=library)
+    tree = Tree(
+        root,
+        slugs,
+        repo=repo_root,
+        config=config,
+        code_url=code_url,
+        library=library,
+        excluded=frozenset(left_out),
+    )
     return replace(tree, refs=documented_objects(tree, files))
 
 
@@ -193,7 +203,15 @@ def stored_files(
 ) -> Iterator[tuple[str, ParsedFile]]:
     """Each file of the tree parsed into the stored form, by its relative name; files that
     cannot be read or parsed, and warnings, go to ``report``."""
-    for path in progress(markdown_files(tree.root)):
+    if tree.excluded:
+        report.warnings.append(
+            {
+                "file": tree.config.name,
+                "warning": f"{len(tree.excluded)} files left out by its exclude rules",
+            }
+        )
+    files = [p for p in markdown_files(tree.root) if _relative(p, tree) not in tree.excluded]
+    for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
         try:
             parsed = _stored_form(parse_file(path, tree.root), name, tree, report)
@@ -206,6 +224,10 @@ def stored_files(
         for key in parsed.dropped_keys:
             report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
         yield name, parsed
+
+
+def _relative(path: Path, tree: Tree) -> str:
+    return path.relative_to(tree.root).as_posix()
 
 
 def _slugs(files: list[Path], root: Path) -> dict[str, str]:

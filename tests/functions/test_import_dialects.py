@@ -265,3 +265,25 @@ def test_the_human_summary_counts_the_constructs(
     constructs = next(line for line in lines if line.startswith("  constructs "))
     assert "autoref 2 mapped 1 dropped" in constructs
     assert "mkdocstrings 1 rendered 1 mapped" in constructs
+
+
+def test_files_the_config_excludes_are_not_pages(tmp_path: Path) -> None:
+    """``exclude_docs`` (gitignore-style) and the exclude plugin's globs leave files out;
+    a snippet there can still be put into a page."""
+    write(
+        tmp_path,
+        "mkdocs.yml",
+        "site_name: S\nexclude_docs: |\n  drafts/\n  /notes.md\n  !drafts/keep.md\n"
+        "plugins:\n  - exclude:\n      glob:\n        - 'snippets/*'\n        - '**/_template.md'\n",
+    )
+    docs = tmp_path / "docs"
+    for name in ("a.md", "notes.md", "x/notes.md", "drafts/d.md", "drafts/keep.md"):
+        write(docs, name, f"# {name}\n")
+    write(docs, "snippets/s.md", "Shared words.\n")
+    write(docs, "styles/_template.md", "# T\n")
+    write(docs, "b.md", '# B\n\n--8<-- "docs/snippets/s.md"\n')
+    tree = tree_of(docs)
+    assert sorted(tree.slugs) == ["a.md", "b.md", "drafts/keep.md", "x/notes.md"]
+    from shared.services.import_mkdocs import prepare
+
+    assert "Shared words." in prepare('--8<-- "docs/snippets/s.md"\n', "b.md", tree, 9999).content
