@@ -19,11 +19,13 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
+from shared.dialects import mkdocs_config, mkdocstrings
+from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
-from shared.services.import_mkdocs import Tree, prepare, read_nav
+from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
@@ -42,6 +44,7 @@ class ImportReport:
     failed: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     nav: int | None = None  # pages placed by mkdocs.yml's nav (None: no nav read)
+    constructs: Constructs = field(default_factory=Constructs)  # dialect syntax met
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +54,7 @@ class ImportReport:
             "failed": self.failed,
             "warnings": self.warnings,
             "nav": self.nav,
+            "constructs": self.constructs.as_dict(),
         }
 
 
@@ -144,10 +148,15 @@ def import_directory(
     *,
     default_type: str | None = None,
     default_status: str | None = None,
+    repo: Path | None = None,
+    code_url: str | None = None,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
 ) -> ImportReport:
+    """Import the files of ``root``; ``repo`` is the repository root includes, snippets
+    and API references resolve against (None: ``mkdocs_config.repository_root``);
+    ``code_url`` (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found."""
     report = ImportReport()
-    tree = tree_of(root)
+    tree = tree_of(root, repo, code_url)
     for name, parsed in stored_files(tree, report, progress):
         try:
             status = _write(parsed, store, embedder, default_type, default_status)
@@ -158,16 +167,33 @@ def import_directory(
             continue
         setattr(report, status, getattr(report, status) + 1)
     nav, problems = read_nav(tree)
-    report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
+    report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
     return report
 
 
-def tree_of(root: Path) -> Tree:
-    """The folder's Markdown files and the slug each is imported as."""
-    return Tree(root, _slugs(markdown_files(root), root))
+def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -> Tree:
+    """The folder's Markdown files and the slug each is imported as, its MkDocs
+    configuration, the repository root, and where each API object is documented."""
+    config = mkdocs_config.find_config(root)
+    every = markdown_files(root)
+    left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
+    files = [p for p in every if p.relative_to(root).as_posix() not in left_out]
+    slugs = _slugs(files, root)
+    repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
+    library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
+    tree = Tree(
+        root,
+        slugs,
+        repo=repo_root,
+        config=config,
+        code_url=code_url,
+        library=library,
+        excluded=frozenset(left_out),
+    )
+    return replace(tree, refs=documented_objects(tree, files))
 
 
 def stored_files(
@@ -177,7 +203,15 @@ def stored_files(
 ) -> Iterator[tuple[str, ParsedFile]]:
     """Each file of the tree parsed into the stored form, by its relative name; files that
     cannot be read or parsed, and warnings, go to ``report``."""
-    for path in progress(markdown_files(tree.root)):
+    if tree.excluded:
+        report.warnings.append(
+            {
+                "file": tree.config.name,
+                "warning": f"{len(tree.excluded)} files left out by its exclude rules",
+            }
+        )
+    files = [p for p in markdown_files(tree.root) if _relative(p, tree) not in tree.excluded]
+    for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
         try:
             parsed = _stored_form(parse_file(path, tree.root), name, tree, report)
@@ -190,6 +224,10 @@ def stored_files(
         for key in parsed.dropped_keys:
             report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
         yield name, parsed
+
+
+def _relative(path: Path, tree: Tree) -> str:
+    return path.relative_to(tree.root).as_posix()
 
 
 def _slugs(files: list[Path], root: Path) -> dict[str, str]:
@@ -207,6 +245,7 @@ def _stored_form(parsed: ParsedFile, name: str, tree: Tree, report: ImportReport
     """The body in the stored form; example files not found become code sources."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
+    report.constructs.merge(prepared.constructs)
     metadata = parsed.metadata
     if prepared.code_refs:
         stated = metadata.get("sources")
