@@ -118,12 +118,12 @@ def literal(source: str) -> str | None:
 # -- scanning ----------------------------------------------------------------------------
 
 
-def balanced(text: str, start: int) -> int | None:
+def balanced(text: str, start: int, window: int = MAX_EXPRESSION) -> int | None:
     """The index after the ``}`` closing the ``{`` at ``start`` (strings, template literals
-    and comments skipped), or None within ``MAX_EXPRESSION`` characters."""
+    and comments skipped), or None within ``window`` characters."""
     stack = ["{"]  # "{": code; "`": inside a template literal
     i = start + 1
-    end = min(len(text), start + MAX_EXPRESSION)
+    end = min(len(text), start + window)
     while i < end:
         char = text[i]
         if stack[-1] == "`":
@@ -184,7 +184,7 @@ class _Open:
     end: int
 
 
-def scan_tag(text: str, start: int) -> _Open | tuple[str, int] | None:
+def scan_tag(text: str, start: int, window: int = MAX_EXPRESSION) -> _Open | tuple[str, int] | None:
     """The tag at ``text[start] == '<'``: an opening or self-closing tag, a closing tag as
     (name, end), or None when it is not one (then ``<`` is text)."""
     i = start + 1
@@ -214,7 +214,7 @@ def scan_tag(text: str, start: int) -> _Open | tuple[str, int] | None:
         if text.startswith(">", i):
             return _Open(name.group(0), attributes, False, i + 1)
         if text.startswith("{", i):  # a spread, {...props}
-            close = balanced(text, i)
+            close = balanced(text, i, window)
             if close is None:
                 return None
             i = close
@@ -232,13 +232,13 @@ def scan_tag(text: str, start: int) -> _Open | tuple[str, int] | None:
         assert value_at is not None
         i = value_at.end()
         if i < len(text) and text[i] in "\"'":
-            close_quote = text.find(text[i], i + 1)
+            close_quote = text.find(text[i], i + 1, start + window)
             if close_quote < 0:
                 return None
             attributes[attr.group(0)] = text[i + 1 : close_quote]
             i = close_quote + 1
         elif text.startswith("{", i):
-            close = balanced(text, i)
+            close = balanced(text, i, window)
             if close is None:
                 return None
             attributes[attr.group(0)] = Expression(text[i + 1 : close - 1])
@@ -247,13 +247,15 @@ def scan_tag(text: str, start: int) -> _Open | tuple[str, int] | None:
             return None
 
 
-def _code_span_end(text: str, start: int) -> int | None:
-    """The end of the code span opened by the backticks at ``start`` (within its paragraph)."""
+def _code_span_end(text: str, start: int, window: int) -> int | None:
+    """The end of the code span opened by the backticks at ``start`` (within its paragraph
+    and ``window`` characters)."""
     ticks = re.compile(r"`+").match(text, start)
     assert ticks is not None
     run = len(ticks.group(0))
-    paragraph_end = text.find("\n\n", start)
-    limit = len(text) if paragraph_end < 0 else paragraph_end
+    bound = min(len(text), start + window)
+    paragraph_end = text.find("\n\n", start, bound)
+    limit = bound if paragraph_end < 0 else paragraph_end
     closing = re.compile(r"(?<!`)" + "`" * run + r"(?!`)")
     match = closing.search(text, start + run, limit)
     return match.end() if match else None
@@ -300,22 +302,45 @@ class _Parser:
     directive_kinds: frozenset[str]
     root: Element = field(default_factory=lambda: Element("", {}, None))
     stack: list[Element] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # text not yet in a Text node
+    # Characters that failed lookaheads (an unclosed brace, comment, tag or code span) may
+    # still scan in all: past it those are text, so a hostile page costs linear time.
+    budget: int = 0
 
     def __post_init__(self) -> None:
         self.stack = [self.root]
+        self.budget = 8 * len(self.text) + 100_000
+
+    def window(self) -> int:
+        return max(0, min(MAX_EXPRESSION, self.budget))
+
+    def failed(self, window: int) -> None:
+        self.budget -= max(window, 1)
 
     @property
     def top(self) -> Element:
         return self.stack[-1]
 
     def add(self, node: Node) -> None:
+        if isinstance(node, Text):
+            self.pending.append(node.text)
+            return
+        self.flush()
+        self.top.children.append(node)
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
         children = self.top.children
-        if isinstance(node, Text) and children and isinstance(children[-1], Text):
-            children[-1].text += node.text
+        if children and isinstance(children[-1], Text):
+            children[-1].text += text
         else:
-            children.append(node)
+            children.append(Text(text))
 
     def open(self, element: Element, closing: bool) -> None:
+        self.flush()
         if element.indent is not None:
             # The block's own indentation is kept by the element, not by the text before it.
             children = self.top.children
@@ -330,6 +355,7 @@ class _Parser:
 
     def close(self, name: str, directive: int = 0) -> bool:
         """Close the innermost open element of that name (those opened inside it too)."""
+        self.flush()
         for depth in range(len(self.stack) - 1, 0, -1):
             element = self.stack[depth]
             same = element.directive == directive if directive else element.name == name
@@ -361,6 +387,7 @@ class _Parser:
                 i = line_start = j + 1
                 continue
             i = self.special(j, line_start)
+        self.flush()
         return self.root
 
     def line_start(self, i: int) -> int | None:
@@ -412,8 +439,10 @@ class _Parser:
         text = self.text
         char = text[j]
         if char == "`":
-            end = _code_span_end(text, j)
+            window = self.window()
+            end = _code_span_end(text, j, window)
             if end is None:
+                self.failed(window)
                 ticks = re.match(r"`+", text[j:])
                 assert ticks is not None
                 self.add(Text(ticks.group(0)))
@@ -432,15 +461,19 @@ class _Parser:
             self.add(HeadingId(found))
             return heading_id.end()
         if text.startswith("{/*", j):
-            close = text.find("*/}", j + 3, j + MAX_EXPRESSION)
+            window = self.window()
+            close = text.find("*/}", j + 3, j + 3 + window)
             if close >= 0:
                 self.constructs.count("mdx-comment", "dropped")
                 return close + 3
+            self.failed(window)
         if not self.mdx:
             self.add(Text("{"))
             return j + 1
-        end = balanced(text, j)
+        window = self.window()
+        end = balanced(text, j, window)
         if end is None:
+            self.failed(window)
             self.add(Text("{"))
             return j + 1
         self.add(Expression(text[j + 1 : end - 1]))
@@ -452,12 +485,16 @@ class _Parser:
             self.add(Text("<"))
             return j + 1
         if text.startswith("<!--", j):
-            close = text.find("-->", j + 4)
+            window = self.window()
+            close = text.find("-->", j + 4, j + 4 + window)
             if close >= 0:
                 self.constructs.count("html-comment", "dropped")
                 return close + 3
-        tag = scan_tag(text, j)
+            self.failed(window)
+        window = self.window()
+        tag = scan_tag(text, j, window)
         if tag is None:
+            self.failed(min(window, 200))  # most failed tags stop at once: ``a < b``
             self.add(Text("<"))
             return j + 1
         if isinstance(tag, tuple):

@@ -138,8 +138,8 @@ def to_stored(body: str, constructs: Constructs, *, mdx: bool) -> str:
     if mdx is False and ":::" not in body and "{/*" not in body:
         return body
     tree = jsx.parse(body, constructs, mdx=mdx, directive_kinds=frozenset(DIRECTIVES))
-    out = _Writer(constructs, mdx).children(tree)
-    return "\n".join(_tidy(out.split("\n")))
+    out = "\n".join(_tidy(_Writer(constructs, mdx).children(tree).split("\n"))).rstrip("\n")
+    return out + "\n" if body.endswith("\n") else out
 
 
 def _tidy(lines: list[str]) -> Iterator[str]:
@@ -154,8 +154,6 @@ def _tidy(lines: list[str]) -> Iterator[str]:
             continue
         blank = False
         yield line
-    # a trailing newline of the body is not kept by split/join of tidy lines: callers
-    # store what they get; the renderer does not care
 
 
 @dataclass
