@@ -137,8 +137,12 @@ def to_stored(body: str, constructs: Constructs, *, mdx: bool) -> str:
     """
     if mdx is False and ":::" not in body and "{/*" not in body:
         return body
-    tree = jsx.parse(body, constructs, mdx=mdx, directive_kinds=frozenset(DIRECTIVES))
-    out = "\n".join(_tidy(_Writer(constructs, mdx).children(tree).split("\n"))).rstrip("\n")
+    met = Constructs()
+    tree = jsx.parse(body, met, mdx=mdx, directive_kinds=frozenset(DIRECTIVES))
+    out = "\n".join(_tidy(_Writer(met, mdx).children(tree).split("\n"))).rstrip("\n")
+    if not met:
+        return body  # nothing of MDX in it: the file's text exactly (a re-import is unchanged)
+    constructs.merge(met)
     return out + "\n" if body.endswith("\n") else out
 
 

@@ -290,3 +290,10 @@ def test_unclosed_constructs_cost_linear_time(body: str) -> None:
     start = time.perf_counter()
     stored(body)
     assert time.perf_counter() - start < 5
+
+
+def test_a_body_with_no_construct_is_returned_exactly() -> None:
+    """mkdocstrings' ``::: pkg.mod`` and blank lines stay byte for byte (no re-import churn)."""
+    body = "\n::: paquete.modulo\n    options:\n\n\n        show_root: true\n"
+    assert stored(body, mdx=False) == (body, {})
+    assert stored("\n\nTexto.\n\n\n", mdx=True) == ("\n\nTexto.\n\n\n", {})
