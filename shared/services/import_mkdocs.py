@@ -1,6 +1,7 @@
 """What an import learns from the docs tree that a page alone cannot tell (pure but for reads).
 
-``prepare`` turns a file's body into the stored form: MkDocs spellings as ``///`` blocks
+``prepare`` turns a file's body into the stored form: MDX constructs mapped first
+(``shared.dialects.mdx``), MkDocs spellings as ``///`` blocks
 (``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
 ``{* path *}`` and counted as code sources), relative links to imported files as wiki
 links, terminal-recording wrappers removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
@@ -16,7 +17,7 @@ from posixpath import normpath
 from typing import Any
 
 from shared import mkdocs, wikilinks
-from shared.dialects import autorefs, markup, mkdocstrings
+from shared.dialects import autorefs, markup, mdx, mkdocstrings
 from shared.dialects.constructs import Constructs
 from shared.dialects.mkdocs_config import Config
 from shared.site.renderer import code_href
@@ -92,6 +93,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     """
     out = Prepared(content="")
     counted = out.constructs
+    body = mdx.to_stored(body, counted, mdx=mdx.is_mdx(page, body))
     body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
     markup.count_blocks(body, counted)
     labels = autorefs.defined_labels(body)
