@@ -234,11 +234,12 @@ class Library:
 
 @dataclass
 class Rendered:
-    """A directive's Markdown, the ids it documents (each a heading anchor), and whether
-    the object was found."""
+    """A directive's Markdown, the ids it documents with the anchor of each (its heading's
+    id; ``""`` for a root shown without a heading: the page itself), and whether the
+    object was found."""
 
     markdown: str
-    ids: list[str] = field(default_factory=list)
+    ids: list[tuple[str, str]] = field(default_factory=list)
     found: bool = True
 
 
@@ -289,7 +290,7 @@ class _Writer:
         self.options = options
         self.repo = repo
         self.lines: list[str] = []
-        self.ids: list[str] = []
+        self.ids: list[tuple[str, str]] = []
         self.count = 0
         self.size = 0
         self.truncated = 0
@@ -312,16 +313,13 @@ class _Writer:
         self.count += 1
         target = _target(obj)
         show_heading = not root or bool(self.options.get("show_root_heading"))
+        anchor = path if show_heading else ""
+        self.ids.append((path, anchor))
+        if target is not None and target.path != path:
+            self.ids.append((target.path, anchor))  # the object's own path, re-exported here
         if show_heading:
-            self.ids.append(path)
-            if target is not None and target.path != path:
-                self.ids.append(target.path)
             # Plain text, no code span: the heading is also a chunk's heading in answers.
             self.emit(f"{'#' * level} {_kind_label(target)}{obj.name} {{ #{path} }}", "")
-        elif root:
-            self.ids.append(path)
-            if target is not None and target.path != path:
-                self.ids.append(target.path)
         if target is None:
             return
         signature = _signature(target, self.options)

@@ -271,8 +271,8 @@ def documented_objects(tree: Tree, files: list[Path]) -> dict[str, tuple[str, st
             continue
         for directive in mkdocstrings.directives(lines):
             rendered = tree.library.rendered(directive, None)
-            for identifier in rendered.ids:
-                refs.setdefault(identifier, (slug, identifier))
+            for identifier, anchor in rendered.ids:
+                refs.setdefault(identifier, (slug, anchor))
     return refs
 
 
