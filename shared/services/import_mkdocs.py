@@ -157,7 +157,8 @@ def _dialect_lines(
                 i += consumed
                 continue
         stated: list[str] = []
-        out.append(markup.attr_lists(markup.without_macros(line, counted), counted, stated))
+        line = markup.html_anchors(markup.without_macros(line, counted))
+        out.append(markup.attr_lists(line, counted, stated))
         if stated:
             ids[len(out) - 1] = stated
         i += 1
