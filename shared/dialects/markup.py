@@ -233,6 +233,8 @@ def paragraph_ids(lines: list[tuple[str, list[str], bool]]) -> list[str]:
 
 def _give(out: list[str], pending: list[str]) -> None:
     """The first pending id onto the last line of the block before (a paragraph's)."""
+    if not pending:
+        return
     for i in range(len(out) - 1, -1, -1):
         if out[i].strip():
             if not _BLOCK_START.match(out[i]) and not BLOCK_ID.search(out[i]):
@@ -241,8 +243,20 @@ def _give(out: list[str], pending: list[str]) -> None:
     pending.clear()
 
 
+_HTML_ANCHOR = re.compile(r"""<a\s+(?:name|id)\s*=\s*["']([\w:.-]{1,200})["']\s*>\s*</a>""")
+
+
+def html_anchors(line: str) -> str:
+    """``<a name="x"></a>`` (or ``id``), an HTML anchor, as the ``[](){#x}`` anchor it is,
+    so it goes where attr_list anchors go (the heading after it)."""
+    if "<a" not in line:
+        return line
+    return outside_code_spans(line, lambda part: _HTML_ANCHOR.sub(r"[](){#\1}", part))
+
+
 def anchors_of(line: str) -> list[str]:
     """The ids of ``[](){#id}`` anchors on a line (for autorefs to the page)."""
+    line = html_anchors(line)
     return [m.group(1) for a in _ANCHOR.finditer(line) if (m := _ATTR_ID.search(a.group(1)))]
 
 

@@ -33,6 +33,9 @@ from typing import Any
 import griffe
 import yaml
 
+from shared import mkdocs
+from shared.slugs import slugify
+
 MAX_OBJECTS = 300  # objects one directive renders
 MAX_BYTES = 96 * 1024  # Markdown one directive renders
 TIME_BUDGET = 30.0  # seconds one import may spend loading and rendering API references
@@ -234,11 +237,12 @@ class Library:
 
 @dataclass
 class Rendered:
-    """A directive's Markdown, the ids it documents (each a heading anchor), and whether
-    the object was found."""
+    """A directive's Markdown, the ids it documents with the anchor of each (its heading's
+    id; ``""`` for a root shown without a heading: the page itself), and whether the
+    object was found."""
 
     markdown: str
-    ids: list[str] = field(default_factory=list)
+    ids: list[tuple[str, str]] = field(default_factory=list)
     found: bool = True
 
 
@@ -289,7 +293,7 @@ class _Writer:
         self.options = options
         self.repo = repo
         self.lines: list[str] = []
-        self.ids: list[str] = []
+        self.ids: list[tuple[str, str]] = []
         self.count = 0
         self.size = 0
         self.truncated = 0
@@ -312,27 +316,24 @@ class _Writer:
         self.count += 1
         target = _target(obj)
         show_heading = not root or bool(self.options.get("show_root_heading"))
+        anchor = path if show_heading else ""
+        self.ids.append((path, anchor))
+        if target is not None and target.path != path:
+            self.ids.append((target.path, anchor))  # the object's own path, re-exported here
         if show_heading:
-            self.ids.append(path)
-            if target is not None and target.path != path:
-                self.ids.append(target.path)
             # Plain text, no code span: the heading is also a chunk's heading in answers.
             self.emit(f"{'#' * level} {_kind_label(target)}{obj.name} {{ #{path} }}", "")
-        elif root:
-            self.ids.append(path)
-            if target is not None and target.path != path:
-                self.ids.append(target.path)
         if target is None:
             return
         signature = _signature(target, self.options)
         if signature:
             self.emit("```python", signature, "```", "")
-        self.docstring(target)
+        self.docstring(target, path)
         child_level = min(level + 1, 6) if show_heading else level
         for name, member in self.members(target, root):
             self.object(member, f"{path}.{name}", child_level)
 
-    def docstring(self, obj: griffe.Object) -> None:
+    def docstring(self, obj: griffe.Object, path: str) -> None:
         docstring = obj.docstring
         if docstring is None and self.options.get("merge_init_into_class") and obj.is_class:
             init = obj.members.get("__init__")
@@ -344,10 +345,20 @@ class _Writer:
         except Exception:  # a docstring griffe cannot parse is shown as text
             sections = []
         if not sections:
-            self.emit(docstring.value.strip(), "")
+            self.emit(self.headings(docstring.value.strip(), path), "")
             return
         for section in sections:
-            self.emit(*_section(section), "")
+            lines = _section(section)
+            if section.kind.value == "text":
+                lines = [self.headings(line, path) for line in lines]
+            self.emit(*lines, "")
+
+    def headings(self, text: str, path: str) -> str:
+        """``text`` with its headings' ids (``_heading_ids``), each one an id documented."""
+        text = _heading_ids(text, path)
+        for found in re.finditer(r"\{ #(" + re.escape(path) + r"--[\w.-]*) \}", text):
+            self.ids.append((found.group(1), found.group(1)))
+        return text
 
     def members(
         self, obj: griffe.Object, root: bool
@@ -418,6 +429,24 @@ class _Writer:
             rank = {"attribute": 0, "class": 1, "function": 2, "module": 3}
             members.sort(key=lambda m: rank.get(_kind(m[1]), 4))
         return members
+
+
+_DOC_HEADING = re.compile(r"^(#{1,6}[ \t]+)(.+?)[ \t]*$", re.M)
+
+
+def _heading_ids(text: str, path: str) -> str:
+    """A heading inside a docstring gets mkdocstrings' id, ``path--slug`` (``## Named
+    colors`` in ``pkg.color`` is ``pkg.color--named-colors``), so links to it work.
+    Lines of fenced code are left alone."""
+    if "#" not in text:
+        return text
+    out = []
+    for line, code in mkdocs.fenced(text.split("\n")):
+        match = None if code or "{ #" in line else _DOC_HEADING.match(line)
+        if match:
+            line = f"{match.group(1)}{match.group(2)} {{ #{path}--{slugify(match.group(2))} }}"
+        out.append(line)
+    return "\n".join(out)
 
 
 def _target(obj: griffe.Object | griffe.Alias) -> griffe.Object | None:

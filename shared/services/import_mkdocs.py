@@ -159,7 +159,8 @@ def _dialect_lines(
                 i += consumed
                 continue
         stated: list[str] = []
-        out.append(markup.attr_lists(markup.without_macros(line, counted), counted, stated))
+        line = markup.html_anchors(markup.without_macros(line, counted))
+        out.append(markup.attr_lists(line, counted, stated))
         if stated:
             ids[len(out) - 1] = stated
         i += 1
@@ -273,8 +274,8 @@ def documented_objects(tree: Tree, files: list[Path]) -> dict[str, tuple[str, st
             continue
         for directive in mkdocstrings.directives(lines):
             rendered = tree.library.rendered(directive, None)
-            for identifier in rendered.ids:
-                refs.setdefault(identifier, (slug, identifier))
+            for identifier, anchor in rendered.ids:
+                refs.setdefault(identifier, (slug, anchor))
     return refs
 
 

@@ -7,12 +7,14 @@ pages are rendered from ``src/textual`` by griffe.
 
 from __future__ import annotations
 
+import os
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.fixtures.raw_syntax import raw_pages
+from tests.fixtures.raw_syntax import raw_pages, site_pages
 
 pytestmark = pytest.mark.slow
 
@@ -88,6 +90,29 @@ def test_autorefs_resolve_to_the_page_and_anchor_documenting_the_id(built_corpus
     assert target
     assert "api%E2%80%94app/index.html" in target[0]
     assert "textual.app.App.run" in parsed(corpus.page_html("api—app")).ids
+
+
+def test_every_link_to_an_anchor_of_the_site_finds_its_id(built_corpus: Any) -> None:
+    """Autorefs, heading ids, docstring headings' ids and HTML anchors: every ``#anchor``
+    of an internal link names an id of the page it leads to."""
+    site = built_corpus("textual-en").site
+    pages = {p.parent: parsed(p.read_text(encoding="utf-8")) for p in site_pages(site)}
+    dead = []
+    checked = 0
+    for folder, page in pages.items():
+        for href in page.hrefs:
+            link = urlsplit(href)
+            if link.scheme or not link.fragment:
+                continue
+            target = folder if not link.path else (folder / unquote(link.path)).parent
+            found = pages.get(type(folder)(os.path.normpath(target)))
+            if found is None:
+                continue
+            checked += 1
+            if unquote(link.fragment) not in found.ids:
+                dead.append((folder.name, href))
+    assert checked > 500  # the autorefs alone are hundreds
+    assert dead == []
 
 
 def test_the_split_config_gives_the_nav(built_corpus: Any) -> None:

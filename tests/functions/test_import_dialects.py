@@ -274,7 +274,8 @@ def test_files_the_config_excludes_are_not_pages(tmp_path: Path) -> None:
         tmp_path,
         "mkdocs.yml",
         "site_name: S\nexclude_docs: |\n  drafts/\n  /notes.md\n  !drafts/keep.md\n"
-        "plugins:\n  - exclude:\n      glob:\n        - 'snippets/*'\n        - '**/_template.md'\n",
+        "plugins:\n  - exclude:\n      glob:\n        - 'snippets/*'\n"
+        "        - '**/_template.md'\n",
     )
     docs = tmp_path / "docs"
     for name in ("a.md", "notes.md", "x/notes.md", "drafts/d.md", "drafts/keep.md"):
@@ -287,3 +288,15 @@ def test_files_the_config_excludes_are_not_pages(tmp_path: Path) -> None:
     from shared.services.import_mkdocs import prepare
 
     assert "Shared words." in prepare('--8<-- "docs/snippets/s.md"\n', "b.md", tree, 9999).content
+
+
+def test_an_object_shown_without_its_heading_is_linked_as_its_page(tmp_path: Path) -> None:
+    """``show_root_heading: false``: no element carries the root's id, so autorefs to it
+    lead to the page; its members keep their anchors."""
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, "pkg/__init__.py", BASE)
+    docs = tmp_path / "docs"
+    write(docs, "child.md", "::: pkg.Child\n")
+    tree = tree_of(docs, tmp_path)
+    assert tree.refs["pkg.Child"] == ("child", "")
+    assert tree.refs["pkg.Child.own"] == ("child", "pkg.Child.own")

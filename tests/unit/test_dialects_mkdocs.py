@@ -300,3 +300,21 @@ def test_an_id_reached_through_a_re_export_finds_the_documenting_page() -> None:
     line = "See [it][pkg.Thing]."
     out = autorefs.resolve(line, REFS, set(), Constructs(), real.get)
     assert out == "See [[api—mod#pkg.mod.Thing|it]]."
+
+
+def test_an_html_anchor_is_an_anchor() -> None:
+    """``<a name="x"></a>`` reads as ``[](){#x}``; a link with text is left to the HTML pass."""
+    assert markup.html_anchors('<a name="why-not"></a>') == "[](){#why-not}"
+    assert markup.html_anchors('<a id="x">text</a>') == '<a id="x">text</a>'
+    assert markup.anchors_of('<a id="here"></a>') == ["here"]
+
+
+def test_code_after_a_paragraph_without_ids_on_a_page_with_ids() -> None:
+    """A fence right after a plain paragraph gives nothing (no id waiting) and keeps all."""
+    rows = [("## H { #h }", [], False), ("Plain.", [], False), ("```", [], True), ("```", [], True)]
+    assert markup.paragraph_ids([("", ["a"], False), *rows[1:]]) == [
+        "Plain. { #a }",
+        "```",
+        "```",
+    ]
+    assert markup.paragraph_ids(rows) == ["## H { #h }", "Plain.", "```", "```"]
