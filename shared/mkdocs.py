@@ -275,7 +275,7 @@ def _indented_block(
         body.pop()
         end -= 1
     inner = _canonical_lines([_dedent(line, width + 4, indent) for line in body], depth + 1)
-    slashes = "/" * (3 + _depth(inner))
+    slashes = "/" * (3 + block_depth(inner))
     head_line = f"{indent}{slashes} {kind}" + (f" | {title}" if title else "")
     block = [head_line] + [f"{indent}    {o}" for o in options] + [""] + inner + [""]
     return [*block, f"{indent}{slashes}"], end
@@ -286,7 +286,7 @@ def _dedent(line: str, width: int, indent: str) -> str:
     return indent + expanded[width:] if expanded[:width].strip() == "" else expanded.lstrip()
 
 
-def _depth(lines: list[str]) -> int:
+def block_depth(lines: list[str]) -> int:
     """How many slashes beyond three the blocks in ``lines`` already use."""
     deepest = 0
     for line in lines:
@@ -308,9 +308,24 @@ def readable(markdown: str, *, titles: bool = True, paths: bool = True) -> str:
     first sentence with its label, and show an include as an example), search excerpts.
     """
     text = canonical(markdown)
+    if "{ #" in text:
+        text = _without_block_ids(text)
     if "///" not in text and "{*" not in text:
         return text
     return "\n".join(_readable_lines(text.split("\n"), titles, paths))
+
+
+_BLOCK_ID = re.compile(r"[ \t]\{ #[\w:.-]+ \}$")
+
+
+def _without_block_ids(text: str) -> str:
+    """Paragraphs' and list items' ``{ #id }`` (attr_list ids, as the import writes them)
+    left out: an id is for links, not words. Headings keep theirs (``atx_heading`` reads
+    past it) and code is code."""
+    return "\n".join(
+        line if code or _ATX.match(line) else _BLOCK_ID.sub("", line)
+        for line, code in fenced(text.split("\n"))
+    )
 
 
 _NOT_PROSE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#{1,6}|\||>|\{\*|```|~~~)(?:\s|$)")

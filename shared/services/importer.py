@@ -19,19 +19,20 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import mdx, sidebar
+from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
-from shared.services.import_mkdocs import Tree, prepare, read_nav
+from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+_MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
 
 
 @dataclass
@@ -44,7 +45,7 @@ class ImportReport:
     failed: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     nav: int | None = None  # pages placed by mkdocs.yml's nav (None: no nav read)
-    constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
+    constructs: Constructs = field(default_factory=Constructs)  # dialect syntax met
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,7 +66,7 @@ class ParsedFile:
     content: str
     dropped_keys: tuple[str, ...]
     hint: sidebar.Hint = field(default_factory=sidebar.Hint)  # nav label and order stated
-    titled: bool = True  # the title is the front matter's (else the heading's or the name's)
+    titled: bool = True  # the title is the front matter's or the first H1's, not a fallback
     notes: tuple[str, ...] = ()  # values read otherwise than written, for the warnings
 
 
@@ -96,7 +97,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def title_of(body: str) -> str | None:
-    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }``.
+    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }`` or MDX
+    ``{/*id*/}`` (a heading's id, not its text).
 
     Lines inside fenced code are skipped: a shell comment is not a title.
     """
@@ -111,8 +113,9 @@ def title_of(body: str) -> str | None:
             fence = opening.group(1)
             continue
         heading = mkdocs.atx_heading(line)
-        if heading and heading[0] == 1 and heading[1]:
-            return heading[1]
+        text = _MDX_ID_TAIL.sub("", heading[1]) if heading else ""
+        if heading and heading[0] == 1 and text:
+            return text
     return None
 
 
@@ -153,7 +156,9 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
     titled = bool(metadata.get("title"))
     if not titled:
-        metadata["title"] = title_of(body) or hint.label or file_title(path)
+        heading = title_of(body)
+        titled = heading is not None
+        metadata["title"] = heading or hint.label or file_title(path)
     return ParsedFile(
         slug=slug,
         metadata=metadata,
@@ -198,10 +203,15 @@ def import_directory(
     *,
     default_type: str | None = None,
     default_status: str | None = None,
+    repo: Path | None = None,
+    code_url: str | None = None,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
 ) -> ImportReport:
+    """Import the files of ``root``; ``repo`` is the repository root includes, snippets
+    and API references resolve against (None: ``mkdocs_config.repository_root``);
+    ``code_url`` (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found."""
     report = ImportReport()
-    tree = tree_of(root)
+    tree = tree_of(root, repo, code_url)
     nav, problems = read_nav(tree)
     placed: list[sidebar.Placed] = []
     for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
@@ -214,7 +224,7 @@ def import_directory(
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         setattr(report, status, getattr(report, status) + 1)
-    report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
+    report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
@@ -254,9 +264,16 @@ def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
     return labels
 
 
-def tree_of(root: Path) -> Tree:
-    """The folder's Markdown files and the slug each is imported as."""
-    return Tree(root, _slugs(markdown_files(root), root))
+def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -> Tree:
+    """The folder's Markdown files and the slug each is imported as, its MkDocs
+    configuration, the repository root, and where each API object is documented."""
+    files = markdown_files(root)
+    slugs = _slugs(files, root)
+    config = mkdocs_config.find_config(root)
+    repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
+    library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
+    tree = Tree(root, slugs, repo=repo_root, config=config, code_url=code_url, library=library)
+    return replace(tree, refs=documented_objects(tree, files))
 
 
 def stored_files(
@@ -299,22 +316,15 @@ def _slugs(files: list[Path], root: Path) -> dict[str, str]:
 def _stored_form(
     parsed: ParsedFile, name: str, tree: Tree, report: ImportReport, labels: Mapping[str, str]
 ) -> ParsedFile:
-    """The body in the stored form; example files not found become code sources. A title
-    the front matter does not give is the stored body's first H1 (its dialect's ids gone),
-    else the nav's label (``mkdocs.yml``, then the front matter's sidebar label), else
-    the file's name."""
+    """The body in the stored form; example files not found become code sources. A page
+    whose front matter and first H1 give no title takes its label in ``mkdocs.yml``'s nav
+    (``labels``) before its sidebar label and its file's name."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
     report.constructs.merge(prepared.constructs)
     metadata = parsed.metadata
-    if not parsed.titled:
-        title = (
-            title_of(prepared.content)
-            or labels.get(parsed.slug)
-            or parsed.hint.label
-            or file_title(name)
-        )
-        metadata = {**metadata, "title": title}
+    if not parsed.titled and labels.get(parsed.slug):
+        metadata = {**metadata, "title": labels[parsed.slug]}
     if prepared.code_refs:
         stated = metadata.get("sources")
         sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])

@@ -264,23 +264,17 @@ def _heading_ids(state: StateCore) -> None:
     next_suffix: dict[str, int] = {}
     tokens = state.tokens
     for i, token in enumerate(tokens):
+        if token.type == "paragraph_open" and i + 1 < len(tokens):
+            _paragraph_id(tokens, i, used)
+            continue
         if token.type != "heading_open" or i + 1 >= len(tokens):
             continue
         inline = tokens[i + 1]
-        brace = inline.content.rfind("{")
-        explicit = _MKDOCS_ID.match(inline.content, brace) if brace >= 0 else None
-        if explicit:
-            inline.content = inline.content[:brace].rstrip()
-            children = inline.children or []
-            if children and children[-1].type == "text":
-                tail = children[-1].content
-                cut = tail.rfind("{")
-                if cut >= 0 and _MKDOCS_ID.match(tail, cut):
-                    children[-1].content = tail[:cut].rstrip()
+        explicit = _explicit_id(inline)
         text = "".join(
             c.content for c in inline.children or () if c.type in ("text", "code_inline")
         )
-        base = explicit.group(1) if explicit else (slugify(text[:200]) or "section")
+        base = explicit or (slugify(text[:200]) or "section")
         anchor, n = base, next_suffix.get(base, 2)
         if anchor in used:
             anchor = f"{base}-{n}"
@@ -292,6 +286,41 @@ def _heading_ids(state: StateCore) -> None:
         token.attrSet("id", anchor)
         if i == 0 and token.tag == "h1":
             state.env["leading_h1"] = inline.content.strip()
+
+
+def _explicit_id(inline: Token) -> str | None:
+    """MkDocs' trailing ``{ #id }`` of a heading's or paragraph's text, removed; or None."""
+    brace = inline.content.rfind("{")
+    explicit = _MKDOCS_ID.match(inline.content, brace) if brace >= 0 else None
+    if explicit is None:
+        return None
+    inline.content = inline.content[:brace].rstrip()
+    children = inline.children or []
+    if children and children[-1].type == "text":
+        tail = children[-1].content
+        cut = tail.rfind("{")
+        if cut >= 0 and _MKDOCS_ID.match(tail, cut):
+            children[-1].content = tail[:cut].rstrip()
+    return explicit.group(1)
+
+
+def _paragraph_id(tokens: list[Token], i: int, used: set[str]) -> None:
+    """A paragraph's ``{ #id }`` (what the import writes for attr_list ids and anchors) as
+    its id; a tight list's paragraph is not shown, so its list item takes it. Headings
+    come first: an id a heading also has stays the heading's."""
+    inline = tokens[i + 1]
+    if "{" not in inline.content or inline.type != "inline":
+        return
+    anchor = _explicit_id(inline)
+    if anchor is None or anchor in used:
+        return
+    holder = tokens[i]
+    if holder.hidden:
+        holder = next((t for t in reversed(tokens[:i]) if t.type == "list_item_open"), holder)
+    if holder.hidden or holder.attrGet("id"):
+        return
+    holder.attrSet("id", anchor)
+    used.add(anchor)
 
 
 def _fence_language(state: StateCore) -> None:

@@ -33,7 +33,7 @@ from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "3"
+RENDERER_VERSION = "4"  # 4: paragraphs and list items take a trailing { #id }
 TEMPLATES = Path(__file__).parent / "templates"
 # libyaml's safe dumper when PyYAML has it: the pure-Python one costs as much per page
 # as parsing its Markdown (3 ms), on every page of a full build.
