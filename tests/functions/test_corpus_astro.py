@@ -117,3 +117,17 @@ def _landings(items: Any) -> set[str]:
                 out.add(item.index)
             out |= _landings(item.items)
     return out
+
+
+def test_a_second_import_of_the_tree_writes_nothing(built_corpus: Any) -> None:
+    """The MDX pass is a function of the file: re-importing the same tree is unchanged."""
+    from shared.services.importer import import_directory
+    from tests.fixtures.embedder import HashingEmbedder
+
+    corpus = astro(built_corpus)
+    nav = corpus.store.site.load_nav()
+    again = import_directory(
+        corpus.spec.docs_dir, corpus.store, HashingEmbedder(), default_type="reference"
+    )
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 283)
+    assert corpus.store.site.load_nav() == nav
