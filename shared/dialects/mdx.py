@@ -32,6 +32,7 @@ Into = Literal[
     "code",  # a code container: its fences, file names as titles, hidden files left out
     "code-attribute",  # ``<Code code="…" lang title>``: a fence from its attributes
     "code-span",  # ``<code>``: its text as a code span
+    "fence",  # the children's text as one fenced block (``language``/``lang`` or ``kind``)
     "link",  # a link from ``href`` and ``title`` (or the children)
     "card",  # the ``title`` in bold, then the children
     "image",  # ``![alt](src)``
@@ -82,6 +83,9 @@ COMPONENTS: dict[str, Mapping] = {
     "CodeGroup": Mapping("code"),
     "CodeTabs": Mapping("code"),
     "Code": Mapping("code-attribute"),
+    "CodeBlock": Mapping("fence", "text"),  # Docusaurus' <CodeBlock language title>
+    "TerminalBlock": Mapping("fence", "bash"),  # react.dev
+    "ConsoleBlock": Mapping("fence", "text"),
     "code": Mapping("code-span"),
     # links and cards
     "ReadMore": Mapping("children"),
@@ -234,6 +238,8 @@ class _Writer:
             return self.code_attribute(element)
         if into == "code-span":
             return _code_span(_as_text(self.children(element)))
+        if into == "fence":
+            return self.children_fence(element, mapping.kind)
         if into == "link":
             return self.link(element)
         if into == "card":
@@ -316,6 +322,21 @@ class _Writer:
         marker = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
         lines = [marker + info, *code.strip("\n").split("\n"), marker]
         return _block(element.indent or "", [], lines, [])
+
+    def children_fence(self, element: jsx.Element, language: str) -> str:
+        """The children as code: a string literal's text, else the text as written (the
+        children of a code component are code, so nothing in them is mapped)."""
+        parts = []
+        for child in element.children:
+            if isinstance(child, jsx.Expression):
+                parts.append(child.literal() or "")
+            elif isinstance(child, jsx.Text | jsx.Code):
+                parts.append(child.text)
+        code = "\n".join(_dedented("".join(parts)))
+        lang = element.text("language") or element.text("lang") or language
+        info = _info(lang, (), element.text("title"))
+        marker = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
+        return _block(element.indent or "", [], [marker + info, *code.split("\n"), marker], [])
 
     def link(self, element: jsx.Element) -> str:
         href = element.text("href")

@@ -297,3 +297,15 @@ def test_a_body_with_no_construct_is_returned_exactly() -> None:
     body = "\n::: paquete.modulo\n    options:\n\n\n        show_root: true\n"
     assert stored(body, mdx=False) == (body, {})
     assert stored("\n\nTexto.\n\n\n", mdx=True) == ("\n\nTexto.\n\n\n", {})
+
+
+def test_code_components_with_children_become_one_fence() -> None:
+    """Docusaurus' <CodeBlock> (text or a template literal) and react.dev's terminal."""
+    text, counts = stored(
+        '<CodeBlock language="jsx" title="/src/App.js">\n'
+        "{`function App() {\n  return <p>Hola</p>;\n}`}\n</CodeBlock>\n\n"
+        "<TerminalBlock>\nnpm install react\n</TerminalBlock>\n"
+    )
+    assert '```jsx title="/src/App.js"\nfunction App() {\n  return <p>Hola</p>;\n}\n```' in text
+    assert "```bash\nnpm install react\n```" in text
+    assert counts["mdx-component:CodeBlock"]["mapped"] == 1
