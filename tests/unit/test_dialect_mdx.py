@@ -309,3 +309,22 @@ def test_code_components_with_children_become_one_fence() -> None:
     assert '```jsx title="/src/App.js"\nfunction App() {\n  return <p>Hola</p>;\n}\n```' in text
     assert "```bash\nnpm install react\n```" in text
     assert counts["mdx-component:CodeBlock"]["mapped"] == 1
+
+
+def test_a_react_dev_style_page_renders_with_nothing_raw() -> None:
+    """A page of react.dev's components (tests/fixtures/trees/react) through the MDX pass
+    and the site's renderer: the shared scanner finds no source syntax."""
+    from pathlib import Path
+
+    from shared.services.importer import split_front_matter
+    from tests.fixtures.raw_syntax import raw_syntax
+
+    page = Path(__file__).parents[1] / "fixtures" / "trees" / "react" / "quick-start.mdx"
+    _, body = split_front_matter(page.read_text(encoding="utf-8"))
+    text, counts = stored(body)
+    html = render_body(text).html
+    assert raw_syntax(f"<main>{html}</main>") == []
+    assert "/// warning | Components must start with a capital letter" in text
+    assert '<h2 id="components">' in html
+    assert "color: red" not in text  # the sandbox's hidden stylesheet
+    assert counts["mdx-component:Intro"]["dropped"] == 1
