@@ -125,12 +125,20 @@ _HIDDEN = "hidden"  # a container's file the reader never sees (react.dev's Sand
 _BLOCK_CLOSE = re.compile(r"^[ \t]*(/{3,})[ \t]*$")
 
 
+_ESM_LINE = re.compile(
+    r"""(?:import\s[^\n]*\bfrom\s*["']|import\s*["']|export\s+(?:const|let|default|function)\b)"""
+)
+
+
 def is_mdx(name: str, body: str) -> bool:
-    """Whether a file is MDX: an ``.mdx`` file, or Markdown that imports or exports (the
-    first thing an MDX page with components does)."""
+    """Whether a file is MDX: an ``.mdx`` file, or Markdown with an ESM line outside code
+    (``import X from '…'``, ``export const …``: the first thing an MDX page with components
+    does). A JavaScript example in a fence, or ``export PATH=…`` in prose, is no such line."""
     if PurePosixPath(name).suffix.lower() == ".mdx":
         return True
-    return re.search(r"^(?:import|export)\s[^\n]*(?:from\s|=)", body, re.M) is not None
+    if "import" not in body and "export" not in body:
+        return False
+    return any(not code and _ESM_LINE.match(line) for line, code in mkdocs.fenced(body.split("\n")))
 
 
 def to_stored(body: str, constructs: Constructs, *, mdx: bool) -> str:

@@ -262,6 +262,9 @@ def test_a_markdown_file_without_any_of_it_is_returned_as_is() -> None:
         ("a.md", "import X from './x'\n\nTexto", True),
         ("a.md", "export const meta = {}\n", True),
         ("a.md", "Texto que importa\nimport de datos", False),
+        ("a.md", "```js\nimport React from 'react'\n```\n", False),
+        ("a.md", "export PATH=/usr/bin\n", False),
+        ("a.md", "import './estilos.css'\n", True),
         ("a.markdown", "# Hola", False),
     ],
 )
