@@ -3,10 +3,10 @@
 Imports one of the real corpora (default ``astro-es``, the Starlight one) into a fresh
 SQLite store with the tests' deterministic embedder (the real embedder's cost is
 ``bench/latency.py``'s subject, not this one), builds the whole site, and prints the
-pages imported and built, how many built pages still show MDX syntax
-(``tests/fixtures/raw_mdx.py``), the constructs met by outcome, the nav's sections, and
-the import, MDX-pass and full rebuild times. ``--without-mdx`` reads the files but skips
-the MDX pass: the "before" of the raw count.
+pages imported and built, how many built pages still show raw syntax
+(``tests/fixtures/raw_syntax.py``, over pages, listings and home), the constructs met
+by outcome, the nav's sections, and the import, MDX-pass and full rebuild times.
+``--without-mdx`` reads the files but skips the MDX pass: the "before" of the raw count.
 
     .venv/bin/python bench/corpus_mdx.py [--corpus astro-es] [--without-mdx]
 """
@@ -33,7 +33,7 @@ from shared.services.site_build import build_site
 from shared.store.sqlite import SqliteStore
 from tests.fixtures.corpora import CORPUS_SPECS
 from tests.fixtures.embedder import HashingEmbedder
-from tests.fixtures.raw_mdx import raw_mdx
+from tests.fixtures.raw_syntax import raw_pages
 
 
 def _sections(items: list[Any]) -> int:
@@ -82,7 +82,7 @@ def main() -> None:
                 "imported": report.created,
                 "failed": len(report.failed),
                 "built": len(pages),
-                "raw_pages": sum(1 for p in pages if raw_mdx(p.read_text("utf-8"))),
+                "raw_pages": len(raw_pages(work / "site")),
                 "construct_kinds": len(constructs),
                 "constructs": {
                     o: sum(v[o] for v in constructs.values())

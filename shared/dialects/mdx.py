@@ -32,6 +32,7 @@ Into = Literal[
     "code",  # a code container: its fences, file names as titles, hidden files left out
     "code-attribute",  # ``<Code code="…" lang title>``: a fence from its attributes
     "code-span",  # ``<code>``: its text as a code span
+    "fence",  # the children's text as one fenced block (``language``/``lang`` or ``kind``)
     "link",  # a link from ``href`` and ``title`` (or the children)
     "card",  # the ``title`` in bold, then the children
     "image",  # ``![alt](src)``
@@ -82,6 +83,9 @@ COMPONENTS: dict[str, Mapping] = {
     "CodeGroup": Mapping("code"),
     "CodeTabs": Mapping("code"),
     "Code": Mapping("code-attribute"),
+    "CodeBlock": Mapping("fence", "text"),  # Docusaurus' <CodeBlock language title>
+    "TerminalBlock": Mapping("fence", "bash"),  # react.dev
+    "ConsoleBlock": Mapping("fence", "text"),
     "code": Mapping("code-span"),
     # links and cards
     "ReadMore": Mapping("children"),
@@ -121,12 +125,20 @@ _HIDDEN = "hidden"  # a container's file the reader never sees (react.dev's Sand
 _BLOCK_CLOSE = re.compile(r"^[ \t]*(/{3,})[ \t]*$")
 
 
+_ESM_LINE = re.compile(
+    r"""(?:import\s[^\n]*\bfrom\s*["']|import\s*["']|export\s+(?:const|let|default|function)\b)"""
+)
+
+
 def is_mdx(name: str, body: str) -> bool:
-    """Whether a file is MDX: an ``.mdx`` file, or Markdown that imports or exports (the
-    first thing an MDX page with components does)."""
+    """Whether a file is MDX: an ``.mdx`` file, or Markdown with an ESM line outside code
+    (``import X from '…'``, ``export const …``: the first thing an MDX page with components
+    does). A JavaScript example in a fence, or ``export PATH=…`` in prose, is no such line."""
     if PurePosixPath(name).suffix.lower() == ".mdx":
         return True
-    return re.search(r"^(?:import|export)\s[^\n]*(?:from\s|=)", body, re.M) is not None
+    if "import" not in body and "export" not in body:
+        return False
+    return any(not code and _ESM_LINE.match(line) for line, code in mkdocs.fenced(body.split("\n")))
 
 
 def to_stored(body: str, constructs: Constructs, *, mdx: bool) -> str:
@@ -234,6 +246,8 @@ class _Writer:
             return self.code_attribute(element)
         if into == "code-span":
             return _code_span(_as_text(self.children(element)))
+        if into == "fence":
+            return self.children_fence(element, mapping.kind)
         if into == "link":
             return self.link(element)
         if into == "card":
@@ -316,6 +330,21 @@ class _Writer:
         marker = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
         lines = [marker + info, *code.strip("\n").split("\n"), marker]
         return _block(element.indent or "", [], lines, [])
+
+    def children_fence(self, element: jsx.Element, language: str) -> str:
+        """The children as code: a string literal's text, else the text as written (the
+        children of a code component are code, so nothing in them is mapped)."""
+        parts = []
+        for child in element.children:
+            if isinstance(child, jsx.Expression):
+                parts.append(child.literal() or "")
+            elif isinstance(child, jsx.Text | jsx.Code):
+                parts.append(child.text)
+        code = "\n".join(_dedented("".join(parts)))
+        lang = element.text("language") or element.text("lang") or language
+        info = _info(lang, (), element.text("title"))
+        marker = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
+        return _block(element.indent or "", [], [marker + info, *code.split("\n"), marker], [])
 
     def link(self, element: jsx.Element) -> str:
         href = element.text("href")

@@ -93,9 +93,10 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     """
     out = Prepared(content="")
     counted = out.constructs
-    body = mdx.to_stored(body, counted, mdx=mdx.is_mdx(page, body))
     body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
     markup.count_blocks(body, counted)
+    # After the MkDocs blocks are counted: the ``///`` blocks MDX maps into are not met twice.
+    body = mdx.to_stored(body, counted, mdx=mdx.is_mdx(page, body))
     labels = autorefs.defined_labels(body)
     lines = list(_without_termy(mkdocs.canonical(body).split("\n")))
     budget = [room - MAX_API_BYTES_HELD_BACK]

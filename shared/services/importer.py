@@ -32,6 +32,7 @@ from shared.slugs import slug_from_path, slug_problem
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+_MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
 
 
 @dataclass
@@ -65,7 +66,7 @@ class ParsedFile:
     content: str
     dropped_keys: tuple[str, ...]
     hint: sidebar.Hint = field(default_factory=sidebar.Hint)  # nav label and order stated
-    titled: bool = True  # the title is the front matter's (else the heading's or the name's)
+    titled: bool = True  # the title is the front matter's or the first H1's, not a fallback
     notes: tuple[str, ...] = ()  # values read otherwise than written, for the warnings
 
 
@@ -96,7 +97,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def title_of(body: str) -> str | None:
-    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }``.
+    """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }`` or MDX
+    ``{/*id*/}`` (a heading's id, not its text).
 
     Lines inside fenced code are skipped: a shell comment is not a title.
     """
@@ -111,8 +113,9 @@ def title_of(body: str) -> str | None:
             fence = opening.group(1)
             continue
         heading = mkdocs.atx_heading(line)
-        if heading and heading[0] == 1 and heading[1]:
-            return heading[1]
+        text = _MDX_ID_TAIL.sub("", heading[1]) if heading else ""
+        if heading and heading[0] == 1 and text:
+            return text
     return None
 
 
@@ -153,7 +156,9 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
     titled = bool(metadata.get("title"))
     if not titled:
-        metadata["title"] = title_of(body) or hint.label or file_title(path)
+        heading = title_of(body)
+        titled = heading is not None
+        metadata["title"] = heading or hint.label or file_title(path)
     return ParsedFile(
         slug=slug,
         metadata=metadata,
@@ -333,22 +338,15 @@ def _slugs(files: list[Path], root: Path) -> dict[str, str]:
 def _stored_form(
     parsed: ParsedFile, name: str, tree: Tree, report: ImportReport, labels: Mapping[str, str]
 ) -> ParsedFile:
-    """The body in the stored form; example files not found become code sources. A title
-    the front matter does not give is the stored body's first H1 (its dialect's ids gone),
-    else the nav's label (``mkdocs.yml``, then the front matter's sidebar label), else
-    the file's name."""
+    """The body in the stored form; example files not found become code sources. A page
+    whose front matter and first H1 give no title takes its label in ``mkdocs.yml``'s nav
+    (``labels``) before its sidebar label and its file's name."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
     report.constructs.merge(prepared.constructs)
     metadata = parsed.metadata
-    if not parsed.titled:
-        title = (
-            title_of(prepared.content)
-            or labels.get(parsed.slug)
-            or parsed.hint.label
-            or file_title(name)
-        )
-        metadata = {**metadata, "title": title}
+    if not parsed.titled and labels.get(parsed.slug):
+        metadata = {**metadata, "title": labels[parsed.slug]}
     if prepared.code_refs:
         stated = metadata.get("sources")
         sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])

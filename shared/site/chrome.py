@@ -19,6 +19,7 @@ from shared.site.nav import Nav, NavLink, NavPage, Section
 
 _HEADING = re.compile(r'<h([23]) id="([^"<>]+)">(.*?)</h\1>', re.S)
 _TAG = re.compile(r"<[^>]*>")
+_CODE = re.compile(r"<code\b[^>]*>(.*?)</code>", re.S)
 MAX_TOC = 60  # entries: a page of 500 headings gets a usable list, not a second page
 
 
@@ -27,18 +28,37 @@ class TocEntry:
     level: int  # 2 or 3
     anchor: str
     text: str
+    markup: Markup  # the text with its code spans still code (``<Image />``)
 
 
 def toc(body_html: str) -> list[TocEntry]:
     """The page's h2/h3 headings with the ids the renderer gave them, as plain text."""
     out: list[TocEntry] = []
     for match in _HEADING.finditer(body_html):
-        text = " ".join(html.unescape(_TAG.sub("", match.group(3))).split())
+        text = _plain(match.group(3))
         if text:
-            out.append(TocEntry(int(match.group(1)), html.unescape(match.group(2)), text))
+            anchor = html.unescape(match.group(2))
+            out.append(TocEntry(int(match.group(1)), anchor, text, _with_code(match.group(3))))
             if len(out) >= MAX_TOC:
                 break
     return out
+
+
+def _plain(fragment: str) -> str:
+    return " ".join(html.unescape(_TAG.sub("", fragment)).split())
+
+
+def _with_code(fragment: str) -> Markup:
+    """A heading's HTML as the TOC shows it: escaped text, its code spans kept as code
+    (a heading naming ``<Image />`` must not read as a tag in the sidebar)."""
+    parts: list[Markup] = []
+    position = 0
+    for match in _CODE.finditer(fragment):
+        parts.append(escape(_plain(fragment[position : match.start()])))
+        parts.append(Markup("<code>{}</code>").format(_plain(match.group(1))))
+        position = match.end()
+    parts.append(escape(_plain(fragment[position:])))
+    return Markup(" ").join(p for p in parts if p)
 
 
 def crumbs(nav: Nav, slug: str, root: str) -> list[dict[str, str | None]]:

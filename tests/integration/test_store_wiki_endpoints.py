@@ -94,3 +94,19 @@ def test_wiki_update_answers_the_contract(
     assert missing.status_code == 404
     assert missing.get_json()["code"] == "not_found"
     assert open_store(get_settings()).pages.get("instalar").version == 2
+
+
+def test_a_description_is_stored_and_read_back_on_both_stores(
+    store_env: str, client: Callable[[str], Any], auth: dict[str, str]
+) -> None:
+    """The schema's optional description survives the store; an update can clear it."""
+    front_matter = {**FRONT_MATTER, "description": "Cómo se instala FastAPI."}
+    body = {"slug": "instalar", "content": CONTENT, "front_matter": front_matter}
+    assert client("wiki_create").post("/", json=body, headers=auth).status_code == 201
+    stored = open_store(get_settings()).pages.get("instalar")
+    assert stored is not None
+    assert stored.front_matter["description"] == "Cómo se instala FastAPI."
+    update = {"slug": "instalar", "update_metadata": {"description": None}}
+    reply = client("wiki_update").post("/", json=update, headers=auth)
+    assert reply.status_code == 200
+    assert "description" not in reply.get_json()["page"]

@@ -262,6 +262,9 @@ def test_a_markdown_file_without_any_of_it_is_returned_as_is() -> None:
         ("a.md", "import X from './x'\n\nTexto", True),
         ("a.md", "export const meta = {}\n", True),
         ("a.md", "Texto que importa\nimport de datos", False),
+        ("a.md", "```js\nimport React from 'react'\n```\n", False),
+        ("a.md", "export PATH=/usr/bin\n", False),
+        ("a.md", "import './estilos.css'\n", True),
         ("a.markdown", "# Hola", False),
     ],
 )
@@ -297,3 +300,34 @@ def test_a_body_with_no_construct_is_returned_exactly() -> None:
     body = "\n::: paquete.modulo\n    options:\n\n\n        show_root: true\n"
     assert stored(body, mdx=False) == (body, {})
     assert stored("\n\nTexto.\n\n\n", mdx=True) == ("\n\nTexto.\n\n\n", {})
+
+
+def test_code_components_with_children_become_one_fence() -> None:
+    """Docusaurus' <CodeBlock> (text or a template literal) and react.dev's terminal."""
+    text, counts = stored(
+        '<CodeBlock language="jsx" title="/src/App.js">\n'
+        "{`function App() {\n  return <p>Hola</p>;\n}`}\n</CodeBlock>\n\n"
+        "<TerminalBlock>\nnpm install react\n</TerminalBlock>\n"
+    )
+    assert '```jsx title="/src/App.js"\nfunction App() {\n  return <p>Hola</p>;\n}\n```' in text
+    assert "```bash\nnpm install react\n```" in text
+    assert counts["mdx-component:CodeBlock"]["mapped"] == 1
+
+
+def test_a_react_dev_style_page_renders_with_nothing_raw() -> None:
+    """A page of react.dev's components (tests/fixtures/trees/react) through the MDX pass
+    and the site's renderer: the shared scanner finds no source syntax."""
+    from pathlib import Path
+
+    from shared.services.importer import split_front_matter
+    from tests.fixtures.raw_syntax import raw_syntax
+
+    page = Path(__file__).parents[1] / "fixtures" / "trees" / "react" / "quick-start.mdx"
+    _, body = split_front_matter(page.read_text(encoding="utf-8"))
+    text, counts = stored(body)
+    html = render_body(text).html
+    assert raw_syntax(f"<main>{html}</main>") == []
+    assert "/// warning | Components must start with a capital letter" in text
+    assert '<h2 id="components">' in html
+    assert "color: red" not in text  # the sandbox's hidden stylesheet
+    assert counts["mdx-component:Intro"]["dropped"] == 1

@@ -175,3 +175,8 @@ def test_a_description_is_kept_on_one_line_and_cut_past_the_cap(tmp_path: Path) 
     assert len(cut) <= MAX_DESCRIPTION
     assert cut.endswith("palabra…")
     assert parsed.notes == (f"description cut to {MAX_DESCRIPTION} characters",)
+
+
+def test_an_mdx_heading_id_is_not_part_of_the_title(tmp_path: Path) -> None:
+    parsed = parse_file(write(tmp_path, "a.mdx", "# Empezar {/*empezar*/}\n\nTexto."), tmp_path)
+    assert parsed.metadata["title"] == "Empezar"

@@ -53,3 +53,13 @@ def test_hostile_titles_in_chrome_and_nav_script_stay_inert() -> None:
     data = json.loads(script.split("\n")[0].removeprefix("window.BIBLIOTECA_NAV=").rstrip(";"))
     assert data[0]["c"][0]["t"] == PAYLOAD
     assert "<script>alert" not in rendered(evil, other)
+
+
+def test_toc_keeps_a_headings_code_as_code_and_escapes_the_rest() -> None:
+    """``### `<Image />` `` is code in the TOC too, never text that reads as a tag."""
+    body = render_body("## El componente `<Image />` & <b>más</b>\n")
+    (entry,) = chrome.toc(body.html)
+    assert entry.text == "El componente <Image /> & <b>más</b>"
+    assert str(entry.markup) == (
+        "El componente <code>&lt;Image /&gt;</code> &amp; &lt;b&gt;más&lt;/b&gt;"
+    )
