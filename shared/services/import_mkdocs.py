@@ -2,8 +2,9 @@
 
 ``prepare`` turns a file's body into the stored form: MkDocs spellings as ``///`` blocks
 (``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
-``{* path *}`` and counted as code sources), relative links to imported files as wiki
-links, terminal-recording wrappers removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
+``{* path *}`` and counted as code sources), links to imported files (relative or
+site-absolute, ``shared.dialects.links``) as wiki links, terminal-recording wrappers
+removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from posixpath import normpath
 from typing import Any
 
 import yaml
 
-from shared import mkdocs, wikilinks
+from shared import mkdocs
+from shared.dialects.links import Resolver
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
 _LANGUAGES = {
@@ -43,11 +45,6 @@ _LANGUAGES = {
     ".txt": "text",
 }
 # [text](target "title"): the text may hold one level of brackets; images are skipped.
-_LINK = re.compile(
-    r"(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<url><[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)"
-)
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _TERMY_OPEN = re.compile(r'^\s*<div class="termy">\s*$')
 _DIV_CLOSE = re.compile(r"^\s*</div>\s*$")
 _ANY_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
@@ -59,6 +56,10 @@ class Tree:
 
     root: Path  # the docs folder (DIR)
     slugs: Mapping[str, str]  # path relative to root (posix) -> slug it is imported as
+    links: Resolver = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "links", Resolver(self.slugs, locale=self.root.name))
 
     @property
     def project(self) -> Path:
@@ -99,7 +100,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
                 room -= len(block.encode()) - len(line.encode())
                 result.append(block)
             continue
-        result.append(_links(line, page, tree))
+        result.append(tree.links.rewrite(line, page))
     out.content = "\n".join(result)
     return out
 
@@ -182,46 +183,6 @@ def _find(include: mkdocs.Include, tree: Tree) -> Path | None:
             continue
         if resolved.is_relative_to(project) and resolved.is_file():
             return resolved
-    return None
-
-
-# -- links --------------------------------------------------------------------------------
-
-
-def _links(line: str, page: str, tree: Tree) -> str:
-    """Relative links to imported Markdown files (or their folders) as wiki links; a link
-    that starts inside a code span is code, and is left alone."""
-    if "](" not in line:
-        return line
-    spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
-
-    def replace(match: re.Match[str]) -> str:
-        if any(start <= match.start() < end for start, end in spans):
-            return match.group(0)
-        target = link_target(match.group("url").strip("<>"), page, tree)
-        label = match.group("text").strip()
-        if target is None or not wikilinks.is_link(f"{target}|{label}"):
-            return match.group(0)
-        pipe = "\\|" if "|" in line.replace(match.group(0), "") else "|"
-        return f"[[{target}{pipe + label if label else ''}]]"
-
-    return _LINK.sub(replace, line)
-
-
-def link_target(url: str, page: str, tree: Tree) -> str | None:
-    """``slug#anchor`` of a relative link to an imported file (or folder with an index)."""
-    folder = str(PurePosixPath(page).parent)
-    found = mkdocs.relative_path("" if folder == "." else folder, url)
-    if found is None:
-        return None
-    joined, anchor = found
-    candidates = [joined]
-    if not PurePosixPath(joined).suffix:
-        candidates = [f"{joined}/index.md", f"{joined}/README.md", f"{joined}.md"]
-    for candidate in candidates:
-        slug = tree.slugs.get(candidate.removeprefix("./"))
-        if slug is not None:
-            return f"{slug}#{anchor}" if anchor else slug
     return None
 
 
