@@ -44,7 +44,7 @@ from shared.schema import Page
 from shared.services import feedback_digest
 from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
-from shared.site import paths, renderer, search
+from shared.site import paths, refs, renderer, search
 from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
@@ -561,7 +561,7 @@ class _Build:
             unchanged=len(published) + len(kept) - len(to_render),
             removed=len([slug for slug in gone if slug not in failed_slugs]),
             failed=failed,
-            broken_links=site.broken_links(),
+            broken_links=self._broken(states, others, files),
             full=full,
             timings_ms=self.timer.phases,
         )
@@ -653,7 +653,8 @@ class _Build:
             files = (html_path, html_path.removesuffix(paths.INDEX) + paths.MARKDOWN)
             old = before.get(slug)
             if slug in bodies:
-                html = renderer.render_page(page, bodies[slug], site, self.config).encode()
+                text = renderer.render_page(page, bodies[slug], site, self.config)
+                html = text.encode()
                 markdown = renderer.render_markdown(page).encode()
                 out = content_hash(html + b"\0" + markdown)
                 if full or old is None or old.out != out:
@@ -680,8 +681,24 @@ class _Build:
                 shown=shown_of(entry),
                 chrome=chrome[slug],
                 headings=headings[slug],
+                refs=refs.scan(text),
             )
         return outputs, states, keep
+
+    @staticmethod
+    def _broken(
+        states: Mapping[str, PageState], others: list[Output], files: Mapping[str, str]
+    ) -> list[dict[str, str]]:
+        """Every dead address of the built HTML (``shared.site.refs``): the pages' scans as
+        written (this build or an earlier one), the listings' and index's scanned now."""
+        slug_of = {paths.page_path(slug): slug for slug in states}
+        scanned = {paths.page_path(slug): state.refs for slug, state in states.items()}
+        for output in others:
+            if output.path.endswith(".html"):
+                scanned[output.path] = refs.scan(output.data.decode())
+        published = set(files) | set(slug_of)
+        published |= {paths.markdown_path(slug) for slug in states}
+        return refs.broken(scanned, published, slug_of)
 
     def _others(
         self,

@@ -125,9 +125,6 @@ class SiteView:
         """Sections, reading order and breadcrumbs (``shared.site.nav``)."""
         return navigation.build(self.entries, self.stored_nav, self.language())
 
-    def broken_links(self) -> list[dict[str, str]]:
-        return graph.broken(self.links, self.entries)
-
     def language(self) -> str:
         return lang.majority([e.lang for e in self.entries.values()])
 

@@ -1,9 +1,9 @@
-"""The link graph of the published site: outgoing links, backlinks, broken links.
+"""The link graph of the published site: outgoing links and backlinks.
 
 A page links to the targets of its ``[[wiki links]]`` (and relative links to ``.md``
-files, see ``markdown``) and to its ``related`` slugs;
-a target that is not a published page is broken. ``resolve`` turns the markers of a
-rendered body into links (or escaped text for broken ones), relative to the page.
+files, see ``markdown``) and to its ``related`` slugs. ``resolve`` turns the markers of a
+rendered body into links relative to the page, marked broken when the target is not
+published (which links are dead is found in the built HTML: ``refs``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from shared.site.markdown import LINK_MARKERS_RE, Body
 from shared.site.paths import page_href
+from shared.slugs import slug_problem
 
 
 def outgoing(body_targets: Iterable[str], related: Iterable[str]) -> tuple[str, ...]:
@@ -33,18 +34,6 @@ def inbound(links: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
     return out
 
 
-def broken(
-    links: Mapping[str, Sequence[str]], published: Mapping[str, object]
-) -> list[dict[str, str]]:
-    """``[{slug, target}]`` for every link to a page that is not published, sorted."""
-    return [
-        {"slug": source, "target": target}
-        for source in sorted(links)
-        for target in links[source]
-        if target not in published
-    ]
-
-
 def resolve(body: Body, titles: Mapping[str, str], root: str) -> Markup:
     """The body's HTML with each wiki-link marker replaced by a link or a broken-link mark.
 
@@ -57,10 +46,13 @@ def resolve(body: Body, titles: Mapping[str, str], root: str) -> Markup:
         link = body.links[int(number)]
         title = titles.get(link.target)
         shown = inner if inner is not None else escape(link.text or title or link.target)
-        if title is None:
-            return f'<span class="wikilink broken">{shown}</span>'
+        if title is None and slug_problem(link.target) is not None:
+            return f'<span class="wikilink broken">{shown}</span>'  # no address to point at
         href = page_href(root, link.target) + (f"#{quote(link.anchor)}" if link.anchor else "")
-        return f'<a class="wikilink" href="{escape(href)}">{shown}</a>'
+        # A page not published is still linked where it would be: the dead link is what
+        # a reader and a crawler meet, and what ``broken_links`` reports (``refs``).
+        kind = "wikilink" if title is not None else "wikilink broken"
+        return f'<a class="{kind}" href="{escape(href)}">{shown}</a>'
 
     # The body is the safe renderer's output (nh3 last), the inner HTML of a marker pair
     # is part of it, and every value put into a replacement is escaped: safe markup.
