@@ -249,6 +249,9 @@ class KeyLookup:
     found: frozenset[str]
     indexed_paths: int
     roots: frozenset[str] | None = None
+    # The asked keys the index holds or once held (a replace-mode put moves the keys of
+    # removed paths to a "seen" set); None: it does not remember, and roots decide.
+    seen: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
