@@ -22,15 +22,30 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--status", choices=STATUSES, help="status of files whose front matter has none"
     )
+    parser.add_argument(
+        "--assets",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder whose files the pages link site-absolutely (/images/x.png is "
+        "DIR/images/x.png); repeatable",
+    )
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="archive the pages this DIR imported earlier whose files are gone",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    if not args.directory.is_dir():
-        print(f"biblioteca import: {args.directory} is not a directory", file=sys.stderr)
-        return 2
+    for folder in [args.directory, *args.assets]:
+        if not folder.is_dir():
+            print(f"biblioteca import: {folder} is not a directory", file=sys.stderr)
+            return 2
     w = wiring()
     report = import_directory(
         args.directory,
@@ -39,11 +54,17 @@ def run(args: argparse.Namespace) -> int:
         default_type=args.type,
         default_status=args.status,
         progress=progress_bar("import", "page", quiet=args.json),
+        assets=tuple(args.assets),
+        sync=args.sync,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
         f"failed {len(report.failed)}, warnings {len(report.warnings)}"
     )
+    if args.sync:
+        summary += f", retired {report.retired}"
+    if report.assets:
+        summary += f"; {report.assets} assets taken"
     if report.nav is not None:
         summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
     lines = [summary]

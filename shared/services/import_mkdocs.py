@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from shared import mkdocs
+from shared.dialects.assets import Assets
 from shared.dialects.links import Resolver
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
@@ -56,10 +57,16 @@ class Tree:
 
     root: Path  # the docs folder (DIR)
     slugs: Mapping[str, str]  # path relative to root (posix) -> slug it is imported as
+    files: tuple[str, ...] = ()  # every Markdown file's path relative to root (posix)
+    asset_folders: tuple[Path, ...] = ()  # --assets: where site-absolute files are
     links: Resolver = field(init=False)
+    assets: Assets = field(init=False)  # the files the pages link, taken as they are met
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "links", Resolver(self.slugs, locale=self.root.name))
+        object.__setattr__(
+            self, "assets", Assets(self.root, self.asset_folders, locale=self.root.name)
+        )
 
     @property
     def project(self) -> Path:
@@ -100,7 +107,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
                 room -= len(block.encode()) - len(line.encode())
                 result.append(block)
             continue
-        result.append(tree.links.rewrite(line, page))
+        result.append(tree.links.rewrite(tree.assets.rewrite(line, page), page))
     out.content = "\n".join(result)
     return out
 

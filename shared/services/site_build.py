@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import Settings
+from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, Unavailable
 from shared.logs import get_logger
 from shared.ports import (
@@ -524,6 +525,11 @@ class _Build:
         old_files = previous.files if previous and not full else {}
         writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
         keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
+        with self.timer.phase("assets"):
+            asset_writes, asset_files = self._assets(states, old_files)
+        writes += asset_writes
+        keep += [path for path in asset_files if path in old_files]
+        files.update(asset_files)
         if reused:  # the search shards were not built again: keep the published ones
             files.update(reused)
             keep += list(reused)
@@ -684,6 +690,30 @@ class _Build:
                 refs=refs.scan(text),
             )
         return outputs, states, keep
+
+    def _assets(
+        self, states: Mapping[str, PageState], old_files: Mapping[str, str]
+    ) -> tuple[list[Output], dict[str, str]]:
+        """The stored files the live pages link (``shared.dialects.assets``): those already
+        published are kept unread (their path names their content), the others read from
+        the store and written. One a page links that the store lacks is left out, and
+        ``broken_links`` reports it."""
+        linked = {
+            target
+            for slug, state in states.items()
+            for _attr, url in state.refs.links
+            if (target := refs.target_of(paths.page_path(slug), url)[0]).startswith(f"{ASSET_DIR}/")
+        }
+        files = {path: old_files[path] for path in linked if path in old_files}
+        fetched = self.store.site.get_assets(linked - files.keys()) if linked - files.keys() else {}
+        outputs = []
+        for path, data in sorted(fetched.items()):
+            try:
+                outputs.append(Output(paths.safe_relative(path), data, STAGE_PAGES))
+            except paths.UnsafePath:
+                continue  # never written by an import: a tampered row
+            files[path] = content_hash(data)
+        return outputs, files
 
     @staticmethod
     def _broken(
