@@ -611,7 +611,12 @@ class _Build:
         for slug in kept:
             links[slug] = before[slug].links
             entries[slug] = remembered_entry(slug, before[slug])
-        return SiteView(entries, links, self.stored_nav)
+        anchors = {
+            slug: refs.scan(bodies[slug].html).ids if slug in bodies else before[slug].refs.ids
+            for slug in entries
+            if slug in bodies or slug in before
+        }
+        return SiteView(entries, links, self.stored_nav, anchors)
 
     def _fetch(
         self,

@@ -7,7 +7,7 @@ backlinks, the search index); ``SiteView`` is every entry plus the link graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -100,6 +100,8 @@ class SiteView:
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
     stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
+    # Each page's ids, as parsed or as last built: links spell anchors to match them.
+    anchors: Mapping[str, Collection[str]] = field(default_factory=dict)
     inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 

@@ -23,6 +23,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from shared.site.paths import INDEX
+from shared.slugs import fold
 
 Kind = Literal["page", "anchor", "asset"]
 _TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?>")
@@ -65,6 +66,25 @@ def scan(html: str) -> Refs:
             elif internal(value):
                 links.append((name, value))
     return Refs(tuple(dict.fromkeys(links)), frozenset(ids))
+
+
+def anchor_key(anchor: str) -> str:
+    """An anchor as generators agree on it: folded, letters and digits only.
+
+    Each generator spells a heading's id its own way (``#páginas-de-astro`` keeps the
+    accent, MkDocs folds it; ``astro:after-swap`` loses the colon or becomes a dash), and
+    the links of a docs tree were written against its own generator."""
+    return "".join(c for c in fold(anchor) if c.isalnum())
+
+
+def matching_anchor(anchor: str, ids: Collection[str]) -> str:
+    """``anchor`` when the page has that id, else the one id it means when spelled by
+    another generator (same ``anchor_key``; unique), else ``anchor`` unchanged."""
+    if not anchor or anchor in ids:
+        return anchor
+    key = anchor_key(anchor)
+    found = [i for i in ids if anchor_key(i) == key] if key else []
+    return found[0] if len(found) == 1 else anchor
 
 
 def internal(url: str) -> bool:

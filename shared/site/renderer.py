@@ -163,7 +163,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
     html = _examples(
-        resolve(_without_title(body, fm.title), site.titles, root),
+        resolve(_without_title(body, fm.title), site.titles, root, site.anchors, page.slug),
         body.includes,
         config.code_url,
         language,

@@ -53,6 +53,17 @@ def test_broken_links_are_exactly_the_dead_addresses_a_crawler_finds(
     assert len(corpus.build_report.broken_links) == len(found.dead)
 
 
+@pytest.mark.parametrize("name", CORPORA)
+def test_no_image_is_missing_and_no_page_is_falsely_stale(built_corpus: Any, name: str) -> None:
+    """Every image a built page shows is published, and no page says it may be outdated:
+    the code index never lost a path these docs cite (their examples are not citations)."""
+    corpus = built_corpus(name)
+    assert crawl(corpus.site).missing_src == set()
+    states = [r.freshness.state for r in corpus.store.pages.list() if r.freshness is not None]
+    assert states
+    assert "stale" not in states
+
+
 @pytest.mark.parametrize("name", ["fastapi-es", "textual-en"])
 def test_an_incremental_rebuild_keeps_the_report_equal_to_the_crawl(
     name: str, tmp_path: Path

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.site.refs import Refs, broken, scan, target_of
+from shared.site.refs import Refs, broken, matching_anchor, scan, target_of
 from tests.fixtures.crawl import Dead, crawl
 
 PAGE_A = """<!doctype html><html><head><link rel="stylesheet" href="../static/site.css"></head>
@@ -82,3 +82,20 @@ def test_the_crawler_finds_what_the_scan_reports(tmp_path: Path) -> None:
     files = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
     scanned = {f: scan((tmp_path / f).read_text()) for f in files if f.endswith(".html")}
     assert len(broken(scanned, files, {})) == len(found.dead)
+
+
+@pytest.mark.parametrize(
+    ("anchor", "ids", "found"),
+    [
+        ("páginas-de-astro", {"paginas-de-astro", "otra"}, "paginas-de-astro"),  # github-slugger
+        ("astroafter-swap", {"astro-after-swap"}, "astro-after-swap"),
+        ("image-", {"image", "picture"}, "image"),
+        ("textual.app.App.suspend", {"textual.app.App.suspend"}, "textual.app.App.suspend"),
+        ("nada", {"otra"}, "nada"),  # no match: left for the report
+        ("a-b", {"ab", "a-b-"}, "a-b"),  # ambiguous: never guessed
+    ],
+)
+def test_an_anchor_spelled_by_another_generator_finds_the_id_it_means(
+    anchor: str, ids: set[str], found: str
+) -> None:
+    assert matching_anchor(anchor, ids) == found
