@@ -1,6 +1,7 @@
 """What an import learns from the docs tree that a page alone cannot tell (pure but for reads).
 
-``prepare`` turns a file's body into the stored form: MkDocs spellings as ``///`` blocks
+``prepare`` turns a file's body into the stored form: MDX constructs mapped first
+(``shared.dialects.mdx``), MkDocs spellings as ``///`` blocks
 (``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
 ``{* path *}`` and counted as code sources), links to imported files (relative or
 site-absolute, ``shared.dialects.links``) as wiki links, terminal-recording wrappers
@@ -19,7 +20,9 @@ from typing import Any
 import yaml
 
 from shared import mkdocs
+from shared.dialects import mdx
 from shared.dialects.assets import Assets
+from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
@@ -81,6 +84,7 @@ class Prepared:
     content: str
     code_refs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    constructs: Constructs = field(default_factory=Constructs)
 
 
 def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
@@ -89,6 +93,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     ``room`` is how many bytes the body may still grow by (included files count).
     """
     out = Prepared(content="")
+    body = mdx.to_stored(body, out.constructs, mdx=mdx.is_mdx(page, body))
     lines = _without_termy(mkdocs.canonical(body).split("\n"))
     result: list[str] = []
     for line, code in mkdocs.fenced(lines):

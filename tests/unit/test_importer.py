@@ -135,3 +135,43 @@ def test_a_utf8_bom_is_not_part_of_the_text(tmp_path: Path) -> None:
     """A file saved with a UTF-8 BOM still has its front matter recognised."""
     path = write(tmp_path, "bom.md", "\ufeff---\ntitle: Con BOM\ntype: guide\n---\nx")
     assert parse_file(path, tmp_path).metadata["title"] == "Con BOM"
+
+
+def test_an_mdx_pages_own_type_is_dropped_so_the_default_type_applies(tmp_path: Path) -> None:
+    """Starlight's ``type: cms`` is no page type: a note, not a failed file; a .md keeps it."""
+    parsed = parse_file(write(tmp_path, "a.mdx", "---\ntitle: A\ntype: cms\n---\nx"), tmp_path)
+    assert "type" not in parsed.metadata
+    assert parsed.notes == ("dropped 'type: cms': not a page type",)
+    kept = parse_file(write(tmp_path, "b.mdx", "---\ntitle: B\ntype: Guide\n---\nx"), tmp_path)
+    assert kept.metadata["type"] == "Guide"
+    markdown = parse_file(write(tmp_path, "c.md", "---\ntitle: C\ntype: cms\n---\nx"), tmp_path)
+    assert markdown.metadata["type"] == "cms"  # refused at write time, as before
+
+
+def test_a_slug_that_is_a_route_gives_way_to_the_paths(tmp_path: Path) -> None:
+    """Docusaurus' ``slug: /`` or ``slug: /guias/x`` is where the page is served, not ours."""
+    parsed = parse_file(write(tmp_path, "docs/intro.mdx", "---\nslug: /\n---\nx"), tmp_path)
+    assert parsed.slug == "docs—intro"
+    assert parsed.notes == ("slug '/' is a route: the slug comes from the file's path",)
+
+
+def test_sidebar_keys_place_the_page_and_are_not_unknown_keys(tmp_path: Path) -> None:
+    text = "---\nsidebar:\n  label: Corto\n  order: 2\nsidebar_position: 9\ni18nReady: true\n---\nx"
+    parsed = parse_file(write(tmp_path, "a.mdx", text), tmp_path)
+    assert parsed.dropped_keys == ("i18nReady",)
+    assert (parsed.hint.label, parsed.hint.order) == ("Corto", 2.0)
+    assert parsed.metadata["title"] == "Corto"  # no title, no heading: the nav label
+
+
+def test_a_description_is_kept_on_one_line_and_cut_past_the_cap(tmp_path: Path) -> None:
+    from shared.schema import MAX_DESCRIPTION, parse_front_matter
+
+    text = "---\ntitle: A\ntype: guide\ndescription: >-\n  Una\n  frase.\n---\nx"
+    parsed = parse_file(write(tmp_path, "a.md", text), tmp_path)
+    assert parse_front_matter(parsed.metadata).description == "Una frase."
+    long = "palabra " * 100
+    parsed = parse_file(write(tmp_path, "b.md", f"---\ndescription: {long}\n---\nx"), tmp_path)
+    cut = parsed.metadata["description"]
+    assert len(cut) <= MAX_DESCRIPTION
+    assert cut.endswith("palabra…")
+    assert parsed.notes == (f"description cut to {MAX_DESCRIPTION} characters",)

@@ -257,3 +257,17 @@ def test_page_public_is_front_matter_plus_bookkeeping() -> None:
     assert public["created_at"] == "2025-01-02T03:04:05+00:00"
     assert public["title"] == "Biblioteca"
     assert "content" not in public
+
+
+def test_description_is_optional_one_line_capped_and_absent_from_pages_without_it() -> None:
+    """Docusaurus/Starlight's ``description`` is kept; a page without one dumps as before."""
+    from shared.schema import MAX_DESCRIPTION
+
+    base = {"title": "T", "type": "guide"}
+    assert "description" not in parse_front_matter(base).dump()
+    assert parse_front_matter({**base, "description": "  "}).description is None
+    fm = parse_front_matter({**base, "description": " Una\n  frase. "})
+    assert fm.dump()["description"] == "Una frase."
+    with pytest.raises(InvalidInput) as caught:
+        parse_front_matter({**base, "description": "x" * (MAX_DESCRIPTION + 1)})
+    assert caught.value.field == "front_matter.description"

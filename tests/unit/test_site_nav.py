@@ -86,6 +86,23 @@ def test_derived_slugs_go_by_category_else_by_type_label() -> None:
     ]
 
 
+def test_a_slug_of_three_parts_is_folders_even_when_the_first_names_a_type() -> None:
+    """``reference—errors—x`` came from reference/errors/x.md: a derived slug has two parts."""
+    site = nav.build(
+        entries(
+            entry("reference—errors—x", "X", type="reference"),
+            entry("reference—errors—index", "Errores", type="reference"),
+            entry("reference—api", "API", type="reference"),
+        )
+    )
+    (types,) = [s for s in site.items if isinstance(s, Section) and s.title == "Referencias"]
+    assert [p.slug for p in types.items] == ["reference—api"]
+    (folder,) = [s for s in site.items if isinstance(s, Section) and s.title == "Reference"]
+    (errors,) = folder.items
+    assert isinstance(errors, Section)
+    assert (errors.title, errors.index) == ("Errores", "reference—errors—index")
+
+
 def test_a_stored_nav_gives_order_and_sections_and_unlisted_pages_follow() -> None:
     stored = {
         "items": [
