@@ -3,11 +3,15 @@
 A page is ``stale`` only when a path it cites no longer resolves in the code index (never
 because a file changed), ``unknown`` when it cites none, the index is empty, or every path
 it cites is outside the indexed code, else ``fresh``. A cited path that is not found is
-judged missing only when its top-level folder is one of an indexed repository's (its
-roots): ``uvicorn/middleware/proxy_headers.py`` or an example's ``app/main.py`` is another
-project's code, not a file the index lost (precision first). A missing path may come with
-a suggestion: the indexed path with its file name that shares the longest '/'-suffix with
-it (``src/old/pkg/a.py`` -> ``src/new/pkg/a.py``), given only when exactly one is best.
+judged missing only when the index once held it: the index remembers every path it has
+seen (``KeyLookup.seen``), so ``src/App.js`` in a tutorial, another project's file or the
+reader's own ``app/main.py`` is never a file the index lost (precision first). An index
+that does not remember (``seen`` None) falls back to its roots: a path is judged when its
+top-level folder is an indexed repository's. Paths inside fenced code blocks (file trees,
+an example's files, a code block's title) are examples, not citations: they are not read.
+A missing path may come with a suggestion: the indexed path with its file name that
+shares the longest '/'-suffix with it (``src/old/pkg/a.py`` -> ``src/new/pkg/a.py``),
+given only when exactly one is best.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from shared.gates.code_paths import cited_paths, path_key
+from shared.mkdocs import fenced
 from shared.ports import Freshness, FreshnessState
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
@@ -36,19 +41,37 @@ def page_cited(front_matter: Mapping[str, Any], content: str) -> tuple[str, ...]
         for s in front_matter.get("sources") or []
         if isinstance(s, Mapping) and s.get("type") == "code"
     ]
-    for text in [*refs, content]:
+    for text in [*refs, prose(content)]:
         for path in cited_paths(text):
             seen.setdefault(path_key(path), path)
     return tuple(seen.values())[:MAX_CHECKED]
+
+
+def prose(markdown: str) -> str:
+    """``markdown`` without its fenced code blocks (their info string and title included).
+
+    What sits in a fence is an example: the reader's project in a tutorial, a file tree,
+    an MDX code container's files (the import turns those into fences with a ``title``).
+    A fence left open runs to the end, as CommonMark reads it.
+    """
+    if "```" not in markdown and "~~~" not in markdown:
+        return markdown
+    kept: list[str] = []
+    for line, code in fenced(markdown.split("\n")):
+        kept.append("" if code else line)
+    return "\n".join(kept)
 
 
 def file_name(path: str) -> str:
     return path_key(path).rsplit("/", 1)[-1]
 
 
-def judged(path: str, roots: frozenset[str] | None) -> bool:
-    """Whether a cited path that is not found counts as missing: its top-level folder is
-    an indexed repository's (``roots`` None: not recorded, every path is judged)."""
+def judged(path: str, roots: frozenset[str] | None, seen: frozenset[str] | None = None) -> bool:
+    """Whether a cited path that is not found counts as missing: the index once held it
+    (its key is among ``seen``); for an index that does not remember, its top-level folder
+    is an indexed repository's (``roots`` None too: every path is judged)."""
+    if seen is not None:
+        return path_key(path) in seen
     return roots is None or path_key(path).split("/", 1)[0] in roots
 
 
@@ -58,15 +81,17 @@ def assess(
     at: datetime,
     candidates: Mapping[str, Sequence[str]] | None = None,
     roots: frozenset[str] | None = None,
+    seen: frozenset[str] | None = None,
 ) -> Freshness:
     """``found``: the keys the index holds among ``cited``'s (None: the index is empty or
     unreadable); ``candidates``: indexed paths by file name, for suggestions; ``roots``:
-    the indexed top-level folders (``KeyLookup.roots``)."""
+    the indexed top-level folders (``KeyLookup.roots``); ``seen``: the keys among
+    ``cited``'s it holds or once held (``KeyLookup.seen``)."""
     if not cited or found is None:
         return Freshness(state="unknown", checked_at=at, cited=tuple(cited))
     absent = [p for p in cited if path_key(p) not in found]
-    missing = tuple(p for p in absent if judged(p, roots))
-    outside = tuple(p for p in absent if not judged(p, roots))
+    missing = tuple(p for p in absent if judged(p, roots, seen))
+    outside = tuple(p for p in absent if not judged(p, roots, seen))
     if len(outside) == len(cited):  # nothing cited is the indexed code: nothing to judge
         return Freshness(state="unknown", checked_at=at, cited=tuple(cited), outside=outside)
     suggestions = {

@@ -59,6 +59,16 @@ class PageRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an imported page came from: the docs tree (``importer.tree_name``) and the
+    file's path in it. Kept beside the page, never in its front matter: the import
+    records it, no caller writes it, and ``import --sync`` reads it."""
+
+    tree: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
 class CitingPage:
     """A page found by the path index: what a freshness recheck needs, without its text."""
 
@@ -115,6 +125,13 @@ class PageStore(Protocol):
 
     def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
         """The stored freshness of each of ``slugs`` that has one, in one read."""
+
+    def set_origins(self, origins: Mapping[str, Origin]) -> None:
+        """Record where each page (by slug) was imported from, batched; no new version, no
+        ``updated_at`` change (a page that is gone is skipped)."""
+
+    def origins(self, tree: str) -> dict[str, str]:
+        """Slug -> path in the tree, for every page whose origin is ``tree``."""
 
 
 # -- retrieval ------------------------------------------------------------------------
@@ -249,6 +266,9 @@ class KeyLookup:
     found: frozenset[str]
     indexed_paths: int
     roots: frozenset[str] | None = None
+    # The asked keys the index holds or once held (a replace-mode put moves the keys of
+    # removed paths to a "seen" set); None: it does not remember, and roots decide.
+    seen: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +406,16 @@ class SiteState(Protocol):
 
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         """Replace the navigation (None removes it)."""
+
+    def put_assets(self, assets: Mapping[str, bytes]) -> None:
+        """Keep the files pages link (images, downloads) by their published path, which
+        names their content (``_assets/<hash>/<name>``): putting one again is a no-op."""
+
+    def held_assets(self, paths: Collection[str]) -> set[str]:
+        """Which of ``paths`` the store holds (no bytes read)."""
+
+    def get_assets(self, paths: Collection[str]) -> dict[str, bytes]:
+        """The bytes of each of ``paths`` the store holds."""
 
 
 # -- publishing the site ---------------------------------------------------------------

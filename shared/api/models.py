@@ -630,8 +630,15 @@ class FailedPage(ResponseBody):
 
 
 class BrokenLink(ResponseBody):
-    slug: str
-    target: str
+    """An internal address of the built site that leads nowhere (what a crawler finds)."""
+
+    slug: str = Field(description="The page (or other built file) the address is on.")
+    target: str = Field(
+        description="Where it leads: a page's slug, 'slug#anchor', or an asset's path."
+    )
+    kind: Literal["page", "anchor", "asset"] = Field(
+        description="'page': no such page; 'anchor': no such id there; 'asset': no such file."
+    )
 
 
 class RebuildReport(ResponseBody):

@@ -29,15 +29,30 @@ def register(subparsers: Any) -> None:
         help="repository root that includes, snippets and API references resolve against "
         "(default: the folder of the mkdocs config found, else the nearest .git above DIR)",
     )
+    parser.add_argument(
+        "--assets",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder whose files the pages link site-absolutely (/images/x.png is "
+        "DIR/images/x.png); repeatable",
+    )
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="archive the pages this DIR imported earlier whose files are gone",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    if not args.directory.is_dir():
-        print(f"biblioteca import: {args.directory} is not a directory", file=sys.stderr)
-        return 2
+    for folder in [args.directory, *args.assets]:
+        if not folder.is_dir():
+            print(f"biblioteca import: {folder} is not a directory", file=sys.stderr)
+            return 2
     if args.repo is not None and not args.repo.is_dir():
         print(f"biblioteca import: --repo {args.repo} is not a directory", file=sys.stderr)
         return 2
@@ -51,11 +66,17 @@ def run(args: argparse.Namespace) -> int:
         repo=args.repo,
         code_url=w.settings.code_url,
         progress=progress_bar("import", "page", quiet=args.json),
+        assets=tuple(args.assets),
+        sync=args.sync,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
         f"failed {len(report.failed)}, warnings {len(report.warnings)}"
     )
+    if args.sync:
+        summary += f", retired {report.retired}"
+    if report.assets:
+        summary += f"; {report.assets} assets taken"
     if report.nav is not None:
         summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
     lines = [summary]

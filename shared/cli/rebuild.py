@@ -37,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
         f"  failed  {f['slug']}: {f['error']}" + (f" ({f['field']})" if f["field"] else "")
         for f in report.failed
     ]
-    lines += [f"  broken  {b['slug']} -> {b['target']}" for b in report.broken_links[:50]]
+    lines += [
+        f"  broken  {b['slug']} -> {b['target']} ({b.get('kind', 'page')})"
+        for b in report.broken_links[:50]
+    ]
     if len(report.broken_links) > 50:
         lines.append(f"  … and {len(report.broken_links) - 50} more broken links (see the report)")
     lines.append(f"curator report: {settings.report_location}")

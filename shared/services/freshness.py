@@ -54,19 +54,22 @@ def _check_many(
     try:
         total = None
         roots: frozenset[str] | None = None
+        seen: set[str] | None = set()
         for start in range(0, max(len(keys), 1), BATCH_KEYS):
             lookup = code.lookup(keys[start : start + BATCH_KEYS])
             found |= lookup.found
             total = lookup.indexed_paths
             roots = lookup.roots  # every lookup reads the same meta: the last is the newest
+            seen = None if seen is None or lookup.seen is None else seen | lookup.seen
         if not total:
             return [assess(cited, None, at) for cited in cited_lists]
+        held = None if seen is None else frozenset(seen | found)
         names = sorted(
             {
                 file_name(p)
                 for cited in cited_lists
                 for p in cited
-                if path_key(p) not in found and judged(p, roots)
+                if path_key(p) not in found and judged(p, roots, held)
             }
         )
         candidates = code.paths_named(names) if names else {}
@@ -74,7 +77,7 @@ def _check_many(
         _log.warning("freshness not checked (unknown): the code index cannot be read: %s", exc)
         return [assess(cited, None, at) for cited in cited_lists]
     frozen = frozenset(found)
-    return [assess(cited, frozen, at, candidates, roots) for cited in cited_lists]
+    return [assess(cited, frozen, at, candidates, roots, held) for cited in cited_lists]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,9 @@
 ``prepare`` turns a file's body into the stored form: MDX constructs mapped first
 (``shared.dialects.mdx``), MkDocs spellings as ``///`` blocks
 (``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
-``{* path *}`` and counted as code sources), relative links to imported files as wiki
-links, terminal-recording wrappers removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
+``{* path *}`` and counted as code sources), links to imported files (relative or
+site-absolute, ``shared.dialects.links``) as wiki links, terminal-recording wrappers
+removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from pathlib import Path, PurePosixPath
 from posixpath import normpath
 from typing import Any
 
-from shared import mkdocs, wikilinks
+from shared import mkdocs
 from shared.dialects import autorefs, markup, mdx, mkdocstrings
+from shared.dialects.assets import Assets
 from shared.dialects.constructs import Constructs
+from shared.dialects.links import Resolver
 from shared.dialects.mkdocs_config import Config
 from shared.site.renderer import code_href
 
@@ -46,11 +49,6 @@ _LANGUAGES = {
     ".txt": "text",
 }
 # [text](target "title"): the text may hold one level of brackets; images are skipped.
-_LINK = re.compile(
-    r"(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<url><[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)"
-)
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _TERMY_OPEN = re.compile(r'^\s*<div class="termy">\s*$')
 _DIV_CLOSE = re.compile(r"^\s*</div>\s*$")
 _ANY_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
@@ -69,6 +67,16 @@ class Tree:
     code_url: str | None = None  # BIBLIOTECA_CODE_URL, for API stand-ins
     library: mkdocstrings.Library | None = None  # the repository's Python, read by griffe
     excluded: frozenset[str] = frozenset()  # files the config's exclude rules leave out
+    files: tuple[str, ...] = ()  # every Markdown file's path relative to root (posix)
+    asset_folders: tuple[Path, ...] = ()  # --assets: where site-absolute files are
+    links: Resolver = field(init=False)
+    assets: Assets = field(init=False)  # the files the pages link, taken as they are met
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "links", Resolver(self.slugs, locale=self.root.name))
+        object.__setattr__(
+            self, "assets", Assets(self.root, self.asset_folders, locale=self.root.name)
+        )
 
     @property
     def project(self) -> Path:
@@ -122,7 +130,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
                 room -= len(block.encode()) - len(line.encode())
                 result.append(block)
             continue
-        result.append(_links(line, page, tree))
+        result.append(tree.links.rewrite(tree.assets.rewrite(line, page), page))
     out.content = "\n".join(result)
     return out
 
@@ -408,46 +416,6 @@ def _find(include: mkdocs.Include, tree: Tree) -> Path | None:
             continue
         if resolved.is_relative_to(project) and resolved.is_file():
             return resolved
-    return None
-
-
-# -- links --------------------------------------------------------------------------------
-
-
-def _links(line: str, page: str, tree: Tree) -> str:
-    """Relative links to imported Markdown files (or their folders) as wiki links; a link
-    that starts inside a code span is code, and is left alone."""
-    if "](" not in line:
-        return line
-    spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
-
-    def replace(match: re.Match[str]) -> str:
-        if any(start <= match.start() < end for start, end in spans):
-            return match.group(0)
-        target = link_target(match.group("url").strip("<>"), page, tree)
-        label = match.group("text").strip()
-        if target is None or not wikilinks.is_link(f"{target}|{label}"):
-            return match.group(0)
-        pipe = "\\|" if "|" in line.replace(match.group(0), "") else "|"
-        return f"[[{target}{pipe + label if label else ''}]]"
-
-    return _LINK.sub(replace, line)
-
-
-def link_target(url: str, page: str, tree: Tree) -> str | None:
-    """``slug#anchor`` of a relative link to an imported file (or folder with an index)."""
-    folder = str(PurePosixPath(page).parent)
-    found = mkdocs.relative_path("" if folder == "." else folder, url)
-    if found is None:
-        return None
-    joined, anchor = found
-    candidates = [joined]
-    if not PurePosixPath(joined).suffix:
-        candidates = [f"{joined}/index.md", f"{joined}/README.md", f"{joined}.md"]
-    for candidate in candidates:
-        slug = tree.slugs.get(candidate.removeprefix("./"))
-        if slug is not None:
-            return f"{slug}#{anchor}" if anchor else slug
     return None
 
 

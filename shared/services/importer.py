@@ -4,13 +4,14 @@ One file is one page: created, updated, unchanged or failed. A failed file never
 stops the others, and re-importing unchanged files writes nothing. A store or model
 that is unavailable (down, full, damaged) is no file's fault: it stops the import.
 MkDocs sources are stored in one form (``import_mkdocs``), and a ``mkdocs.yml`` nav
-beside the folder is kept for the site.
+beside the folder is kept for the site. Every page keeps its origin (the tree and the
+file's path in it), which is what ``--sync`` reads to retire pages whose file is gone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.normalize import MAX_SOURCES
-from shared.ports import Embedder, Store
+from shared.ports import Embedder, Origin, Store
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
@@ -45,6 +46,8 @@ class ImportReport:
     failed: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     nav: int | None = None  # pages placed by mkdocs.yml's nav (None: no nav read)
+    retired: int = 0  # pages of this tree whose file is gone, archived by --sync
+    assets: int = 0  # files the pages link, taken to be published with the site
     constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
 
     def as_dict(self) -> dict[str, Any]:
@@ -55,6 +58,8 @@ class ImportReport:
             "failed": self.failed,
             "warnings": self.warnings,
             "nav": self.nav,
+            "retired": self.retired,
+            "assets": self.assets,
             "constructs": self.constructs.as_dict(),
         }
 
@@ -206,12 +211,20 @@ def import_directory(
     repo: Path | None = None,
     code_url: str | None = None,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
+    assets: Sequence[Path] = (),
+    sync: bool = False,
 ) -> ImportReport:
-    """Import the files of ``root``; ``repo`` is the repository root includes, snippets
-    and API references resolve against (None: ``mkdocs_config.repository_root``);
-    ``code_url`` (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found."""
+    """Import every Markdown file under ``root``; each page written keeps its origin (this
+    tree and the file's path). ``repo`` is the repository root includes, snippets and API
+    references resolve against (None: ``mkdocs_config.repository_root``); ``code_url``
+    (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found. The files the
+    pages link are taken from the tree or the ``assets`` folders into the store, for the
+    site (``shared.dialects.assets``). ``sync``: pages this tree imported earlier whose
+    files are gone are archived (``retired``); no other page is touched."""
     report = ImportReport()
-    tree = tree_of(root, repo, code_url)
+    tree = tree_of(root, repo, code_url, assets)
+    name_of_tree = tree_name(root)
+    origins: dict[str, Origin] = {}
     nav, problems = read_nav(tree)
     placed: list[sidebar.Placed] = []
     for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
@@ -224,6 +237,23 @@ def import_directory(
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         setattr(report, status, getattr(report, status) + 1)
+        origins[parsed.slug] = Origin(name_of_tree, name)
+    taken = tree.assets.taken
+    if taken:
+        held = store.site.held_assets(taken.keys())
+        store.site.put_assets({p: a.data for p, a in taken.items() if p not in held})
+    report.assets = len(taken)
+    report.warnings += [
+        {"file": "", "warning": f"asset left out: {r}"} for r in tree.assets.refused
+    ]
+    known = store.pages.origins(name_of_tree)
+    moved = {slug: o for slug, o in origins.items() if known.get(slug) != o.path}
+    if moved:
+        store.pages.set_origins(moved)
+    if sync:
+        present = set(tree.files)
+        gone = {s: p for s, p in known.items() if p not in present and s not in origins}
+        report.retired = _retire(gone, store, embedder, report)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
@@ -264,9 +294,15 @@ def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
     return labels
 
 
-def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -> Tree:
+def tree_of(
+    root: Path,
+    repo: Path | None = None,
+    code_url: str | None = None,
+    assets: Sequence[Path] = (),
+) -> Tree:
     """The folder's Markdown files and the slug each is imported as, its MkDocs
-    configuration, the repository root, and where each API object is documented."""
+    configuration, the repository root, where each API object is documented, and the
+    folders site-absolute files are looked for in."""
     config = mkdocs_config.find_config(root)
     every = markdown_files(root)
     left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
@@ -277,6 +313,8 @@ def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -
     tree = Tree(
         root,
         slugs,
+        files=tuple(p.relative_to(root).as_posix() for p in files),
+        asset_folders=tuple(assets),
         repo=repo_root,
         config=config,
         code_url=code_url,
@@ -284,6 +322,38 @@ def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -
         excluded=frozenset(left_out),
     )
     return replace(tree, refs=documented_objects(tree, files))
+
+
+def tree_name(root: Path) -> str:
+    """The name a docs tree is known by in its pages' origins, the same from any clone:
+    its path from the repository holding it (``docs-repo/docs/es``: the folder with
+    ``.git`` and the path below it), else its absolute path."""
+    resolved = root.resolve()
+    for folder in (resolved, *resolved.parents):
+        if (folder / ".git").exists():
+            below = resolved.relative_to(folder).as_posix()
+            return folder.name if below == "." else f"{folder.name}/{below}"
+    return resolved.as_posix()
+
+
+def _retire(gone: dict[str, str], store: Store, embedder: Embedder, report: ImportReport) -> int:
+    """Archive (unpublish, never delete) the pages whose files left the tree; how many."""
+    retired = 0
+    for slug, path in sorted(gone.items()):
+        record = store.pages.get(slug)
+        if record is None or record.front_matter.get("status") == "archived":
+            continue  # deleted meanwhile, or retired by an earlier sync
+        try:
+            update_validated(
+                slug, {"status": "archived"}, None, None, store, embedder, field="", known=record
+            )
+        except Unavailable:
+            raise
+        except BibliotecaError as exc:
+            report.failed.append({"file": path, "field": exc.field or "", "error": exc.message})
+            continue
+        retired += 1
+    return retired
 
 
 def stored_files(

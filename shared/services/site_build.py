@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import Settings
+from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, Unavailable
 from shared.logs import get_logger
 from shared.ports import (
@@ -44,7 +45,7 @@ from shared.schema import Page
 from shared.services import feedback_digest
 from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
-from shared.site import paths, renderer, search
+from shared.site import paths, refs, renderer, search
 from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
@@ -524,6 +525,11 @@ class _Build:
         old_files = previous.files if previous and not full else {}
         writes = page_outputs + [o for o in others if old_files.get(o.path) != files[o.path]]
         keep += [o.path for o in others if old_files.get(o.path) == files[o.path]]
+        with self.timer.phase("assets"):
+            asset_writes, asset_files = self._assets(states, old_files)
+        writes += asset_writes
+        keep += [path for path in asset_files if path in old_files]
+        files.update(asset_files)
         if reused:  # the search shards were not built again: keep the published ones
             files.update(reused)
             keep += list(reused)
@@ -561,7 +567,7 @@ class _Build:
             unchanged=len(published) + len(kept) - len(to_render),
             removed=len([slug for slug in gone if slug not in failed_slugs]),
             failed=failed,
-            broken_links=site.broken_links(),
+            broken_links=self._broken(states, others, files),
             full=full,
             timings_ms=self.timer.phases,
         )
@@ -605,7 +611,12 @@ class _Build:
         for slug in kept:
             links[slug] = before[slug].links
             entries[slug] = remembered_entry(slug, before[slug])
-        return SiteView(entries, links, self.stored_nav)
+        anchors = {
+            slug: refs.scan(bodies[slug].html).ids if slug in bodies else before[slug].refs.ids
+            for slug in entries
+            if slug in bodies or slug in before
+        }
+        return SiteView(entries, links, self.stored_nav, anchors)
 
     def _fetch(
         self,
@@ -653,7 +664,8 @@ class _Build:
             files = (html_path, html_path.removesuffix(paths.INDEX) + paths.MARKDOWN)
             old = before.get(slug)
             if slug in bodies:
-                html = renderer.render_page(page, bodies[slug], site, self.config).encode()
+                text = renderer.render_page(page, bodies[slug], site, self.config)
+                html = text.encode()
                 markdown = renderer.render_markdown(page).encode()
                 out = content_hash(html + b"\0" + markdown)
                 if full or old is None or old.out != out:
@@ -680,8 +692,48 @@ class _Build:
                 shown=shown_of(entry),
                 chrome=chrome[slug],
                 headings=headings[slug],
+                refs=refs.scan(text),
             )
         return outputs, states, keep
+
+    def _assets(
+        self, states: Mapping[str, PageState], old_files: Mapping[str, str]
+    ) -> tuple[list[Output], dict[str, str]]:
+        """The stored files the live pages link (``shared.dialects.assets``): those already
+        published are kept unread (their path names their content), the others read from
+        the store and written. One a page links that the store lacks is left out, and
+        ``broken_links`` reports it."""
+        linked = {
+            target
+            for slug, state in states.items()
+            for _attr, url in state.refs.links
+            if (target := refs.target_of(paths.page_path(slug), url)[0]).startswith(f"{ASSET_DIR}/")
+        }
+        files = {path: old_files[path] for path in linked if path in old_files}
+        fetched = self.store.site.get_assets(linked - files.keys()) if linked - files.keys() else {}
+        outputs = []
+        for path, data in sorted(fetched.items()):
+            try:
+                outputs.append(Output(paths.safe_relative(path), data, STAGE_PAGES))
+            except paths.UnsafePath:
+                continue  # never written by an import: a tampered row
+            files[path] = content_hash(data)
+        return outputs, files
+
+    @staticmethod
+    def _broken(
+        states: Mapping[str, PageState], others: list[Output], files: Mapping[str, str]
+    ) -> list[dict[str, str]]:
+        """Every dead address of the built HTML (``shared.site.refs``): the pages' scans as
+        written (this build or an earlier one), the listings' and index's scanned now."""
+        slug_of = {paths.page_path(slug): slug for slug in states}
+        scanned = {paths.page_path(slug): state.refs for slug, state in states.items()}
+        for output in others:
+            if output.path.endswith(".html"):
+                scanned[output.path] = refs.scan(output.data.decode())
+        published = set(files) | set(slug_of)
+        published |= {paths.markdown_path(slug) for slug in states}
+        return refs.broken(scanned, published, slug_of)
 
     def _others(
         self,

@@ -7,7 +7,7 @@ backlinks, the search index); ``SiteView`` is every entry plus the link graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -102,6 +102,8 @@ class SiteView:
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
     stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
+    # Each page's ids, as parsed or as last built: links spell anchors to match them.
+    anchors: Mapping[str, Collection[str]] = field(default_factory=dict)
     inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 
@@ -126,9 +128,6 @@ class SiteView:
     def nav(self) -> navigation.Nav:
         """Sections, reading order and breadcrumbs (``shared.site.nav``)."""
         return navigation.build(self.entries, self.stored_nav, self.language())
-
-    def broken_links(self) -> list[dict[str, str]]:
-        return graph.broken(self.links, self.entries)
 
     def language(self) -> str:
         return lang.majority([e.lang for e in self.entries.values()])

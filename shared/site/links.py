@@ -1,21 +1,24 @@
-"""The link graph of the published site: outgoing links, backlinks, broken links.
+"""The link graph of the published site: outgoing links and backlinks.
 
 A page links to the targets of its ``[[wiki links]]`` (and relative links to ``.md``
-files, see ``markdown``) and to its ``related`` slugs;
-a target that is not a published page is broken. ``resolve`` turns the markers of a
-rendered body into links (or escaped text for broken ones), relative to the page.
+files, see ``markdown``) and to its ``related`` slugs. ``resolve`` turns the markers of a
+rendered body into links relative to the page, marked broken when the target is not
+published (which links are dead is found in the built HTML: ``refs``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from urllib.parse import quote
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from html import unescape
+from urllib.parse import quote, unquote
 
 from markupsafe import Markup, escape
 
 from shared.site.markdown import LINK_MARKERS_RE, Body
 from shared.site.paths import page_href
+from shared.site.refs import matching_anchor
+from shared.slugs import slug_problem
 
 
 def outgoing(body_targets: Iterable[str], related: Iterable[str]) -> tuple[str, ...]:
@@ -33,35 +36,51 @@ def inbound(links: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
     return out
 
 
-def broken(
-    links: Mapping[str, Sequence[str]], published: Mapping[str, object]
-) -> list[dict[str, str]]:
-    """``[{slug, target}]`` for every link to a page that is not published, sorted."""
-    return [
-        {"slug": source, "target": target}
-        for source in sorted(links)
-        for target in links[source]
-        if target not in published
-    ]
+_SAME_PAGE = re.compile(r'(<a\s[^<>]*?href=")#([^"]*)(")')
 
 
-def resolve(body: Body, titles: Mapping[str, str], root: str) -> Markup:
+def resolve(
+    body: Body,
+    titles: Mapping[str, str],
+    root: str,
+    anchors: Mapping[str, Collection[str]] | None = None,
+    slug: str = "",
+) -> Markup:
     """The body's HTML with each wiki-link marker replaced by a link or a broken-link mark.
 
     A link written with Markdown text (``[[slug|`code`]]``, ``[**x**](page.md)``) keeps
-    that text's HTML, rendered between its two markers.
+    that text's HTML, rendered between its two markers. ``anchors`` (each page's ids)
+    turn an anchor spelled by another generator into the id the target has
+    (``refs.matching_anchor``), in links to other pages and to ``slug``'s own.
     """
+    ids = anchors or {}
 
     def replace(match: re.Match[str]) -> str:
         number, inner = (match.group(1), None) if match.group(1) else match.group(2, 3)
         link = body.links[int(number)]
         title = titles.get(link.target)
         shown = inner if inner is not None else escape(link.text or title or link.target)
-        if title is None:
-            return f'<span class="wikilink broken">{shown}</span>'
-        href = page_href(root, link.target) + (f"#{quote(link.anchor)}" if link.anchor else "")
-        return f'<a class="wikilink" href="{escape(href)}">{shown}</a>'
+        if title is None and slug_problem(link.target) is not None:
+            return f'<span class="wikilink broken">{shown}</span>'  # no address to point at
+        anchor = matching_anchor(link.anchor or "", ids.get(link.target, ()))
+        href = page_href(root, link.target) + (f"#{quote(anchor)}" if anchor else "")
+        # A page not published is still linked where it would be: the dead link is what
+        # a reader and a crawler meet, and what ``broken_links`` reports (``refs``).
+        kind = "wikilink" if title is not None else "wikilink broken"
+        return f'<a class="{kind}" href="{escape(href)}">{shown}</a>'
 
     # The body is the safe renderer's output (nh3 last), the inner HTML of a marker pair
     # is part of it, and every value put into a replacement is escaped: safe markup.
-    return Markup(LINK_MARKERS_RE.sub(replace, body.html))  # noqa: S704
+    html = LINK_MARKERS_RE.sub(replace, body.html)
+    own = ids.get(slug)
+    if own:
+
+        def same_page(match: re.Match[str]) -> str:
+            anchor = unescape(unquote(match.group(2)))
+            found = matching_anchor(anchor, own)
+            if found == anchor:
+                return match.group(0)
+            return f"{match.group(1)}#{escape(quote(found))}{match.group(3)}"
+
+        html = _SAME_PAGE.sub(same_page, html)
+    return Markup(html)  # noqa: S704

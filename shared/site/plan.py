@@ -19,8 +19,9 @@ from typing import Any
 
 from shared.freshness import freshness_key
 from shared.schema import Page
+from shared.site.refs import Refs
 
-FORMAT = 2
+FORMAT = 3  # 3: each page's scan of its HTML (``refs``), for broken links
 # Pages written up to this long before the last build read the store are read again: a
 # writer's clock may be behind ours, and a write dated before our read may commit after
 # it. Re-reading a page costs a read; its unchanged hash means it is not rendered again.
@@ -64,6 +65,7 @@ class PageState:
     shown: Mapping[str, Any] = field(default_factory=dict)
     chrome: str = ""  # nav.chrome_hash: breadcrumbs and previous/next as last rendered
     headings: tuple[tuple[str, str], ...] = ()  # (anchor, text) of h2/h3, for search
+    refs: Refs = field(default_factory=Refs)  # its HTML's addresses and ids (``site.refs``)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class PageState:
             "e": dict(self.shown),
             "c": self.chrome,
             "k": [list(h) for h in self.headings],
+            "r": self.refs.to_json(),
         }
 
     @classmethod
@@ -92,6 +95,7 @@ class PageState:
             shown=dict(data["e"]),
             chrome=str(data.get("c", "")),
             headings=tuple((str(a), str(t)) for a, t in data.get("k", ())),
+            refs=Refs.from_json(data.get("r", {})),
         )
 
 

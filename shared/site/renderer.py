@@ -31,6 +31,7 @@ from shared.site.links import resolve
 from shared.site.markdown import Body, validate_link
 from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
+from shared.slugs import slug_problem
 
 # Bump when the output changes for the same input, so the next build is a full one.
 RENDERER_VERSION = "4"  # 4: paragraphs and list items take a trailing { #id }
@@ -111,13 +112,14 @@ def _source(
     source: Source, code_url: str | None, language: str, titles: Mapping[str, str], root: str
 ) -> dict[str, Any]:
     """A source as the page lists it: code through ``BIBLIOTECA_CODE_URL``, a ``wiki``
-    source (what an archived answer cites) to its page with its title when published,
-    any other http(s) ref to itself; the rest as text."""
+    source (what an archived answer cites) to its page, with its title when published
+    (a dead link otherwise, which ``broken_links`` reports), any other http(s) ref to
+    itself; the rest as text."""
     ref, href, text = source.ref, None, None
     if source.type == "code":
         href = code_href(ref, code_url)
-    elif source.type == "wiki" and ref in titles:
-        href, text = paths.page_href(root, ref), titles[ref]
+    elif source.type == "wiki" and slug_problem(ref) is None:
+        href, text = paths.page_href(root, ref), titles.get(ref)
     elif ref.lower().startswith(("https://", "http://")) and validate_link(ref):
         href = ref
     return {
@@ -148,10 +150,12 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
     entry = site.entries[page.slug]
     language = entry.lang
     fm = page.front_matter
+    # A related page not published keeps its link, marked broken (``site.refs`` reports it).
     related = [
         {
             "title": site.titles.get(s, s),
-            "href": paths.page_href(root, s) if s in site.titles else None,
+            "href": paths.page_href(root, s) if slug_problem(s) is None else None,
+            "broken": s not in site.titles,
         }
         for s in fm.related
     ]
@@ -159,7 +163,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
     html = _examples(
-        resolve(_without_title(body, fm.title), site.titles, root),
+        resolve(_without_title(body, fm.title), site.titles, root, site.anchors, page.slug),
         body.includes,
         config.code_url,
         language,

@@ -42,8 +42,8 @@ def test_a_bad_since_is_a_clear_error(env: dict[str, str]) -> None:
 
 
 def test_freshness_rechecks_every_page_and_lists_the_stale_ones(env: dict[str, str]) -> None:
-    """A page written with no index is unknown; after paths are indexed behind the
-    recheck's back, `biblioteca freshness` finds it stale and names the path."""
+    """A page written with no index is unknown; after its path is indexed and removed
+    behind the recheck's back, `biblioteca freshness` finds it stale and names the path."""
     from datetime import UTC, datetime
 
     from shared.ports import PageRecord
@@ -52,7 +52,9 @@ def test_freshness_rechecks_every_page_and_lists_the_stale_ones(env: dict[str, s
     now = datetime.now(UTC)
     fm = {"title": "Vieja", "type": "guide", "status": "active"}
     store.pages.create(PageRecord("vieja", fm, "Ver `src/gone.py`.", 1, now, now), [])
-    store.code.put_paths("app", ["src/here.py"], replace=True)  # no recheck: the raw port
+    # The raw port, no recheck: the index held src/gone.py once and holds it no more.
+    store.code.put_paths("app", ["src/here.py", "src/gone.py"], replace=True)
+    store.code.put_paths("app", ["src/here.py"], replace=True)
 
     result = biblioteca("freshness", "--json", env=env)
 

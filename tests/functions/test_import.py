@@ -330,3 +330,23 @@ def test_an_import_stores_the_snapshot_once_and_leaves_no_save_running(
     assert main(["import", str(wiki), "--type", "guide"]) == 0
     assert len(encoded) == 1
     assert not [t for t in threading.enumerate() if t.name == "index-snapshot"]
+
+
+def test_sync_and_assets_flags_reach_the_report(
+    store_env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--assets DIR (repeatable) takes the files pages link; --sync reports retired pages;
+    an --assets folder that does not exist is a usage error."""
+    docs, public = tmp_path / "docs", tmp_path / "public"
+    write(docs, "a.md", "# A\n\n![logo](/logo.png)\n")
+    write(docs, "b.md", "# B\n")
+    write(public, "logo.png", b"\x89PNG fake")
+    status, report = run(capsys, str(docs), "--type", "guide", "--assets", str(public))
+    assert (status, report["created"], report["assets"], report["retired"]) == (0, 2, 1, 0)
+    (docs / "b.md").unlink()
+    status, report = run(capsys, str(docs), "--sync")
+    assert (status, report["retired"]) == (0, 1)
+    assert main(["import", str(docs), "--assets", str(tmp_path / "nada")]) == 2
+    capsys.readouterr()
+    assert main(["import", str(docs), "--sync"]) == 0
+    assert "retired 0" in capsys.readouterr().out

@@ -152,7 +152,7 @@ def test_an_unpublished_page_leaves_the_site(client: Client, auth: Any, store: A
     edit(store, "concept—b", status="archived")
     body = report_body(rebuild(client, auth))
     assert (body["removed"], body["built"]) == (1, 1)
-    assert body["broken_links"] == [{"slug": "concept—a", "target": "concept—b"}]
+    assert body["broken_links"] == [{"slug": "concept—a", "target": "concept—b", "kind": "page"}]
     assert not (site() / "concept—b").exists()
     assert "wikilink broken" in (site() / "concept—a" / "index.html").read_text()
     assert "concept%E2%80%94b/" not in (site() / "index.html").read_text()

@@ -107,7 +107,9 @@ def test_a_promoted_archived_answer_links_its_wiki_sources_and_follows_renames(
     sources = [{"type": "wiki", "ref": "guide—alta"}, {"type": "wiki", "ref": "guide—nada"}]
     put(store, "concept—respuesta", "Respuesta archivada.", sources=sources)
     body = report_body(rebuild(client, auth))
-    assert body["broken_links"] == [{"slug": "concept—respuesta", "target": "guide—nada"}]
+    assert body["broken_links"] == [
+        {"slug": "concept—respuesta", "target": "guide—nada", "kind": "page"}
+    ]
     html = (site() / "concept—respuesta" / "index.html").read_text(encoding="utf-8")
     assert '<a href="../guide%E2%80%94alta/index.html" rel="noopener">Alta</a>' in html
     edit(store, "guide—alta", title="Alta de usuarios")

@@ -32,7 +32,9 @@ def test_a_page_past_its_render_budget_fails_alone(
     assert "to render" in body["failed"][0]["error"]
     assert (site() / "concept—uno" / "index.html").is_file()
     assert not (site() / "concept—lenta").exists()
-    assert body["broken_links"] == [{"slug": "concept—uno", "target": "concept—lenta"}]
+    assert body["broken_links"] == [
+        {"slug": "concept—uno", "target": "concept—lenta", "kind": "page"}
+    ]
 
 
 def test_pages_written_with_mkdocs_syntax_build_without_raw_directives(
@@ -62,11 +64,13 @@ def test_plain_md_links_resolve_or_are_reported_broken(
     put(store, "tutorial—uno", "[Otra](otra.md#a), [nada](nada.md) y [[tutorial—otra#b|wiki]].")
     put(store, "tutorial—otra", "## A { #a }\n\n## B { #b }\n")
     body = report_body(rebuild(client, auth))
-    assert body["broken_links"] == [{"slug": "tutorial—uno", "target": "tutorial—nada"}]
+    assert body["broken_links"] == [
+        {"slug": "tutorial—uno", "target": "tutorial—nada", "kind": "page"}
+    ]
     html = page_html("tutorial—uno")
     assert 'href="../tutorial%E2%80%94otra/index.html#a">Otra</a>' in html
     assert 'href="../tutorial%E2%80%94otra/index.html#b">wiki</a>' in html
-    assert '<span class="wikilink broken">nada</span>' in html
+    assert '<a class="wikilink broken" href="../tutorial%E2%80%94nada/index.html">nada</a>' in html
     own = html.replace('href="index.md"', "")  # the page's own Markdown (llms/agents)
     assert ".md" not in re.sub(r"<pre>.*?</pre>", "", own, flags=re.S)
 

@@ -192,7 +192,7 @@ def test_archiving_a_page_is_noticed_without_reading_the_wiki(store: Any, reads:
     assert (report.removed, report.built) == (1, 4)
     assert reads.records == 1 + 4
     assert not (site() / slugs[5]).exists()
-    assert {"slug": slugs[4], "target": slugs[5]} in report.broken_links
+    assert {"slug": slugs[4], "target": slugs[5], "kind": "page"} in report.broken_links
     assert quote(slugs[5]) not in (site() / "index.html").read_text()
     # Archived pages are remembered and stay out (read again only within the margin).
     reads.reset()

@@ -74,7 +74,10 @@ def test_stale_pages_and_open_gaps_at_a_glance(
 ) -> None:
     """A page citing a path the code index lost is counted stale and named; a question the
     wiki could not answer is an open gap."""
-    assert api.post("index_code", {"repo": "app", "paths": ["src/app/main.py"]}).status == 200
+    lost = {"repo": "app", "paths": ["src/app/main.py", "src/app/viejo.py"]}
+    assert api.post("index_code", lost).status == 200
+    kept = {"repo": "app", "paths": ["src/app/main.py"], "replace": True}
+    assert api.post("index_code", kept).status == 200
     page = {
         "content": "# Arranque\n\nEl servidor arranca en `src/app/viejo.py`.",
         "front_matter": {"title": "Arranque", "type": "guide", "sources": ["src/app/viejo.py"]},

@@ -30,7 +30,9 @@ def _freshness(store: Any, slug: str) -> Freshness:
 
 
 def test_a_page_is_checked_when_written(store: Any) -> None:
-    """Fresh when every cited path resolves, stale naming the gone one, unknown citing none."""
+    """Fresh when every cited path resolves, stale naming the gone one (the index held it
+    once), unknown citing none."""
+    index_paths("app", [*OLD, "src/gone.py"], store, replace=True)
     index_paths("app", OLD, store, replace=True)
     _write(store, "uno", "Lee `src/b.py`.", code_ref="src/old/pkg/a.py")
     _write(store, "dos", "Lee `src/b.py` y `src/gone.py`.")
@@ -73,7 +75,8 @@ def test_index_code_rechecks_only_the_pages_citing_a_changed_path(store: Any) ->
 
 
 def test_the_first_index_turns_unknown_pages_fresh_or_stale(store: Any) -> None:
-    """Written before any code was indexed: unknown; the first index_code decides them all."""
+    """Written before any code was indexed: unknown; the first index_code decides them all,
+    and a path the index never held is not judged (the page stays unknown, not stale)."""
     _write(store, "antes", "Ver `src/b.py`.")
     _write(store, "rota", "Ver `src/nunca.py`.")
     assert _freshness(store, "antes").state == "unknown"
@@ -81,7 +84,8 @@ def test_the_first_index_turns_unknown_pages_fresh_or_stale(store: Any) -> None:
     index_paths("app", OLD, store, replace=True)
 
     assert _freshness(store, "antes").state == "fresh"
-    assert _freshness(store, "rota").state == "stale"
+    rota = _freshness(store, "rota")
+    assert (rota.state, rota.outside) == ("unknown", ("src/nunca.py",))
 
 
 def test_an_update_moves_the_page_in_the_path_index(store: Any) -> None:
@@ -193,9 +197,9 @@ def test_a_move_inside_the_indexed_code_is_still_caught(store: Any) -> None:
 
 
 def test_a_new_top_level_folder_rechecks_every_citing_page(store: Any) -> None:
-    """app/main.py is not judged while no repository has app/; a repository adding app/
-    makes it stale (the changed path app/other.py is not its key: every citing page is
-    read), and adding app/main.py makes it fresh."""
+    """app/main.py is not judged while no repository held it: a repository adding app/
+    rechecks every citing page (the roots changed) and still leaves it unknown; adding
+    app/main.py makes it fresh, and removing it again makes it stale."""
     index_paths("lib", OLD, store, replace=True)
     _write(store, "app", "Ver `app/main.py`.", code_ref="app/main.py")
     _write(store, "otra", "Ver `lib/c.py`.")
@@ -203,14 +207,18 @@ def test_a_new_top_level_folder_rechecks_every_citing_page(store: Any) -> None:
 
     changes = store.code.apply_paths("web", ["app/other.py"], replace=True)
     assert changes.roots_changed
-    assert recheck_after(changes, store).body() == {"read": 2, "changed": 1}
-    stale = _freshness(store, "app")
-    assert (stale.state, stale.missing) == ("stale", ("app/main.py",))
+    assert recheck_after(changes, store).body() == {"read": 2, "changed": 0}
+    assert _freshness(store, "app").state == "unknown"
 
     changes = store.code.apply_paths("web", ["app/main.py"], replace=False)
     assert not changes.roots_changed
     assert recheck_after(changes, store).body() == {"read": 1, "changed": 1}
     assert _freshness(store, "app").state == "fresh"
+
+    changes = store.code.apply_paths("web", ["app/other.py"], replace=True)
+    assert recheck_after(changes, store).body() == {"read": 1, "changed": 1}
+    stale = _freshness(store, "app")
+    assert (stale.state, stale.missing) == ("stale", ("app/main.py",))
 
 
 def test_a_sqlite_file_from_before_roots_gains_them(tmp_path: Any) -> None:
@@ -231,4 +239,14 @@ def test_a_sqlite_file_from_before_roots_gains_them(tmp_path: Any) -> None:
     _write(store, "proxy", "Ver `uvicorn/middleware/proxy_headers.py`.")
     _write(store, "ida", "Ver `docs_src/a/gone.py`.")
     assert _freshness(store, "proxy").state == "unknown"
-    assert _freshness(store, "ida").state == "stale"
+    assert _freshness(store, "ida").state == "unknown"  # under a root, yet never held
+
+
+def test_the_index_remembers_the_paths_a_replace_removed(store: Any) -> None:
+    """A replace-mode put moves removed paths to the seen set: their keys are seen, not
+    found; a path never indexed is neither."""
+    index_paths("app", OLD, store, replace=True)
+    store.code.apply_paths("app", MOVED, replace=True)
+    lookup = store.code.lookup(["src/old/pkg/a.py", "old/pkg/a.py", "src/b.py", "src/nunca.py"])
+    assert lookup.found == {"src/b.py"}
+    assert lookup.seen == {"src/old/pkg/a.py", "old/pkg/a.py", "src/b.py"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from shared.bootstrap import open_store
@@ -12,6 +13,9 @@ from shared.config import get_settings
 from shared.errors import Unavailable
 from shared.ports import Output, PageRecord
 from shared.publish.gcs import GcsPublisher
+from shared.services.importer import import_directory
+from tests.fixtures.embedder import HashingEmbedder
+from tests.fixtures.files import write
 from tests.fixtures.gcs import objects
 from tests.fixtures.wiring import rebuild
 
@@ -212,3 +216,36 @@ def test_pages_an_incremental_build_did_not_read_stay_in_the_bucket(gcs_site: st
     assert [e for e in recorder.events if e[0] == "delete"] == []
     names = set(objects(gcs_site))
     assert {f"concept—p{i}/index.html" for i in range(8)} <= names
+
+
+def test_linked_files_go_to_the_bucket_once_and_leave_with_the_last_link(
+    gcs_site: str, tmp_path: Any
+) -> None:
+    """An imported page's image is uploaded under its content's address with its type;
+    a rebuild after an edit that keeps the image does not upload it again; an image no
+    page links any more is deleted."""
+    docs = Path(tmp_path) / "docs"
+    write(docs, "img/logo.png", b"\x89PNG\r\n\x1a\nfake")
+    write(docs, "guia.md", "# Guía\n\n![logo](img/logo.png)\n")
+    store = open_store(get_settings())
+    assert import_directory(docs, store, HashingEmbedder(), default_type="guide").assets == 1
+    publisher = RecordingPublisher(gcs_site)
+    assert rebuild(get_settings(), publisher=publisher).status == "ok"
+    uploaded = [p for kind, p in publisher.events if kind == "upload" and p.startswith("_assets/")]
+    assert len(uploaded) == 1
+    blob = objects(gcs_site)[uploaded[0]]
+    assert blob.content_type == "image/png"
+    assert blob.download_as_bytes() == b"\x89PNG\r\n\x1a\nfake"
+
+    write(docs, "guia.md", "# Guía\n\n![logo](img/logo.png)\n\nMás.\n")
+    import_directory(docs, store, HashingEmbedder())
+    publisher.events.clear()
+    assert rebuild(get_settings(), publisher=publisher).status == "ok"
+    assert ("upload", "guia/index.html") in publisher.events
+    assert not [p for _, p in publisher.events if p.startswith("_assets/")]
+
+    write(docs, "guia.md", "# Guía\n\nSin imagen.\n")
+    import_directory(docs, store, HashingEmbedder())
+    publisher.events.clear()
+    assert rebuild(get_settings(), publisher=publisher).status == "ok"
+    assert ("delete", uploaded[0]) in publisher.events

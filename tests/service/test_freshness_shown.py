@@ -38,8 +38,10 @@ def test_ask_sources_say_unknown_fresh_then_stale(call: Call) -> None:
 
 
 def test_mcp_reads_report_the_stored_freshness(call: Call) -> None:
-    """get_page, search and pages_citing report the page's freshness, not a placeholder."""
-    call("index_code", {"repo": "ops", "paths": ["deploy/ca/issue.py"]})
+    """get_page, search and pages_citing report the page's freshness, not a placeholder
+    (stale: the index once held the file the page cites, and holds it no more)."""
+    call("index_code", {"repo": "ops", "paths": ["deploy/tls/rotate.py", "deploy/ca/issue.py"]})
+    call("index_code", {"repo": "ops", "paths": ["deploy/ca/issue.py"], "replace": True})
     assert call("wiki_create", PAGE)[0] == 201
     _, page = tool("get_page", {"slug": "rotar-certificado"})
     _, found = tool("search", {"query": "rotar el certificado"})

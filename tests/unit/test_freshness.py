@@ -113,3 +113,32 @@ def test_an_index_without_recorded_roots_judges_every_path() -> None:
     """roots None (an index written before it kept them): the old rule, every path judged."""
     stale = assess(("uvicorn/x.py",), frozenset(), AT, roots=None)
     assert (stale.state, stale.missing, stale.outside) == ("stale", ("uvicorn/x.py",), ())
+
+
+def test_paths_in_fenced_code_and_code_titles_are_examples_not_citations() -> None:
+    """A tutorial's files (a fence, its title, a file tree in a fence) are not cited;
+    inline code and prose still are, and a fence left open runs to the end."""
+    content = (
+        "Edita `src/pages/index.astro` o `shared/wiki.py`.\n\n"
+        '```js title="src/App.js"\nimport x from "./components/Button.js";\n```\n\n'
+        "~~~\nsrc/\n  pages/about.astro\n  lib/util.ts\n~~~\n\n"
+        "Ver shared/ask.py.\n\n```\nsrc/never/closed.py\n"
+    )
+    assert page_cited({}, content) == ("shared/wiki.py", "shared/ask.py")
+
+
+def test_a_remembering_index_judges_only_paths_it_once_held() -> None:
+    """With ``seen`` the roots do not decide: a never-held path under a root is outside,
+    a held-then-removed one anywhere is missing."""
+    found = frozenset({"src/b.py"})
+    seen = found | {"old/gone.py"}
+    result = assess(
+        ["src/b.py", "src/never.py", "old/gone.py"], found, AT, roots=frozenset({"src"}), seen=seen
+    )
+    assert (result.state, result.missing, result.outside) == (
+        "stale",
+        ("old/gone.py",),
+        ("src/never.py",),
+    )
+    never = assess(["src/never.py"], frozenset(), AT, roots=frozenset({"src"}), seen=frozenset())
+    assert never.state == "unknown"

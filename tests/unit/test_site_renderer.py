@@ -110,14 +110,14 @@ def test_wiki_links_resolve_to_relative_urls_with_the_target_title() -> None:
     assert f'<a class="wikilink" href="{href}">aquí</a>' in html
 
 
-def test_broken_links_are_reported_for_wiki_links_and_related() -> None:
-    """Unknown targets of [[links]] and related are listed as {slug, target}."""
+def test_unknown_wiki_link_and_related_targets_stay_links_marked_broken() -> None:
+    """[[nadie]] and a related page not published link where the page would be, marked
+    broken: the dead address is what the build's scan (``site.refs``) reports."""
     source = page("concept—x", content="[[nadie]] [[concept—y]]", related=["tampoco"])
-    site = site_of(source, page("concept—y"))
-    assert site.broken_links() == [
-        {"slug": "concept—x", "target": "nadie"},
-        {"slug": "concept—x", "target": "tampoco"},
-    ]
+    html = rendered(source, page("concept—y"))
+    assert '<a class="wikilink broken" href="../nadie/index.html">nadie</a>' in html
+    assert '<a class="wikilink broken" href="../tampoco/index.html">tampoco</a>' in html
+    assert '<a class="wikilink" href="../concept%E2%80%94y/index.html">' in html
 
 
 def test_related_pages_and_backlinks_are_shown() -> None:
@@ -327,7 +327,8 @@ def test_a_summary_leaves_out_style_and_script_blocks() -> None:
 
 
 def test_wiki_and_url_sources_are_links_the_rest_text() -> None:
-    """An archived answer cites wiki pages: on the site they link to them by title."""
+    """An archived answer cites wiki pages: on the site they link to them by title (or
+    by slug where the page is not published)."""
     target = page(
         "concept—respuesta",
         sources=[
@@ -341,7 +342,29 @@ def test_wiki_and_url_sources_are_links_the_rest_text() -> None:
     listed = html.split('<ul class="sources">')[1].split("</ul>")[0]
     alta = '<a href="../guide%E2%80%94alta/index.html" rel="noopener">Alta de usuarios</a>'
     assert alta in listed
-    assert "<code>guide—borrada</code>" in listed
+    # a page not published stays a link, dead, which broken_links reports
+    assert (
+        '<a href="../guide%E2%80%94borrada/index.html" rel="noopener">guide—borrada</a>' in listed
+    )
     spec = "https://example.org/spec"
     assert f'<a href="{spec}" rel="noopener">{spec}</a>' in listed
     assert "<code>manual interno</code>" in listed
+
+
+def test_links_find_the_heading_an_anchor_means_in_another_generators_spelling() -> None:
+    """#páginas-html (a generator that keeps accents) links to the id this site gave
+    the heading, on another page and on the same one."""
+    target = page("guide—rutas", content="## Páginas HTML\n\nTexto.", type="guide")
+    source = page(
+        "concept—x",
+        content="[[guide—rutas#páginas-html|ver]] y [aquí](#sección-uno)\n\n## Sección uno",
+    )
+    site = site_of(source, target)
+    site = SiteView(
+        site.entries,
+        site.links,
+        anchors={"guide—rutas": {"paginas-html"}, "concept—x": {"seccion-uno"}},
+    )
+    html = renderer.render_page(source, render_body(source.content), site, renderer.SiteConfig())
+    assert 'href="../guide%E2%80%94rutas/index.html#paginas-html">ver</a>' in html
+    assert 'href="#seccion-uno"' in html

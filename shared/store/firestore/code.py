@@ -6,8 +6,10 @@ adding or removing a path is an idempotent merge that needs no read and no
 transaction: concurrent puts commute, and a key with no owner is absent. A path and
 its keys change in one batch. The meta document holds the path total and each
 repository's top-level folders (``roots``, a map of repository id to names, merged per
-repository so puts of two repositories never overwrite each other's). ``lookup`` is one
-``get_all`` (one BatchGetDocuments call) of the meta document and the key documents.
+repository so puts of two repositories never overwrite each other's). A key document
+outlives its last owner (``seen``): the index remembers the paths it once held, and
+freshness judges only those. ``lookup`` is one ``get_all`` (one BatchGetDocuments call)
+of the meta document and the key documents.
 """
 
 from __future__ import annotations
@@ -183,11 +185,15 @@ class FirestoreCodeIndex:
             for key in suffix_keys(path):
                 owners[key][pid] = True if added else firestore.DELETE_FIELD
         for key, change in owners.items():
-            batch.set(self._key_ref(key), {"key": key, "owners": change}, merge=True)
+            # ``seen``: the key document outlives its last owner, as the memory that the
+            # index once held a path with this key (freshness judges only those).
+            doc = {"key": key, "owners": change, "seen": True}
+            batch.set(self._key_ref(key), doc, merge=True)
         batch.commit(**self._db.options)
 
     def _sweep(self, keys: set[str]) -> None:
-        """Delete key documents left with no owner, unless one was added meanwhile."""
+        """Delete key documents left with no owner, unless one was added meanwhile, and
+        unless they remember having been seen (every key written since ``seen`` was)."""
         if not keys:
             return
         client = self._db.client()
@@ -195,7 +201,8 @@ class FirestoreCodeIndex:
         batch = client.batch()
         empty = 0
         for snapshot in snapshots:
-            if snapshot.exists and not (snapshot.to_dict() or {}).get("owners"):
+            data = (snapshot.to_dict() or {}) if snapshot.exists else {}
+            if snapshot.exists and not data.get("owners") and not data.get("seen"):
                 option = client.write_option(last_update_time=snapshot.update_time)
                 batch.delete(snapshot.reference, option=option)
                 empty += 1
@@ -224,6 +231,7 @@ class FirestoreCodeIndex:
         total = 0
         roots: frozenset[str] | None = frozenset()
         found: set[str] = set()
+        seen: set[str] = set()
         for snapshot in snapshots:
             if not snapshot.exists:
                 continue
@@ -231,6 +239,11 @@ class FirestoreCodeIndex:
             if snapshot.id == TOTAL_ID:
                 total = int(data.get("paths", 0))
                 roots = _union(_roots_map(data))
-            elif data.get("owners") and data.get("key") in wanted:
-                found.add(str(data["key"]))
-        return KeyLookup(found=frozenset(found), indexed_paths=total, roots=roots)
+            elif data.get("key") in wanted:
+                if data.get("owners"):
+                    found.add(str(data["key"]))
+                if data.get("owners") or data.get("seen"):
+                    seen.add(str(data["key"]))
+        return KeyLookup(
+            found=frozenset(found), indexed_paths=total, roots=roots, seen=frozenset(seen)
+        )

@@ -13,9 +13,10 @@ see the old page and chunks or the new ones, never a mix.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +26,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, PageRecord
+from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write
 from shared.store.firestore.db import Database
@@ -39,6 +40,7 @@ STAGING = "staging"  # the status of chunks written ahead of their page's commit
 _PAGE_OVERHEAD = 64 * 1024  # front matter, field names, the commit's own envelope
 _FLIP_BYTES = 512  # one staged chunk's status update in the final commit
 _FRESHNESS_BATCH = 100  # freshness updates per commit (with their path index entries)
+_ORIGIN_BATCH = 400  # origin updates per commit (one write each)
 _GET_BATCH = 300  # documents per batched get
 
 
@@ -342,6 +344,40 @@ class FirestorePages:
             if snapshot.exists and freshness is not None:
                 found[snapshot.id] = freshness
         return found
+
+    # -- origins ----------------------------------------------------------------------
+
+    def set_origins(self, origins: Mapping[str, Origin]) -> None:
+        # A field of the page document that page writes never list (``update`` sets the
+        # fields it names), so an edit through the API keeps it.
+        items = sorted(origins.items())
+        with self._db.guard("storing where pages were imported from"):
+            for start in range(0, len(items), _ORIGIN_BATCH):
+                part = items[start : start + _ORIGIN_BATCH]
+                try:
+                    self._commit_origins(part)
+                except gexc.NotFound:  # a page deleted meanwhile: the others one by one
+                    for item in part:
+                        with contextlib.suppress(gexc.NotFound):
+                            self._commit_origins([item])
+
+    def _commit_origins(self, part: Sequence[tuple[str, Origin]]) -> None:
+        batch = self._db.client().batch()
+        for slug, origin in part:
+            batch.update(self._ref(slug), {"origin": {"tree": origin.tree, "path": origin.path}})
+        batch.commit(**self._db.options)
+
+    def origins(self, tree: str) -> dict[str, str]:
+        query = (
+            self._db.collection(COLLECTION)
+            .where(filter=FieldFilter("origin.tree", "==", tree))
+            .select(["origin"])
+        )
+        with self._db.guard("reading where pages were imported from"):
+            docs = list(query.stream(**self._db.stream_options))
+        return {
+            doc.id: str((doc.to_dict() or {}).get("origin", {}).get("path", "")) for doc in docs
+        }
 
     # -- chunk documents -----------------------------------------------------------
 

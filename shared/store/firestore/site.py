@@ -12,11 +12,12 @@ import read is one compressed document (a 10,000-page nav is ~100 KB).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import uuid
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -28,6 +29,8 @@ PARTS = "site_manifest_parts"
 LEASE = "lease"
 HEAD = "manifest"
 NAV = "nav"
+ASSETS = "site_assets"
+ASSET_BATCH = 8  # documents per commit: each may be near 1 MiB, a commit holds 10 MiB
 PART_BYTES = 900_000  # under Firestore's 1 MiB document limit, with room for the fields
 LEASE_ATTEMPTS = 5  # writes that lose to another taker before the lease counts as held
 
@@ -154,3 +157,39 @@ class FirestoreSiteState:
                 return
             blob = zlib.compress(json.dumps(nav, separators=(",", ":")).encode(), 6)
             self._ref(NAV).set({"data": blob, "saved_at": time.time()}, **self._db.options)
+
+    # -- assets -------------------------------------------------------------------------
+
+    def _asset_ref(self, path: str) -> Any:
+        return self._db.collection(ASSETS).document(hashlib.sha256(path.encode()).hexdigest()[:40])
+
+    def put_assets(self, assets: Mapping[str, bytes]) -> None:
+        items = sorted(assets.items())
+        client = self._db.client()
+        with self._db.guard("storing the files pages link"):
+            for start in range(0, len(items), ASSET_BATCH):
+                batch = client.batch()
+                for path, data in items[start : start + ASSET_BATCH]:
+                    doc = {"path": path, "data": data, "size": len(data), "saved_at": time.time()}
+                    batch.set(self._asset_ref(path), doc)
+                batch.commit(**self._db.options)
+
+    def held_assets(self, paths: Collection[str]) -> set[str]:
+        refs = [self._asset_ref(p) for p in sorted(set(paths))]
+        if not refs:
+            return set()
+        with self._db.guard("reading which files pages link are stored"):
+            snapshots = self._db.client().get_all(refs, field_paths=["path"], **self._db.options)
+            return {str(s.get("path")) for s in snapshots if s.exists}
+
+    def get_assets(self, paths: Collection[str]) -> dict[str, bytes]:
+        wanted = sorted(set(paths))
+        found: dict[str, bytes] = {}
+        with self._db.guard("reading the files pages link"):
+            for start in range(0, len(wanted), ASSET_BATCH):
+                refs = [self._asset_ref(p) for p in wanted[start : start + ASSET_BATCH]]
+                for snapshot in self._db.client().get_all(refs, **self._db.options):
+                    if snapshot.exists:
+                        data = snapshot.to_dict() or {}
+                        found[str(data["path"])] = bytes(data["data"])
+        return found

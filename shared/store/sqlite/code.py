@@ -3,8 +3,10 @@
 ``code_keys`` holds every multi-segment suffix of every indexed path (case-folded) with
 the number of (repo, path) pairs that have it, so removing a path deletes exactly the
 keys no other path shares. ``code_roots`` holds each repository's top-level folders
-(``root_names``), recomputed from its paths on every put that changes them. ``lookup`` is
-one SELECT that also returns the path total and the roots.
+(``root_names``), recomputed from its paths on every put that changes them. ``code_seen``
+remembers the keys of paths a put removed (freshness judges only paths the index once
+held). ``lookup`` is one SELECT that also returns the path total, the roots and the
+keys seen.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ CREATE TABLE IF NOT EXISTS code_meta (
     paths INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO code_meta (id, paths) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS code_seen (
+    key TEXT PRIMARY KEY
+);
 CREATE TABLE IF NOT EXISTS code_roots (
     repo TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -131,6 +136,12 @@ class SqliteCodeIndex:
                 "DELETE FROM code_paths WHERE repo = ? AND path = ?", [(repo, p) for p in removed]
             )
             _apply(conn, key_deltas(added, removed))
+            # A removed path's keys are remembered: citing it later is citing a file the
+            # index lost (stale), not one it never held (not judged).
+            conn.executemany(
+                "INSERT OR IGNORE INTO code_seen (key) VALUES (?)",
+                [(k,) for k in sorted({k for p in removed for k in suffix_keys(p)})],
+            )
             conn.execute(
                 "UPDATE code_meta SET paths = paths + ? WHERE id = 1", (len(added) - len(removed),)
             )
@@ -173,12 +184,15 @@ class SqliteCodeIndex:
                 "SELECT 'total' AS kind, NULL AS key, paths AS n FROM code_meta WHERE id = 1"
                 " UNION ALL SELECT 'key', key, refs FROM code_keys"
                 " WHERE key IN (SELECT value FROM json_each(?))"
-                " UNION ALL SELECT DISTINCT 'root', name, 0 FROM code_roots",
-                (json.dumps(list(keys)),),
+                " UNION ALL SELECT DISTINCT 'root', name, 0 FROM code_roots"
+                " UNION ALL SELECT 'seen', key, 0 FROM code_seen"
+                " WHERE key IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(keys)), json.dumps(list(keys))),
             )
             .fetchall()
         )
         total = next((int(r["n"]) for r in rows if r["kind"] == "total"), 0)
         found = frozenset(r["key"] for r in rows if r["kind"] == "key")
         roots = frozenset(r["key"] for r in rows if r["kind"] == "root")
-        return KeyLookup(found=found, indexed_paths=total, roots=roots)
+        seen = found | {r["key"] for r in rows if r["kind"] == "seen"}
+        return KeyLookup(found=found, indexed_paths=total, roots=roots, seen=seen)

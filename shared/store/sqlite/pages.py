@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, PageRecord
+from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite.db import Database
 
@@ -31,6 +31,12 @@ CREATE TABLE IF NOT EXISTS page_paths (
     PRIMARY KEY (key, slug)
 );
 CREATE INDEX IF NOT EXISTS page_paths_slug ON page_paths (slug);
+CREATE TABLE IF NOT EXISTS page_origins (
+    slug TEXT PRIMARY KEY REFERENCES pages (slug) ON DELETE CASCADE,
+    tree TEXT NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS page_origins_tree ON page_origins (tree);
 """
 
 
@@ -214,6 +220,23 @@ class SqlitePages:
         )
         found = {row["slug"]: _freshness(row["freshness"]) for row in rows}
         return {slug: f for slug, f in found.items() if f is not None}
+
+    def set_origins(self, origins: Mapping[str, Origin]) -> None:
+        # A row of its own beside the page (not a column of ``pages``): a page write never
+        # rewrites it, and an older file needs no upgrade to gain the table.
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO page_origins (slug, tree, path)"
+                " SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM pages WHERE slug = ?1)"
+                " ON CONFLICT (slug) DO UPDATE SET tree = excluded.tree, path = excluded.path",
+                [(slug, o.tree, o.path) for slug, o in origins.items()],
+            )
+
+    def origins(self, tree: str) -> dict[str, str]:
+        rows = self._db.connection().execute(
+            "SELECT slug, path FROM page_origins WHERE tree = ?", (tree,)
+        )
+        return {row["slug"]: row["path"] for row in rows}
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

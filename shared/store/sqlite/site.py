@@ -2,14 +2,15 @@
 
 The lease is one row (owner, expiry) taken in a ``BEGIN IMMEDIATE`` transaction, so
 two processes sharing the file cannot both hold it; the manifest and the navigation are
-one JSON row each.
+one JSON row each. The files pages link (``site_assets``) are one row each, by the path
+the site publishes them at (it names their content).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from shared.store.sqlite.db import Database
@@ -28,6 +29,11 @@ CREATE TABLE IF NOT EXISTS site_manifest (
 CREATE TABLE IF NOT EXISTS site_nav (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     data TEXT NOT NULL,
+    saved_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS site_assets (
+    path TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
     saved_at REAL NOT NULL
 );
 """
@@ -96,3 +102,27 @@ class SqliteSiteState:
                 " saved_at = excluded.saved_at",
                 (data, time.time()),
             )
+
+    # -- assets -------------------------------------------------------------------------
+
+    def put_assets(self, assets: Mapping[str, bytes]) -> None:
+        now = self._clock()
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO site_assets (path, data, saved_at) VALUES (?, ?, ?)",
+                [(path, data, now) for path, data in sorted(assets.items())],
+            )
+
+    def held_assets(self, paths: Collection[str]) -> set[str]:
+        rows = self._db.connection().execute(
+            "SELECT path FROM site_assets WHERE path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(paths)),),
+        )
+        return {row["path"] for row in rows}
+
+    def get_assets(self, paths: Collection[str]) -> dict[str, bytes]:
+        rows = self._db.connection().execute(
+            "SELECT path, data FROM site_assets WHERE path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(paths)),),
+        )
+        return {row["path"]: bytes(row["data"]) for row in rows}
