@@ -127,7 +127,11 @@ def test_a_second_import_of_the_tree_writes_nothing(built_corpus: Any) -> None:
     corpus = astro(built_corpus)
     nav = corpus.store.site.load_nav()
     again = import_directory(
-        corpus.spec.docs_dir, corpus.store, HashingEmbedder(), default_type="reference"
+        corpus.spec.docs_dir,
+        corpus.store,
+        HashingEmbedder(),
+        default_type="reference",
+        assets=[corpus.spec.root / folder for folder in corpus.spec.assets],  # as first imported
     )
     assert (again.created, again.updated, again.unchanged) == (0, 0, 283)
     assert corpus.store.site.load_nav() == nav

@@ -77,10 +77,18 @@ def test_every_dead_page_is_missing_from_the_source_tree_too(built_corpus: Any, 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_no_image_is_missing_and_no_page_is_falsely_stale(built_corpus: Any, name: str) -> None:
-    """Every image a built page shows is published, and no page says it may be outdated:
-    the code index never lost a path these docs cite (their examples are not citations)."""
+    """Every image a built page shows is published unless its file is in no folder of the
+    corpus (fastapi-es's Spanish pages link /img/… of the English docs, which the tree does
+    not hold: those are reported as dead assets, not hidden), and no page says it may be
+    outdated: the code index never lost a path these docs cite (examples are not citations)."""
     corpus = built_corpus(name)
-    assert crawl(corpus.site).missing_src == set()
+    names_in_tree = {p.name for p in corpus.spec.root.rglob("*") if p.is_file()}
+    missing = crawl(corpus.site).missing_src
+    assert {d.target.rsplit("/", 1)[-1] for d in missing}.isdisjoint(names_in_tree)
+    reported_assets = {
+        b["target"] for b in corpus.build_report.broken_links if b["kind"] == "asset"
+    }
+    assert {d.target for d in missing} <= reported_assets
     states = [r.freshness.state for r in corpus.store.pages.list() if r.freshness is not None]
     assert states
     assert "stale" not in states
