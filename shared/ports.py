@@ -528,7 +528,8 @@ class Answerer(Protocol):
 
     ``local`` composes extractively from the passages, offline; the model answerer
     builds the ``help``/``tutor`` prompt and calls a ``Generator``. With ``confidence``
-    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it."""
+    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it,
+    naming ``unmentioned`` (the question's names the wiki never mentions) when given."""
 
     model: str
 
@@ -539,4 +540,5 @@ class Answerer(Protocol):
         *,
         mode: Literal["help", "tutor"],
         confidence: Confidence = "high",
+        unmentioned: Sequence[str] = (),
     ) -> Generation: ...

@@ -77,12 +77,40 @@ def _outside_spans(text: str, change: Callable[[str], str]) -> str:
 def _clean(text: str) -> str:
     text = outside_code(text, lambda t: _IMAGE.sub("", _TAG.sub("", t)))
     # A bullet marker left alone at the end (a list the chunk cut before its text).
-    return _LONE_MARKER.sub("", " ".join(wikilinks.as_text(text).split()))
+    return closed(_LONE_MARKER.sub("", " ".join(wikilinks.as_text(text).split())))
+
+
+_LINK = re.compile(r"\[[^\[\]]*\]\([^()\s]*\)")
+_TAG_START = re.compile(r"<[a-zA-Z/][^<>]*$")  # a tag chunking cut before its '>'
+_LITERAL_STAR = re.compile(r"(?<!\S)\*+(?!\S)")
+_TRAILING = " ,;:(\u2014-"
+
+
+def closed(text: str) -> str:
+    """``text`` cut before the first construct it opens and never closes: a code span, a
+    link, ``**`` or ``*`` emphasis, or an HTML tag that chunking cut in half. Quoted as it
+    is, the reader would see the raw marks (``[parecida a un``, ``<abbr title="…``)."""
+    cut = len(text)
+    # Backticks left over once the complete spans are taken: the first opens a cut span.
+    rest = CODE_SPAN.sub(lambda m: "\0" * len(m.group()), text)
+    if "`" in rest:
+        cut = rest.index("`")
+    plain = _LINK.sub(lambda m: "\0" * len(m.group()), rest[:cut])
+    if "[" in plain and "]" not in plain[plain.rindex("[") :]:
+        cut = min(cut, plain.rindex("["))
+    if (tag := _TAG_START.search(plain[:cut])) is not None:
+        cut = min(cut, tag.start())
+    for mark in ("**", "*"):
+        bare = _LITERAL_STAR.sub("\0", plain[:cut])  # "2 * 3" emphasises nothing
+        bare = bare.replace("**", "\0\0") if mark == "*" else bare
+        if bare.count(mark) % 2:
+            cut = min(cut, bare.rindex(mark))
+    return text if cut == len(text) else text[:cut].rstrip(_TRAILING)
 
 
 def _split_sentences(prose: str) -> list[str]:
-    """Sentences of a paragraph, never cut inside an inline code span."""
-    spans = [m.span() for m in CODE_SPAN.finditer(prose)]
+    """Sentences of a paragraph, never cut inside an inline code span or a link."""
+    spans = [m.span() for m in (*CODE_SPAN.finditer(prose), *_LINK.finditer(prose))]
     cuts = [
         m
         for m in _SENTENCE_END.finditer(prose)

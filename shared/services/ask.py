@@ -106,10 +106,22 @@ def ask(
     found = gather(question.text, question.filters, question.limit, store, embedder)
     passages, confidence = found.passages, found.confidence
     t2 = time.perf_counter()
-    generation = answerer.answer(question.text, passages, mode="help", confidence=confidence)
+    generation = answerer.answer(
+        question.text,
+        passages,
+        mode="help",
+        confidence=confidence,
+        unmentioned=found.unmentioned,
+    )
     t3 = time.perf_counter()
     # Whatever wrote it, the answer cites only passages it was given and says so when weak.
-    checked = answer_checks.review(generation.text, passages, confidence, language(question.text))
+    checked = answer_checks.review(
+        generation.text,
+        passages,
+        confidence,
+        language(question.text),
+        unmentioned=found.unmentioned,
+    )
     if checked.dropped:
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
@@ -197,6 +209,7 @@ class Evidence:
     embed_ms: float
     search_ms: float
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # of the cited pages
+    unmentioned: tuple[str, ...] = ()  # names of the question the wiki never mentions
 
     def state(self, slug: str) -> FreshnessState:
         return state_of(self.freshness.get(slug))
@@ -233,10 +246,12 @@ def gather(
     gone = {slug for slug, f in freshness.items() if all_gone(f)}
     ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
     passages = numbered(ordered, found.sections)
+    judgement = evidence.judge(text, found.ranked, ordered, found.vocabulary)
     t2 = time.perf_counter()
     return Evidence(
         passages=passages,
-        confidence=evidence.confidence(found.ranked, cited),
+        confidence=judgement.confidence,
+        unmentioned=judgement.unmentioned,
         best_fused=evidence.best_fused(found.ranked),
         embed_ms=_ms(t0, t1),
         search_ms=_ms(t1, t2),
