@@ -128,9 +128,12 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         origin="mcp",
         tool="search",
     )
+    # What passed the relevance gate, then what only shares words with the query: an agent
+    # judges a weak match by its score and the confidence, it is not told "nothing".
+    shown = [*found.passages, *found.matched][: question.limit]
     results = [
         {**asking.source(p, found.state(p.slug)), "url": page_url(w.settings, p.slug)}
-        for p in found.passages
+        for p in shown
     ]
     return {"results": results, "confidence": found.confidence}
 
@@ -230,11 +233,12 @@ TOOLS: tuple[Tool, ...] = (
             "passages, best first, each with its page's slug, title, section heading, a "
             "snippet, a 0..1 relevance score, the page's freshness (fresh, stale, unknown: "
             "whether the code it cites still exists) and its URL. Only published pages are "
-            "searched, and only passages that really match are returned: an empty list with "
-            "confidence 'low' means the wiki does not cover the query (the query is recorded "
-            "so curators can fill the gap). `type` keeps pages of one type (concept, decision, "
-            "entity, feature, runbook, guide, reference); `tag` pages with that tag. Read a "
-            "whole page with get_page.\n"
+            "searched. Passages that clearly match come first; after them, passages that only "
+            "share words with the query, with their low score. Confidence 'low' means the wiki "
+            "may not cover the query; an empty list means no page shares its words or meaning "
+            "(the query is recorded so curators can fill the gap). `type` keeps pages of one "
+            "type (concept, decision, entity, feature, runbook, guide, reference); `tag` "
+            "pages with that tag. Read a whole page with get_page.\n"
             'Example: {"query": "¿Cómo se promueve un borrador?", "limit": 5, "type": "runbook"}'
         ),
         input=ToolInput(

@@ -210,6 +210,9 @@ class Evidence:
     search_ms: float
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # of the cited pages
     unmentioned: tuple[str, ...] = ()  # names of the question the wiki never mentions
+    # Chunks the gate left out that share words with the question, numbered after the
+    # passages: what an agent's search still shows, marked by their low score.
+    matched: list[Passage] = field(default_factory=list)
 
     def state(self, slug: str) -> FreshnessState:
         return state_of(self.freshness.get(slug))
@@ -247,9 +250,12 @@ def gather(
     ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
     passages = numbered(ordered, found.sections)
     judgement = evidence.judge(text, found.ranked, ordered, found.vocabulary)
+    sharing = [r for r in found.ranked if r.coverage > 0 and not evidence.relevant(r)]
+    matched = numbered(sharing, found.sections, start=len(passages) + 1)
     t2 = time.perf_counter()
     return Evidence(
         passages=passages,
+        matched=matched,
         confidence=judgement.confidence,
         unmentioned=judgement.unmentioned,
         best_fused=evidence.best_fused(found.ranked),
@@ -273,10 +279,13 @@ def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
 
 
 def numbered(
-    ranked: Sequence[Ranked], rows: Mapping[tuple[str, int], Section] | None = None
+    ranked: Sequence[Ranked],
+    rows: Mapping[tuple[str, int], Section] | None = None,
+    *,
+    start: int = 1,
 ) -> list[Passage]:
-    """Retrieved chunks as the answerer's numbered sources, best first from [1]; with the
-    retrieval's ``sections``, each runs on into the rest of its section
+    """Retrieved chunks as the answerer's numbered sources, best first from [start]; with
+    the retrieval's ``sections``, each runs on into the rest of its section
     (``evidence.section_text``)."""
     return [
         Passage(
@@ -289,7 +298,7 @@ def numbered(
             ),
             relevance=r.relevance,
         )
-        for i, r in enumerate(ranked, start=1)
+        for i, r in enumerate(ranked, start=start)
     ]
 
 
