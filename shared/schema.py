@@ -38,7 +38,9 @@ FRONT_MATTER_KEYS = (
     "tags",
     "category",
     "generated",
+    "description",
 )
+MAX_DESCRIPTION = 300  # characters of ``description``: a meta description, not a summary
 
 
 def _prefix(info: ValidationInfo, name: str) -> str:
@@ -89,6 +91,9 @@ class FrontMatter(BaseModel):
     tags: list[str] = Field(default_factory=list)
     category: str | None = None
     generated: Generated | None = None
+    # What the page is about in a sentence or two (Docusaurus and Starlight front matter
+    # have it): the page's <meta name="description"> and its line in llms.txt.
+    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
 
     @field_validator("type", "status", mode="before")
     @classmethod
@@ -117,10 +122,21 @@ class FrontMatter(BaseModel):
             return None
         return value
 
+    @field_validator("description", mode="before")
+    @classmethod
+    def _description(cls, value: object) -> object:
+        """One line: a folded YAML block's line breaks are spaces; empty is none."""
+        if isinstance(value, str):
+            return " ".join(value.split()) or None
+        return value
+
     def dump(self) -> dict[str, Any]:
-        """JSON-ready front matter; ``last_seen`` left out where not given."""
+        """JSON-ready front matter; ``last_seen`` left out where not given, and
+        ``description`` where the page has none (most pages written through the API)."""
         data = self.model_dump(mode="json")
         data["sources"] = [{k: v for k, v in s.items() if v is not None} for s in data["sources"]]
+        if data["description"] is None:
+            del data["description"]
         return data
 
 

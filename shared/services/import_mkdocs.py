@@ -1,6 +1,7 @@
 """What an import learns from the docs tree that a page alone cannot tell (pure but for reads).
 
-``prepare`` turns a file's body into the stored form: MkDocs spellings as ``///`` blocks
+``prepare`` turns a file's body into the stored form: MDX constructs mapped first
+(``shared.dialects.mdx``), MkDocs spellings as ``///`` blocks
 (``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
 ``{* path *}`` and counted as code sources), relative links to imported files as wiki
 links, terminal-recording wrappers removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
@@ -18,6 +19,8 @@ from typing import Any
 import yaml
 
 from shared import mkdocs, wikilinks
+from shared.dialects import mdx
+from shared.dialects.constructs import Constructs
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
 _LANGUAGES = {
@@ -73,6 +76,7 @@ class Prepared:
     content: str
     code_refs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    constructs: Constructs = field(default_factory=Constructs)
 
 
 def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
@@ -81,6 +85,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     ``room`` is how many bytes the body may still grow by (included files count).
     """
     out = Prepared(content="")
+    body = mdx.to_stored(body, out.constructs, mdx=mdx.is_mdx(page, body))
     lines = _without_termy(mkdocs.canonical(body).split("\n"))
     result: list[str] = []
     for line, code in mkdocs.fenced(lines):

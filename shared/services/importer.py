@@ -10,7 +10,7 @@ beside the folder is kept for the site.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,15 +19,17 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
+from shared.dialects import mdx, sidebar
+from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
-from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
+from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
 from shared.services.import_mkdocs import Tree, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 
@@ -42,6 +44,7 @@ class ImportReport:
     failed: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     nav: int | None = None  # pages placed by mkdocs.yml's nav (None: no nav read)
+    constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +54,7 @@ class ImportReport:
             "failed": self.failed,
             "warnings": self.warnings,
             "nav": self.nav,
+            "constructs": self.constructs.as_dict(),
         }
 
 
@@ -60,6 +64,9 @@ class ParsedFile:
     metadata: dict[str, Any]
     content: str
     dropped_keys: tuple[str, ...]
+    hint: sidebar.Hint = field(default_factory=sidebar.Hint)  # nav label and order stated
+    titled: bool = True  # the title is the front matter's (else the heading's or the name's)
+    notes: tuple[str, ...] = ()  # values read otherwise than written, for the warnings
 
 
 def markdown_files(root: Path) -> list[Path]:
@@ -123,18 +130,65 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
         raise PayloadTooLarge(
             f"the page body is larger than {MAX_CONTENT_BYTES // 1024} KiB", field="content"
         )
+    name = path.relative_to(root).as_posix()
+    notes: list[str] = []
     slug_value = front_matter.pop("slug", None)
     slug = str(slug_value).strip() if slug_value is not None else ""
+    if "/" in slug:
+        # Docusaurus' and Starlight's ``slug`` is a route (``/``, ``guides/x``), never ours.
+        notes.append(f"slug '{slug[:60]}' is a route: the slug comes from the file's path")
+        slug = ""
     if not slug:
-        slug = slug_from_path(path.relative_to(root).as_posix())
+        slug = slug_from_path(name)
     problem = slug_problem(slug)
     if problem:
         raise InvalidInput(f"slug '{slug}': {problem}", field="slug")
-    dropped = tuple(sorted(str(k) for k in front_matter if k not in FRONT_MATTER_KEYS))
+    notes += _dialect_values(front_matter, mdx.is_mdx(name, body))
+    hint = sidebar.hint_of(front_matter)
+    dropped = tuple(
+        sorted(
+            str(k) for k in front_matter if k not in FRONT_MATTER_KEYS and k not in sidebar.NAV_KEYS
+        )
+    )
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
-    if not metadata.get("title"):
-        metadata["title"] = title_of(body) or path.stem.replace("-", " ").replace("_", " ")
-    return ParsedFile(slug=slug, metadata=metadata, content=body, dropped_keys=dropped)
+    titled = bool(metadata.get("title"))
+    if not titled:
+        metadata["title"] = title_of(body) or hint.label or file_title(path)
+    return ParsedFile(
+        slug=slug,
+        metadata=metadata,
+        content=body,
+        dropped_keys=dropped,
+        hint=hint,
+        titled=titled,
+        notes=tuple(notes),
+    )
+
+
+def file_title(path: Path | str) -> str:
+    """The last resort of a title: the file's name, its dashes and underscores as spaces."""
+    return Path(path).stem.replace("-", " ").replace("_", " ")
+
+
+def _dialect_values(front_matter: dict[str, Any], is_mdx: bool) -> list[str]:
+    """Front-matter values a generator writes for itself, made to fit the schema in place:
+    an MDX page's ``type`` that is no page type (Starlight sites sort guides by their own
+    ``type: cms``) is dropped so ``--type`` applies; a ``description`` past the schema's
+    cap is cut at a word. The notes say what was changed."""
+    notes: list[str] = []
+    kind = front_matter.get("type")
+    if is_mdx and isinstance(kind, str) and kind.strip().lower() not in PAGE_TYPES:
+        notes.append(f"dropped 'type: {kind[:40]}': not a page type")
+        del front_matter["type"]
+    description = front_matter.get("description")
+    if description is not None and not isinstance(description, str):
+        notes.append("dropped 'description': not text")
+        del front_matter["description"]
+    elif isinstance(description, str) and len(" ".join(description.split())) > MAX_DESCRIPTION:
+        text = " ".join(description.split())
+        front_matter["description"] = text[: MAX_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
+        notes.append(f"description cut to {MAX_DESCRIPTION} characters")
+    return notes
 
 
 def import_directory(
@@ -148,7 +202,10 @@ def import_directory(
 ) -> ImportReport:
     report = ImportReport()
     tree = tree_of(root)
-    for name, parsed in stored_files(tree, report, progress):
+    nav, problems = read_nav(tree)
+    placed: list[sidebar.Placed] = []
+    for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
+        placed.append(sidebar.Placed(name, parsed.slug, parsed.metadata["title"], parsed.hint))
         try:
             status = _write(parsed, store, embedder, default_type, default_status)
         except Unavailable:
@@ -157,12 +214,44 @@ def import_directory(
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         setattr(report, status, getattr(report, status) + 1)
-    nav, problems = read_nav(tree)
     report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
+    else:
+        _save_tree_nav(tree, placed, store)
     return report
+
+
+def _save_tree_nav(tree: Tree, placed: list[sidebar.Placed], store: Store) -> None:
+    """Without a ``mkdocs.yml`` nav, the nav the folders and front matter state
+    (``shared.dialects.sidebar``), kept beside what the stored nav holds of other trees.
+    A flat folder without hints states nothing: the stored nav is left as it is."""
+    folders = {str(Path(p.path).parent) for p in placed} - {"."}
+    categories = {
+        folder: category
+        for folder in folders
+        if (category := sidebar.category_of(tree.root / folder)) is not None
+    }
+    if not placed or not sidebar.states_structure(placed, categories):
+        return
+    nav = sidebar.tree_nav(placed, categories)
+    store.site.save_nav(sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
+
+
+def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
+    """Each page's label in a nav, by slug: the title of a page with none of its own."""
+    labels: dict[str, str] = {}
+
+    def walk(items: list[Any]) -> None:
+        for item in items:
+            if "items" in item:
+                walk(item["items"])
+            elif item.get("slug") and item.get("title"):
+                labels.setdefault(item["slug"], item["title"])
+
+    walk(nav["items"] if nav else [])
+    return labels
 
 
 def tree_of(root: Path) -> Tree:
@@ -174,13 +263,15 @@ def stored_files(
     tree: Tree,
     report: ImportReport,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
+    labels: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[str, ParsedFile]]:
     """Each file of the tree parsed into the stored form, by its relative name; files that
-    cannot be read or parsed, and warnings, go to ``report``."""
+    cannot be read or parsed, and warnings, go to ``report``. ``labels`` (a nav's, by slug)
+    title the pages whose front matter and body name none."""
     for path in progress(markdown_files(tree.root)):
         name = path.relative_to(tree.root).as_posix()
         try:
-            parsed = _stored_form(parse_file(path, tree.root), name, tree, report)
+            parsed = _stored_form(parse_file(path, tree.root), name, tree, report, labels or {})
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
@@ -189,6 +280,8 @@ def stored_files(
             continue
         for key in parsed.dropped_keys:
             report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
+        for note in parsed.notes:
+            report.warnings.append({"file": name, "warning": note})
         yield name, parsed
 
 
@@ -203,11 +296,25 @@ def _slugs(files: list[Path], root: Path) -> dict[str, str]:
     return out
 
 
-def _stored_form(parsed: ParsedFile, name: str, tree: Tree, report: ImportReport) -> ParsedFile:
-    """The body in the stored form; example files not found become code sources."""
+def _stored_form(
+    parsed: ParsedFile, name: str, tree: Tree, report: ImportReport, labels: Mapping[str, str]
+) -> ParsedFile:
+    """The body in the stored form; example files not found become code sources. A title
+    the front matter does not give is the stored body's first H1 (its dialect's ids gone),
+    else the nav's label (``mkdocs.yml``, then the front matter's sidebar label), else
+    the file's name."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
+    report.constructs.merge(prepared.constructs)
     metadata = parsed.metadata
+    if not parsed.titled:
+        title = (
+            title_of(prepared.content)
+            or labels.get(parsed.slug)
+            or parsed.hint.label
+            or file_title(name)
+        )
+        metadata = {**metadata, "title": title}
     if prepared.code_refs:
         stated = metadata.get("sources")
         sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])

@@ -75,6 +75,7 @@ class Entry:
     updated: str  # YYYY-MM-DD
     lang: str
     summary: str
+    description: str | None = None  # the front matter's, when the page states one
 
 
 def entry_of(page: Page, cached: tuple[str, str] | None = None) -> Entry:
@@ -90,6 +91,7 @@ def entry_of(page: Page, cached: tuple[str, str] | None = None) -> Entry:
         updated=page.updated_at.date().isoformat(),
         lang=language,
         summary=short,
+        description=fm.description,
     )
 
 

@@ -2,10 +2,11 @@
 
 Where a page goes, first match wins:
 
-1. the ``nav`` an import read from ``mkdocs.yml`` (``SiteState.load_nav``), in its order;
+1. the ``nav`` an import kept (``SiteState.load_nav``), in its order: ``mkdocs.yml``'s, or
+   the one the tree's folders and front matter state (``shared.dialects.sidebar``);
 2. the folders of its slug (``tutorial—body`` is in the section ``tutorial``; a
-   ``<folder>—index`` page opens its section and names it), unless the first part is a
-   page type (``concept—cache`` is a derived slug, not a folder);
+   ``<folder>—index`` page opens its section and names it), unless it is two parts and
+   the first is a page type (``concept—cache`` is a derived slug, not a folder);
 3. its ``category``;
 4. its type (derived ``type—title`` slugs), labelled like the type's listing;
 5. else the top level (``index``, ``async``: files at the root of an import).
@@ -109,7 +110,9 @@ def humanize(folder: str) -> str:
 def _place(entry: Entry, language: str) -> tuple[tuple[str, str], ...]:
     """Section path of a page outside a stored nav: ((kind, name), …) from the top."""
     parts = entry.slug.split(SEPARATOR)
-    if len(parts) > 1 and parts[0] not in PAGE_TYPES:
+    # A derived slug is exactly ``type—title``: three parts or more are folders even when
+    # the first is named like a type (``reference—errors—x`` is in reference/errors).
+    if len(parts) > 2 or (len(parts) > 1 and parts[0] not in PAGE_TYPES):
         return tuple(("folder", p) for p in parts[:-1][:MAX_DEPTH])
     if entry.category:
         return (("category", entry.category),)

@@ -171,6 +171,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
         toc=chrome.toc(html),
         page={**fm.model_dump(), "version": page.version},
+        description=entry.description,  # the front matter's own words, when it has them
         updated=entry.updated,
         type_label=lang.TYPES[language][fm.type][0],
         type_href=paths.listing_href(root, fm.type),
@@ -300,7 +301,8 @@ def render_llms_txt(site: SiteView, config: SiteConfig) -> str:
         entry = site.entries[slug]
         href = f"{base}{paths.markdown_href('', slug)}"
         text = f"- [{_md_text(title)}]({href})"
-        return text + (f": {' '.join(entry.summary.split())}" if entry.summary else "")
+        about = entry.description or entry.summary  # the page's own words first
+        return text + (f": {' '.join(about.split())}" if about else "")
 
     def walk(items: Sequence[object], depth: int) -> None:
         for item in items:
