@@ -22,6 +22,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--status", choices=STATUSES, help="status of files whose front matter has none"
     )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        metavar="ROOT",
+        help="repository root that includes, snippets and API references resolve against "
+        "(default: the folder of the mkdocs config found, else the nearest .git above DIR)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -31,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.directory.is_dir():
         print(f"biblioteca import: {args.directory} is not a directory", file=sys.stderr)
         return 2
+    if args.repo is not None and not args.repo.is_dir():
+        print(f"biblioteca import: --repo {args.repo} is not a directory", file=sys.stderr)
+        return 2
     w = wiring()
     report = import_directory(
         args.directory,
@@ -38,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         w.embedder,
         default_type=args.type,
         default_status=args.status,
+        repo=args.repo,
+        code_url=w.settings.code_url,
         progress=progress_bar("import", "page", quiet=args.json),
     )
     summary = (
@@ -47,12 +59,23 @@ def run(args: argparse.Namespace) -> int:
     if report.nav is not None:
         summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
     lines = [summary]
+    if report.constructs:
+        lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:
         lines.append(index_snapshot_line(w.store))
     emit(args, report.as_dict(), "\n".join(lines))
     return 1 if report.failed else 0
+
+
+def constructs_line(counts: dict[str, dict[str, int]]) -> str:
+    """``mkdocstrings 163 rendered, autoref 713 mapped 38 dropped, …`` (kinds sorted)."""
+    parts = []
+    for kind, outcomes in counts.items():
+        shown = " ".join(f"{n} {outcome}" for outcome, n in outcomes.items() if n)
+        parts.append(f"{kind} {shown}")
+    return ", ".join(parts)
 
 
 SHOWN_FILES = 3  # files named on a line that stands for many

@@ -16,11 +16,11 @@ from pathlib import Path, PurePosixPath
 from posixpath import normpath
 from typing import Any
 
-import yaml
-
 from shared import mkdocs, wikilinks
-from shared.dialects import mdx
+from shared.dialects import autorefs, markup, mdx, mkdocstrings
 from shared.dialects.constructs import Constructs
+from shared.dialects.mkdocs_config import Config
+from shared.site.renderer import code_href
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
 _LANGUAGES = {
@@ -58,15 +58,21 @@ _ANY_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
 
 @dataclass(frozen=True, slots=True)
 class Tree:
-    """The folder being imported: its files' slugs and where included files are looked for."""
+    """The folder being imported: its files' slugs, where included files and API sources
+    are looked for, its MkDocs configuration and the API objects its pages document."""
 
     root: Path  # the docs folder (DIR)
     slugs: Mapping[str, str]  # path relative to root (posix) -> slug it is imported as
+    repo: Path | None = None  # --repo (None: the folder above DIR, as before configs)
+    config: Config = field(default_factory=Config)
+    refs: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # autoref id -> place
+    code_url: str | None = None  # BIBLIOTECA_CODE_URL, for API stand-ins
+    library: mkdocstrings.Library | None = None  # the repository's Python, read by griffe
 
     @property
     def project(self) -> Path:
-        """The MkDocs project folder (where ``mkdocs.yml`` sits beside ``docs/``)."""
-        return self.root.parent
+        """The repository root that includes, snippets and API references resolve against."""
+        return self.repo if self.repo is not None else self.root.parent
 
 
 @dataclass
@@ -85,13 +91,20 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
     ``room`` is how many bytes the body may still grow by (included files count).
     """
     out = Prepared(content="")
-    body = mdx.to_stored(body, out.constructs, mdx=mdx.is_mdx(page, body))
-    lines = _without_termy(mkdocs.canonical(body).split("\n"))
+    counted = out.constructs
+    body = mdx.to_stored(body, counted, mdx=mdx.is_mdx(page, body))
+    body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
+    labels = autorefs.defined_labels(body)
+    lines = list(_without_termy(mkdocs.canonical(body).split("\n")))
+    budget = [room - MAX_API_BYTES_HELD_BACK]
+    lines = markup.html_to_markdown(_dialect_lines(lines, tree, counted, budget), counted)
+    room -= (room - MAX_API_BYTES_HELD_BACK) - budget[0]
     result: list[str] = []
     for line, code in mkdocs.fenced(lines):
         if code:
             result.append(line)
             continue
+        line = autorefs.resolve(line, tree.refs, labels, counted)
         include = mkdocs.parse_include(line)
         if include is not None:
             block = _included(include, line, tree, room)
@@ -107,6 +120,198 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
         result.append(_links(line, page, tree))
     out.content = "\n".join(result)
     return out
+
+
+# -- MkDocs' extensions and plugins ------------------------------------------------------------
+
+
+MAX_API_BYTES_HELD_BACK = 16 * 1024  # room kept for includes when API references fill a page
+
+
+def _dialect_lines(
+    lines: list[str], tree: Tree, counted: Constructs, budget: list[int]
+) -> list[str]:
+    """Fence attributes, custom fences, ``:::`` API references, macros and attribute lists
+    in the stored form (``shared.dialects``); code is left as it is. API references take
+    their bytes from ``budget`` (what the page may still grow by)."""
+    out: list[str] = []
+    fenced = list(mkdocs.fenced(lines))
+    i = 0
+    while i < len(fenced):
+        line, code = fenced[i]
+        if code:
+            # A code line here opens a block: ``_fence`` takes each block whole.
+            opening = mkdocs.FENCE.match(line)
+            if opening:
+                i = _fence(fenced, i, opening, out, tree, counted)
+                continue
+            out.append(line)
+            i += 1
+            continue
+        if line.lstrip().startswith(":::"):
+            consumed = _api_reference(fenced, i, tree, counted, out, budget)
+            if consumed:
+                i += consumed
+                continue
+        out.append(markup.attr_lists(markup.without_macros(line, counted), counted))
+        i += 1
+    return out
+
+
+def _fence(
+    fenced: list[tuple[str, bool]],
+    start: int,
+    opening: re.Match[str],
+    out: list[str],
+    tree: Tree,
+    counted: Constructs,
+) -> int:
+    """A fenced block whose opening line is ``start``: its info in the one form; a custom
+    fence showing a live app's screenshot (``{.textual path=…}``) as a visible note."""
+    end = start + 1
+    while end < len(fenced) and fenced[end][1]:
+        closing = mkdocs.FENCE.match(fenced[end][0])
+        end += 1
+        if closing and not closing.group(3).strip():
+            break
+    indent, marker, info = opening.group(1), opening.group(2), opening.group(3)
+    parsed = markup.fence_info(info)
+    body = [line for line, _ in fenced[start + 1 : end - 1]]
+    if parsed is not None and parsed[1].get("path") and not "".join(body).strip():
+        # A fence that runs a program and shows its screen: what it shows cannot be made
+        # here, so the reader is told which program it is.
+        counted.count(f"fence:{parsed[0] or 'custom'}", "mapped")
+        path = parsed[1]["path"]
+        title = parsed[1].get("title")
+        label = f" ({title})" if title else ""
+        out.extend([f"{indent}*Screenshot of `{path}`{label}, not shown here.*", ""])
+        return end
+    normal = markup.normalised_fence(indent, marker, info, counted)
+    out.append(normal if normal is not None else fenced[start][0])
+    out.extend(line for line, _ in fenced[start + 1 : end])
+    return end
+
+
+def _api_reference(
+    fenced: list[tuple[str, bool]],
+    i: int,
+    tree: Tree,
+    counted: Constructs,
+    out: list[str],
+    budget: list[int],
+) -> int:
+    """A ``:::`` directive (and its options) as its API reference; lines consumed, or 0."""
+    lines = [line for line, _ in fenced[i : i + 200]]
+    found = next(mkdocstrings.directives(lines), None)
+    if found is None or found.start != 0:
+        return 0
+    rendered = _rendered(found, tree)
+    size = len(rendered.markdown.encode())
+    if rendered.found and size > budget[0]:
+        link = _code_link(found.identifier, tree)
+        rendered = mkdocstrings.stand_in(found.identifier, link, "too large for one page")
+        size = len(rendered.markdown.encode())
+    budget[0] -= size
+    counted.count("mkdocstrings", "rendered" if rendered.found else "mapped")
+    text = mkdocs.canonical(rendered.markdown) if rendered.found else rendered.markdown
+    out.extend(["", *text.split("\n"), ""])
+    return found.end
+
+
+def _rendered(directive: mkdocstrings.Directive, tree: Tree) -> mkdocstrings.Rendered:
+    if tree.library is None:
+        return mkdocstrings.stand_in(directive.identifier, None, "no repository source")
+    return tree.library.rendered(directive, _code_link(directive.identifier, tree))
+
+
+def _code_link(identifier: str, tree: Tree) -> str | None:
+    """The code link of an object's module, with ``BIBLIOTECA_CODE_URL``, when set."""
+    if not tree.code_url or tree.library is None:
+        return None
+    path = tree.library.source_path(identifier)
+    return code_href(path, tree.code_url) if path else None
+
+
+def documented_objects(tree: Tree, files: list[Path]) -> dict[str, tuple[str, str]]:
+    """Where each id is documented: ``id -> (slug, anchor)`` for the API objects the pages'
+    ``:::`` directives render (``anchor`` the dotted path), the headings' ``{ #id }`` and
+    the ``[](){#id}`` anchors (the page itself). First page wins, as mkdocs-autorefs."""
+    refs: dict[str, tuple[str, str]] = {}
+    for path in files:
+        name = path.relative_to(tree.root).as_posix()
+        slug = tree.slugs.get(name)
+        if slug is None:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if ":::" not in text and "{" not in text:
+            continue
+        lines = [line for line, code in mkdocs.fenced(text.split("\n")) if not code]
+        for line in lines:
+            anchor = markup.heading_id(line)
+            if anchor:
+                refs.setdefault(anchor, (slug, anchor))
+            for anchor in markup.anchors_of(line):
+                refs.setdefault(anchor, (slug, ""))
+        if tree.library is None or ":::" not in text:
+            continue
+        for directive in mkdocstrings.directives(lines):
+            rendered = tree.library.rendered(directive, None)
+            for identifier in rendered.ids:
+                refs.setdefault(identifier, (slug, identifier))
+    return refs
+
+
+def _snippets(body: str, page: str, tree: Tree, counted: Constructs, depth: int) -> str:
+    """pymdownx.snippets' ``--8<-- "file"`` lines outside code, for files that are text:
+    a Markdown, HTML or text file is put in (its own snippets too, three deep), an SVG
+    file becomes an image of it. Code files stay includes (``shared.mkdocs``)."""
+    if "8<" not in body:
+        return body
+    out: list[str] = []
+    for line, code in mkdocs.fenced(body.split("\n")):
+        match = _SNIPPET_LINE.match(line) if not code else None
+        if match is None:
+            out.append(line)
+            continue
+        indent, spec = match.group(1), match.group(2)
+        suffix = PurePosixPath(spec).suffix.lower()
+        if suffix not in _TEXT_SNIPPETS and suffix != ".svg":
+            out.append(line)
+            continue
+        path = _find(mkdocs.Include(spec), tree)
+        if path is None:
+            counted.count("snippet", "dropped")
+            continue
+        counted.count("snippet", "mapped")
+        if suffix == ".svg":
+            out.append(indent + _image_of(path, page, tree))
+            continue
+        try:
+            text = path.read_text(encoding="utf-8") if path.stat().st_size < 256 * 1024 else ""
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if depth < 3:
+            text = _snippets(text, page, tree, counted, depth + 1)
+        out.extend(indent + x if x else x for x in text.rstrip("\n").split("\n"))
+    return "\n".join(out)
+
+
+_SNIPPET_LINE = re.compile(r'^([ \t]*)-{1,}8<-{1,}[ \t]+"([^"\n]+)"[ \t]*$')
+_TEXT_SNIPPETS = (".md", ".markdown", ".html", ".txt")
+
+
+def _image_of(path: Path, page: str, tree: Tree) -> str:
+    """An image of ``path`` as the page links it (relative, when it is in the docs tree)."""
+    try:
+        inside = path.resolve().relative_to(tree.root.resolve()).as_posix()
+    except ValueError:
+        return ""
+    folder = PurePosixPath(page).parent
+    ups = len(folder.parts)
+    return f"![{path.stem.split('.')[0]}]({'../' * ups}{inside})"
 
 
 # -- terminal recordings ------------------------------------------------------------------
@@ -233,37 +438,19 @@ def link_target(url: str, page: str, tree: Tree) -> str | None:
 # -- the nav ------------------------------------------------------------------------------
 
 
-class _Loader(yaml.SafeLoader):
-    """Safe YAML that reads MkDocs' ``!!python/name:`` and ``!ENV`` tags as nothing."""
-
-
-def _ignore(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> None:
-    return None
-
-
-_Loader.add_multi_constructor("!", _ignore)
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _ignore)
-
-
 def read_nav(tree: Tree) -> tuple[dict[str, Any] | None, list[str]]:
-    """The ``nav`` of ``mkdocs.yml`` beside the docs folder, as the site build keeps it.
+    """The ``nav`` of the tree's MkDocs configuration (``mkdocs_config``: found in DIR or
+    above, ``INHERIT`` merged, a nav file followed), as the site build keeps it.
 
     ``{"items": [...]}`` in the nav's order, each item a page ``{"slug", "title"?}`` (by
     the slug its file was imported as; ``title`` when the nav names it), a section
     ``{"title", "items"}`` or an outside link ``{"title", "url"}``. None when there is no
-    ``mkdocs.yml`` or it has no ``nav``; warnings name entries that are no imported file.
+    configuration or it has no ``nav``; warnings name entries that are no imported file.
     """
-    config = tree.project / "mkdocs.yml"
-    if not config.is_file():
-        return None, []
-    try:
-        data = yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return None, [f"mkdocs.yml could not be read: {str(exc).splitlines()[0]}"]
-    nav = data.get("nav") if isinstance(data, dict) else None
+    warnings = list(tree.config.warnings)
+    nav = tree.config.data.get("nav")
     if not isinstance(nav, list):
-        return None, []
-    warnings: list[str] = []
+        return None, warnings
     return {"items": _nav_items(nav, tree, warnings, depth=0)}, warnings
 
 
@@ -283,7 +470,7 @@ def _nav_items(items: list[Any], tree: Tree, warnings: list[str], depth: int) ->
         elif isinstance(value, str):
             slug = tree.slugs.get(normpath(value).removeprefix("./"))
             if slug is None:
-                warnings.append(f"mkdocs.yml nav: '{value}' is not an imported file")
+                warnings.append(f"{tree.config.name} nav: '{value}' is not an imported file")
                 continue
             out.append({"slug": slug, **({"title": title} if title else {})})
     return out

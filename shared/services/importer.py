@@ -19,13 +19,13 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import mdx, sidebar
+from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
-from shared.services.import_mkdocs import Tree, prepare, read_nav
+from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
@@ -198,10 +198,15 @@ def import_directory(
     *,
     default_type: str | None = None,
     default_status: str | None = None,
+    repo: Path | None = None,
+    code_url: str | None = None,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
 ) -> ImportReport:
+    """Import the files of ``root``; ``repo`` is the repository root includes, snippets
+    and API references resolve against (None: ``mkdocs_config.repository_root``);
+    ``code_url`` (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found."""
     report = ImportReport()
-    tree = tree_of(root)
+    tree = tree_of(root, repo, code_url)
     nav, problems = read_nav(tree)
     placed: list[sidebar.Placed] = []
     for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
@@ -214,7 +219,7 @@ def import_directory(
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         setattr(report, status, getattr(report, status) + 1)
-    report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
+    report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
@@ -254,9 +259,16 @@ def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
     return labels
 
 
-def tree_of(root: Path) -> Tree:
-    """The folder's Markdown files and the slug each is imported as."""
-    return Tree(root, _slugs(markdown_files(root), root))
+def tree_of(root: Path, repo: Path | None = None, code_url: str | None = None) -> Tree:
+    """The folder's Markdown files and the slug each is imported as, its MkDocs
+    configuration, the repository root, and where each API object is documented."""
+    files = markdown_files(root)
+    slugs = _slugs(files, root)
+    config = mkdocs_config.find_config(root)
+    repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
+    library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
+    tree = Tree(root, slugs, repo=repo_root, config=config, code_url=code_url, library=library)
+    return replace(tree, refs=documented_objects(tree, files))
 
 
 def stored_files(

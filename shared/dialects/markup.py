@@ -1,0 +1,440 @@
+"""MkDocs' Markdown extensions and the HTML real pages mix in, mapped into the stored form.
+
+The stored form is clean Markdown plus the project's ``///`` blocks, so at import:
+
+- HTML comments vanish, and so do mkdocs-macros/Jinja ``{{ … }}``, ``{% … %}``,
+  ``{# … #}`` (counted: a macro's output cannot be known without running the site);
+- ``attr_list`` lists (``{ #id .class key=value }``) go, but for a heading's id, which the
+  stored form keeps as ``{ #id }`` (the site renderer makes it the heading's id);
+  ``[](){#id}`` anchors go (autorefs still find the page they stood on);
+- ``md_in_html`` wrappers (``<div markdown>``) and any other HTML block tag go, their
+  Markdown kept; inline HTML becomes Markdown (``<img>``, ``<a>``, ``<code>``,
+  ``<strong>``…), tables become Markdown tables, scripts, styles and inline SVG go;
+- fence attributes (``{.py title="a.py" hl_lines="2"}``, ``python title="x"``,
+  ``{ .css .no-copy }``) become the one info form the project writes for includes:
+  ``python hl_lines="2 3" title="a.py"``, the language first.
+
+Code (fences, code spans) is never touched. Each construct is counted in ``Constructs``.
+Every pattern is bounded to one line or one tag, so the work is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from html import unescape
+from html.parser import HTMLParser
+
+from shared import mkdocs
+from shared.dialects.constructs import Constructs
+from shared.site.md_html import ALLOWED_TAGS
+
+_COMMENT_OPEN = "<!--"
+_COMMENT_CLOSE = "-->"
+_MACRO = re.compile(r"\{\{.{0,500}?\}\}|\{%.{0,500}?%\}|\{#.{0,500}?#\}")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+
+_ONE_ATTR = r"""(?:#[\w:.-]+|\.[\w:-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+))"""
+ATTR_LIST = re.compile(r"\{:?[ \t]*" + _ONE_ATTR + r"(?:[ \t]+" + _ONE_ATTR + r")*[ \t]*\}")
+_ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:.-]+)")
+_ANCHOR = re.compile(r"\[\]\(\)(" + ATTR_LIST.pattern + r")")
+_EMOJI = re.compile(r":(?:material|fontawesome|octicons|simple)-[\w-]{1,80}:")
+_HEADING = re.compile(r"^([ \t]{0,3}#{1,6}[ \t]+.*?)[ \t]*$")
+
+_TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)((?:\s[^<>]*)?)(/?)>")
+_DROPPED_WITH_CONTENT = frozenset({"script", "style", "svg", "iframe", "video", "audio", "object"})
+_VOID = frozenset({"img", "br", "hr", "input", "source", "meta", "link", "wbr"})
+_INLINE_MARKDOWN = {"strong": "**", "b": "**", "em": "*", "i": "*", "code": "`"}
+_ATTRS = re.compile(r"""([a-zA-Z_:][\w:.-]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+
+
+def without_comments(text: str, constructs: Constructs) -> str:
+    """``text`` with HTML comments outside fenced code removed (a comment may span lines)."""
+    if _COMMENT_OPEN not in text:
+        return text
+    out: list[str] = []
+    inside = False
+    for line, code in mkdocs.fenced(text.split("\n")):
+        if code and not inside:
+            out.append(line)
+            continue
+        kept = ""
+        rest = line
+        while rest:
+            if inside:
+                end = rest.find(_COMMENT_CLOSE)
+                if end < 0:
+                    rest = ""
+                    break
+                rest = rest[end + len(_COMMENT_CLOSE) :]
+                inside = False
+                continue
+            start = _outside_code(rest, _COMMENT_OPEN)
+            if start < 0:
+                kept += rest
+                break
+            kept += rest[:start]
+            rest = rest[start + len(_COMMENT_OPEN) :]
+            inside = True
+            constructs.count("html-comment", "dropped")
+        if kept == line:
+            out.append(line)
+        elif kept.strip():
+            out.append(kept.rstrip())
+        # a line that held only a comment goes with it
+    return "\n".join(out)
+
+
+def _outside_code(line: str, needle: str) -> int:
+    """Where ``needle`` first occurs in ``line`` outside a code span, or -1."""
+    at = line.find(needle)
+    if at < 0 or "`" not in line:
+        return at
+    spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
+    while at >= 0:
+        if not any(a <= at < b for a, b in spans):
+            return at
+        at = line.find(needle, at + 1)
+    return -1
+
+
+def outside_code_spans(line: str, change: Callable[[str], str]) -> str:
+    """``change`` applied to the parts of ``line`` between its code spans."""
+    if "`" not in line:
+        return change(line)
+    out: list[str] = []
+    last = 0
+    for match in _CODE_SPAN.finditer(line):
+        out.append(change(line[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(change(line[last:]))
+    return "".join(out)
+
+
+def without_macros(line: str, constructs: Constructs) -> str:
+    if "{" not in line:
+        return line
+
+    def drop(part: str) -> str:
+        found = len(_MACRO.findall(part))
+        if not found:
+            return part
+        constructs.count("macro", "dropped", found)
+        return _MACRO.sub("", part)
+
+    return outside_code_spans(line, drop)
+
+
+# -- attr_list ------------------------------------------------------------------------------
+
+
+def attr_lists(line: str, constructs: Constructs) -> str:
+    """Attribute lists gone but a heading's id, kept as ``{ #id }``; ``[](){#id}`` anchors
+    and Material's icon shortcodes gone."""
+    if "{" not in line and ":" not in line:
+        return line
+    heading = _HEADING.match(line) if line.lstrip().startswith("#") else None
+    if heading is not None:
+        text = heading.group(1)
+        brace = text.rfind("{")
+        tail = ATTR_LIST.fullmatch(text, brace) if brace >= 0 else None
+        if tail is not None:
+            constructs.count("attr-list", "mapped")
+            found = _ATTR_ID.search(tail.group(0))
+            head = text[:brace].rstrip()
+            return f"{head} {{ #{found.group(1)} }}" if found else head
+
+    def change(part: str) -> str:
+        n = len(_ANCHOR.findall(part))
+        if n:
+            constructs.count("anchor", "dropped", n)
+            part = _ANCHOR.sub("", part)
+        n = len(ATTR_LIST.findall(part))
+        if n:
+            constructs.count("attr-list", "dropped", n)
+            part = ATTR_LIST.sub("", part)
+        n = len(_EMOJI.findall(part))
+        if n:
+            constructs.count("icon", "dropped", n)
+            part = _EMOJI.sub("", part)
+        return part
+
+    changed = outside_code_spans(line, change)
+    return changed.rstrip() if changed != line else line
+
+
+def anchors_of(line: str) -> list[str]:
+    """The ids of ``[](){#id}`` anchors on a line (for autorefs to the page)."""
+    return [m.group(1) for a in _ANCHOR.finditer(line) if (m := _ATTR_ID.search(a.group(1)))]
+
+
+def heading_id(line: str) -> str | None:
+    """The ``{ #id }`` a heading line states, if any."""
+    if not line.lstrip().startswith("#"):
+        return None
+    brace = line.rstrip().rfind("{")
+    tail = ATTR_LIST.fullmatch(line.rstrip(), brace) if brace >= 0 else None
+    found = _ATTR_ID.search(tail.group(0)) if tail else None
+    return found.group(1) if found else None
+
+
+# -- fence attributes -------------------------------------------------------------------------
+
+_FENCE_ATTR = re.compile(r"""([\w-]+)=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))""")
+
+
+def fence_info(info: str) -> tuple[str, dict[str, str], list[str]] | None:
+    """(language, attributes, classes) of a fence's info string, or None when plain."""
+    text = info.strip()
+    if not text:
+        return None
+    braced = text.startswith("{") and text.endswith("}")
+    inner = text[1:-1].strip() if braced else text
+    language = ""
+    classes: list[str] = []
+    attributes: dict[str, str] = {}
+    rest = inner
+    if not braced:
+        word, _, rest = inner.partition(" ")
+        language = word
+    for match in _FENCE_ATTR.finditer(rest):
+        attributes[match.group(1)] = next(g for g in match.groups()[1:] if g is not None)
+    bare: list[str] = []
+    for token in _FENCE_ATTR.sub(" ", rest).split():
+        if token.startswith("."):
+            classes.append(token[1:])
+        elif braced and not token.startswith("#"):
+            bare.append(token)
+    if braced:
+        # ``{.py …}``: the first class is the language, as pymdownx.superfences reads it.
+        language = classes.pop(0) if classes else (bare[0] if bare else "")
+    return language, attributes, classes
+
+
+def normalised_fence(indent: str, marker: str, info: str, constructs: Constructs) -> str | None:
+    """The opening line in the project's one info form, or None when it is already plain
+    (a bare language word, or nothing)."""
+    parsed = fence_info(info)
+    if parsed is None:
+        return None
+    language, attributes, classes = parsed
+    if not attributes and not classes and info.strip() == language:
+        return None
+    constructs.count("fence-attributes", "mapped")
+    out = language.lower() if re.fullmatch(r"[\w+#.-]{1,40}", language) else ""
+    hl = attributes.get("hl_lines")
+    if hl and mkdocs.parse_ranges(hl):
+        out += f' hl_lines="{" ".join(hl.split())}"'
+    title = attributes.get("title")
+    if title:
+        out += f' title="{title.replace(chr(34), chr(39))}"'
+    first = attributes.get("linenums")
+    if first and first.isdigit() and int(first) > 1:
+        out += f' linenums="{first}"'
+    return f"{indent}{marker}{out.strip()}"
+
+
+# -- HTML ------------------------------------------------------------------------------------
+
+
+def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
+    """HTML outside code as Markdown: wrappers dropped (their Markdown kept), inline tags
+    as Markdown, tables as Markdown tables, scripts/styles/SVG gone. Tags the site's
+    renderer allows (``kbd``, ``details``…) stay."""
+    out: list[str] = []
+    dropping = ""  # a tag whose content goes with it (script, svg…), while open
+    i = 0
+    fenced = list(mkdocs.fenced(lines))
+    while i < len(fenced):
+        line, code = fenced[i]
+        if code and not dropping:
+            out.append(line)
+            i += 1
+            continue
+        if dropping:
+            end = line.find(f"</{dropping}>")
+            if end < 0:
+                i += 1
+                continue
+            line = line[end + len(dropping) + 3 :]
+            dropping = ""
+        if "<" not in line and "&lt;" not in line:
+            out.append(line)
+            i += 1
+            continue
+        code_block = _CODE_BLOCK_OPEN.match(line)
+        if code_block:
+            tag = code_block.group(1) or code_block.group(2)
+            closing = f"</{tag}>"
+            end = i
+            while end < len(fenced) and closing not in fenced[end][0] and end - i < 2000:
+                end += 1
+            block = "\n".join(x for x, _ in fenced[i : end + 1])
+            constructs.count(f"html:{tag}", "mapped")
+            out += ["", *_preformatted(block), ""]
+            i = end + 1
+            continue
+        if re.match(r"^\s*<table\b", line):
+            end = i
+            while end < len(fenced) and "</table>" not in fenced[end][0] and end - i < 2000:
+                end += 1
+            block = "\n".join(x for x, _ in fenced[i : end + 1])
+            constructs.count("html-table", "mapped")
+            out += ["", *_table(block), ""]
+            i = end + 1
+            continue
+        converted, dropping = _inline_html(line, constructs)
+        if converted.strip() or not line.strip():
+            out.append(converted)
+        elif out and out[-1].strip():
+            out.append("")  # a wrapper's line: keep blocks apart, as the tag did
+        i += 1
+    return out
+
+
+# A block the page's HTML marks as code: Pygments' and Material's ``highlight`` wrapper,
+# or ``<pre>``. Its text is code, so it becomes a fenced block (tags gone, text kept).
+_CODE_BLOCK_OPEN = re.compile(r"""^\s*<(?:(pre)\b|(div)\b(?=[^>]*class=["'][^"']*\bhighlight\b))""")
+
+
+def _preformatted(block: str) -> list[str]:
+    text = unescape(re.sub(r"<[^<>\n]*>", "", block)).strip("\n")
+    marker = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
+    return [marker + "text", *text.split("\n"), marker]
+
+
+def _inline_html(line: str, constructs: Constructs) -> tuple[str, str]:
+    """One line's tags as Markdown; the tag still open whose content is dropped, if any."""
+    dropping = ""
+
+    def change(part: str) -> str:
+        nonlocal dropping
+        out: list[str] = []
+        last = 0
+        for match in _TAG.finditer(part):
+            if dropping:
+                if match.group(1) and match.group(2) == dropping:
+                    dropping = ""
+                last = match.end()
+                continue
+            out.append(part[last : match.start()])
+            last = match.end()
+            out.append(_tag(match, constructs))
+            name = match.group(2)
+            if name in _DROPPED_WITH_CONTENT and not match.group(1) and not match.group(4):
+                dropping = name
+        if not dropping:
+            out.append(part[last:])
+        return "".join(out)
+
+    changed = outside_code_spans(line, change) if "<" in line else line
+    changed = _ANCHOR_TEXT.sub(_link, changed)
+    if "&lt;" in changed:
+        changed = outside_code_spans(changed, lambda part: _escaped_tags(part, constructs))
+    return changed, dropping
+
+
+# ``&lt;color&gt;`` written in prose: the author shows a tag or placeholder literally, so
+# it is code (a reader sees ``<color>``, and nothing reads as a tag left unrendered).
+_ESCAPED_TAG = re.compile(r"&lt;(/?[A-Za-z][\w.:-]{0,60}(?:\s[^&<>\n]{0,200})?/?)&gt;")
+
+
+def _escaped_tags(part: str, constructs: Constructs) -> str:
+    found = len(_ESCAPED_TAG.findall(part))
+    if not found:
+        return part
+    constructs.count("escaped-tag", "mapped", found)
+    return _ESCAPED_TAG.sub(lambda m: f"`<{unescape(m.group(1))}>`", part)
+
+
+_ANCHOR_TEXT = re.compile(r"\x00a ([^\x00]*)\x00(.*?)\x00/a\x00")
+
+
+def _link(match: re.Match[str]) -> str:
+    href, text = unescape(match.group(1)), match.group(2).strip()
+    if not href:
+        return text
+    return f"[{text or href}]({href})"
+
+
+def _tag(match: re.Match[str], constructs: Constructs) -> str:
+    closing, name, attrs, _ = match.groups()
+    if name in ALLOWED_TAGS:
+        return match.group(0)
+    values = {
+        m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "")
+        for m in _ATTRS.finditer(attrs)
+    }
+    if "markdown" in values and not closing:
+        constructs.count("md-in-html", "mapped")
+    elif name in _INLINE_MARKDOWN or name in ("img", "a"):
+        constructs.count(f"html:{name}", "mapped")
+    elif not closing:
+        constructs.count(f"html:{name}", "dropped")
+    if name in _INLINE_MARKDOWN:
+        return _INLINE_MARKDOWN[name]
+    if name == "img":
+        src = values.get("src", "")
+        return f"![{values.get('alt', '')}]({src})" if src else ""
+    if name == "a":
+        # Marked, then made a link once the line's tags are gone (its text may hold some).
+        return "\x00/a\x00" if closing else f"\x00a {values.get('href', '')}\x00"
+    if name == "hr":
+        return "\n---\n"
+    return ""
+
+
+class _Cells(HTMLParser):
+    """A table's rows of cells, each cell as Markdown (code and links kept)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+        self.header = False
+        self.href: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+            self.header = self.header or (tag == "th" and len(self.rows) == 1)
+        elif self.cell is not None and tag in _INLINE_MARKDOWN:
+            self.cell.append(_INLINE_MARKDOWN[tag])
+        elif self.cell is not None and tag == "a":
+            self.href = dict(attrs).get("href") or None
+            self.cell.append("[")
+        elif self.cell is not None and tag == "br":
+            self.cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            if not self.rows:
+                self.rows.append([])
+            self.rows[-1].append(" ".join("".join(self.cell).split()).replace("|", "\\|"))
+            self.cell = None
+        elif self.cell is not None and tag in _INLINE_MARKDOWN:
+            self.cell.append(_INLINE_MARKDOWN[tag])
+        elif self.cell is not None and tag == "a":
+            self.cell.append(f"]({self.href})" if self.href else "]")
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def _table(block: str) -> list[str]:
+    parser = _Cells()
+    parser.feed(block)
+    parser.close()
+    rows = [row for row in parser.rows if row]
+    if not rows:
+        return []
+    width = max(len(row) for row in rows)
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    head = rows[0] if parser.header else [""] * width
+    body = rows[1:] if parser.header else rows
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * width]
+    return lines + ["| " + " | ".join(row) + " |" for row in body]

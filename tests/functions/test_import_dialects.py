@@ -1,0 +1,156 @@
+"""`biblioteca import` of a MkDocs project as real sites split it: INHERIT configs, a nav
+file, ``--repo``, mkdocstrings pages from the source (griffe), autorefs across pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.bootstrap import open_store
+from shared.config import get_settings
+from shared.dialects.mkdocs_config import find_config, repository_root
+from shared.services.importer import tree_of
+from tests.fixtures.files import write
+from tests.fixtures.raw_syntax import raw_syntax
+from tests.fixtures.wiring import rebuild
+from tests.functions.test_import import run
+
+SOURCE = '''"""A tiny package documented by the docs."""
+
+
+class Engine:
+    """Runs things.
+
+    Args:
+        speed: How fast it runs.
+    """
+
+    def __init__(self, speed: int = 3) -> None:
+        self.speed = speed
+
+    def start(self, *, force: bool = False) -> str:
+        """Start the engine.
+
+        Args:
+            force: Start even when hot.
+
+        Returns:
+            What happened.
+
+        Raises:
+            RuntimeError: When broken.
+        """
+        return "ok"
+
+    def _hidden(self) -> None:
+        """Never shown."""
+'''
+
+
+@pytest.fixture
+def split_project(tmp_path: Path) -> Path:
+    """A repository whose config is a leaf INHERITing a common file, the nav in its own."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo, "mkdocs-common.yml", "site_name: Demo\nplugins:\n  mkdocstrings:\n")
+    write(repo, "mkdocs-online.yml", "INHERIT: mkdocs-common.yml\nsite_url: https://x.org/\n")
+    write(repo, "mkdocs-nav.yml", "nav:\n  - Home: index.md\n  - API:\n    - api/engine.md\n")
+    write(repo, "src/motor/__init__.py", '"""Motor."""\n')
+    write(repo, "src/motor/engine.py", SOURCE)
+    write(
+        repo,
+        "docs/api/engine.md",
+        "---\ntitle: motor.engine\n---\n\n::: motor.engine.Engine\n    options:\n"
+        "      show_root_heading: true\n      merge_init_into_class: true\n\n"
+        "::: motor.missing.Thing\n",
+    )
+    write(
+        repo,
+        "docs/index.md",
+        "# Home\n\nCall [start][motor.engine.Engine.start] or [`Engine`][motor.engine.Engine]; "
+        "[nothing][motor.gone.Gone] is gone.\n",
+    )
+    return repo / "docs"
+
+
+def test_the_leaf_of_an_inherit_chain_is_the_config_and_the_nav_file_is_read(
+    split_project: Path,
+) -> None:
+    """No mkdocs.yml: the one leaf mkdocs*.yml, merged with its parent; the nav beside it."""
+    config = find_config(split_project)
+    assert config.path == split_project.parent / "mkdocs-online.yml"
+    assert config.data["site_name"] == "Demo"
+    assert config.data["site_url"] == "https://x.org/"
+    assert config.data["nav"][0] == {"Home": "index.md"}
+    assert repository_root(split_project, config) == split_project.parent
+
+
+def test_without_a_config_the_repository_root_is_the_folder_holding_git(tmp_path: Path) -> None:
+    """--repo's default falls back to the nearest .git above DIR, else DIR."""
+    (tmp_path / "r" / ".git").mkdir(parents=True)
+    docs = tmp_path / "r" / "site" / "docs"
+    docs.mkdir(parents=True)
+    assert repository_root(docs, find_config(docs)) == tmp_path / "r"
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    assert repository_root(alone, find_config(alone)) == alone
+
+
+def test_an_include_directive_nav_is_followed(tmp_path: Path) -> None:
+    """``nav: !include nav.yml`` reads the nav from that file."""
+    write(tmp_path, "mkdocs.yml", "site_name: S\nnav: !include nav.yml\n")
+    write(tmp_path, "nav.yml", "nav:\n  - a.md\n")
+    (tmp_path / "docs").mkdir()
+    assert find_config(tmp_path / "docs").data["nav"] == ["a.md"]
+
+
+def test_the_id_map_knows_every_object_a_directive_renders(split_project: Path) -> None:
+    """Before any body is prepared, each documented id has its page and anchor."""
+    tree = tree_of(split_project)
+    assert tree.refs["motor.engine.Engine"] == ("api—engine", "motor.engine.Engine")
+    assert tree.refs["motor.engine.Engine.start"] == ("api—engine", "motor.engine.Engine.start")
+    assert "motor.engine.Engine._hidden" not in tree.refs
+
+
+def test_an_api_page_shows_signature_docstring_and_members_from_the_source(
+    store_env: str, split_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """griffe reads the source: class signature with __init__'s parameters, the
+    docstring's tables, public methods as headings with dotted anchors; a missing object
+    is a one-line stand-in; autorefs link across pages; nothing raw is left."""
+    status, report = run(capsys, str(split_project), "--type", "reference")
+    assert status == 0, report
+    assert report["constructs"]["mkdocstrings"] == {"rendered": 1, "mapped": 1, "dropped": 0}
+    assert report["constructs"]["autoref"] == {"rendered": 0, "mapped": 2, "dropped": 1}
+    assert report["nav"] == 2
+    page = open_store(get_settings()).pages.get("api—engine")
+    assert page is not None
+    assert "class Engine(speed: int = 3)" in page.content
+    assert "def start(*, force: bool = False) -> str" in page.content
+    assert "{ #motor.engine.Engine.start }" in page.content
+    assert "| `force` | `bool` | Start even when hot. | `False` |" in page.content
+    assert "RuntimeError" in page.content
+    assert "_hidden" not in page.content
+    assert "**API reference:** `motor.missing.Thing` (source not found)." in page.content
+    build = rebuild(get_settings())
+    assert build.broken_links == []
+    site = Path(get_settings().site_location)
+    api = (site / "api—engine" / "index.html").read_text(encoding="utf-8")
+    assert 'id="motor.engine.Engine.start"' in api
+    home = (site / "index" / "index.html").read_text(encoding="utf-8")
+    assert 'api%E2%80%94engine/index.html#motor.engine.Engine.start"' in home
+    assert "<code>nothing</code>" in home
+    assert raw_syntax(api) == []
+    assert raw_syntax(home) == []
+
+
+def test_repo_flag_names_where_api_sources_are(
+    store_env: str, split_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--repo elsewhere: the package is not there, so the API page is a stand-in."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, report = run(capsys, str(split_project), "--type", "reference", "--repo", str(empty))
+    assert status == 0
+    assert report["constructs"]["mkdocstrings"] == {"rendered": 0, "mapped": 2, "dropped": 0}
