@@ -116,6 +116,10 @@ class PageStore(Protocol):
     def freshness_of(self, slugs: Sequence[str]) -> dict[str, Freshness]:
         """The stored freshness of each of ``slugs`` that has one, in one read."""
 
+    def contents_of(self, slugs: Sequence[str]) -> dict[str, str]:
+        """The Markdown body of each of ``slugs`` that exists, in one read (an answer's
+        sources link their heading's anchor, which the body's headings decide)."""
+
 
 # -- retrieval ------------------------------------------------------------------------
 
@@ -521,6 +525,7 @@ class Passage:
     heading: str
     text: str
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
+    anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
 
 
 class Answerer(Protocol):

@@ -38,7 +38,7 @@ from shared.services import citations
 from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
 from shared.services.wiki import create_validated, now, read_page, update_page
-from shared.site.paths import page_href
+from shared.site import paths
 
 PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it
 
@@ -100,7 +100,7 @@ class Tool:
 
 def page_url(settings: Settings, slug: str) -> str:
     """The page on the published site, as the sitemap links it."""
-    return page_href(f"{settings.site_url}/" if settings.site_url else "", slug)
+    return paths.page_url(settings.site_url, slug)
 
 
 def _rate_limited(caller: Caller, settings: Settings) -> None:
@@ -131,10 +131,7 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     # What passed the relevance gate, then what only shares words with the query: an agent
     # judges a weak match by its score and the confidence, it is not told "nothing".
     shown = [*found.passages, *found.matched][: question.limit]
-    results = [
-        {**asking.source(p, found.state(p.slug)), "url": page_url(w.settings, p.slug)}
-        for p in shown
-    ]
+    results = [asking.source(p, found.state(p.slug), w.settings.site_url) for p in shown]
     return {"results": results, "confidence": found.confidence}
 
 

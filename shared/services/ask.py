@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from shared import plaintext
@@ -39,6 +39,9 @@ from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 from shared.services.traces import keep_trace, new_answer_id
+from shared.site.anchors import plain_heading, section_anchor
+from shared.site.markdown import heading_anchors
+from shared.site.paths import page_url
 
 SNIPPET_CHARS = 240
 _log = get_logger("ask")
@@ -129,7 +132,7 @@ def ask(
     response: dict[str, Any] = {
         "answer_id": answer_id,
         "answer": checked.text,
-        "sources": [source(p, found.state(p.slug)) for p in passages],
+        "sources": [source(p, found.state(p.slug), settings.site_url) for p in passages],
         "model": generation.model,
         "chunks_used": len(passages),
         "duration_ms": _ms(started, t3),
@@ -248,7 +251,7 @@ def gather(
     freshness = freshness_of(cited, store)
     gone = {slug for slug, f in freshness.items() if all_gone(f)}
     ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
-    passages = numbered(ordered, found.sections)
+    passages = with_anchors(numbered(ordered, found.sections), store)
     judgement = evidence.judge(text, found.ranked, ordered, found.vocabulary)
     sharing = [r for r in found.ranked if r.coverage > 0 and not evidence.relevant(r)]
     matched = numbered(sharing, found.sections, start=len(passages) + 1)
@@ -278,6 +281,23 @@ def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
         return {}
 
 
+def with_anchors(passages: list[Passage], store: Store) -> list[Passage]:
+    """The passages with the anchor the site gives their heading, from one read of their
+    pages' bodies; without anchors (the page's top) when the bodies cannot be read."""
+    slugs = list(dict.fromkeys(p.slug for p in passages))
+    if not slugs:
+        return passages
+    try:
+        bodies = store.pages.contents_of(slugs)
+    except BibliotecaError as exc:
+        _log.warning("headings not read (sources link their page's top): %s", exc)
+        return passages
+    headings = {slug: heading_anchors(body) for slug, body in bodies.items()}
+    return [
+        replace(p, anchor=section_anchor(headings.get(p.slug, ()), p.heading)) for p in passages
+    ]
+
+
 def numbered(
     ranked: Sequence[Ranked],
     rows: Mapping[tuple[str, int], Section] | None = None,
@@ -302,12 +322,16 @@ def numbered(
     ]
 
 
-def source(passage: Passage, freshness: FreshnessState = "unknown") -> dict[str, Any]:
-    """One entry of the response's ``sources``."""
+def source(
+    passage: Passage, freshness: FreshnessState = "unknown", site_url: str | None = None
+) -> dict[str, Any]:
+    """One entry of the response's ``sources``: ``url`` opens the page at the passage's
+    heading (absolute under ``BIBLIOTECA_SITE_URL``, else relative to the site's root)."""
     return {
         "slug": passage.slug,
         "title": passage.title,
-        "heading": passage.heading,
+        "heading": plain_heading(passage.heading),
+        "url": page_url(site_url, passage.slug, passage.anchor),
         "score": round(passage.relevance, 4),
         "snippet": snippet(passage.text),
         "freshness": freshness,

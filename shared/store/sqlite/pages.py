@@ -215,5 +215,12 @@ class SqlitePages:
         found = {row["slug"]: _freshness(row["freshness"]) for row in rows}
         return {slug: f for slug, f in found.items() if f is not None}
 
+    def contents_of(self, slugs: Sequence[str]) -> dict[str, str]:
+        rows = self._db.connection().execute(
+            "SELECT slug, content FROM pages WHERE slug IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(slugs)),),
+        )
+        return {row["slug"]: row["content"] for row in rows}
+
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
