@@ -170,3 +170,23 @@ def test_the_language_note_names_the_quotes_language_truly() -> None:
     assert compose("¿Dónde vive la hoja de estilos?", [english]).startswith(
         "Según la wiki (estos pasajes están en inglés):"
     )
+
+
+def test_a_fence_indented_in_a_list_item_is_quoted_as_a_fence() -> None:
+    """A fence under a list item (MDX steps) is code, its indentation dropped."""
+    found = units("- Instala el paquete:\n\n    ```shell\n    npm install x\n    ```\n")
+    assert found[1].kind == "code"
+    assert found[1].text == "```shell\nnpm install x\n```"
+
+
+def test_a_block_the_chunk_ends_inside_is_closed() -> None:
+    """An unterminated fence is closed where the chunk ends."""
+    found = units("Usa:\n\n```yaml\non:\n  push:\n")
+    assert found[1].text == "```yaml\non:\n  push:\n```"
+
+
+def test_a_sentence_opening_inside_a_links_tail_starts_after_it() -> None:
+    """The overlap chunking carries may begin inside an image's alt text."""
+    assert closed("10 44 00](https://x/y.png) Even with this fix, it works.") == (
+        "Even with this fix, it works."
+    )
