@@ -190,3 +190,14 @@ def test_a_sentence_opening_inside_a_links_tail_starts_after_it() -> None:
     assert closed("10 44 00](https://x/y.png) Even with this fix, it works.") == (
         "Even with this fix, it works."
     )
+
+
+def test_a_lead_page_another_page_nearly_ties_is_low() -> None:
+    """Two pages at 0.95 of each other: a toss-up, so low; a clear lead stays high."""
+    about = "El rebuild lo dispara Cloud Scheduler cada 30 minutos."
+    question = "¿Cada cuántos minutos dispara Cloud Scheduler el rebuild?"
+    lead = Ranked("a", "A", "Uso", about, 0, 0.6, 0.5, 0.5)
+    close = Ranked("b", "B", "Uso", about, 0, 0.57, 0.5, 0.5)
+    far = Ranked("b", "B", "Uso", about, 0, 0.3, 0.5, 0.5)
+    assert evidence.judge(question, [lead, close], [lead, close], WIKI).confidence == "low"
+    assert evidence.judge(question, [lead, far], [lead, far], WIKI).confidence == "high"
