@@ -1,11 +1,16 @@
-"""Answer quality on the labelled questions: facts, first citation, code, repeats, hedges.
+"""Answer quality on the labelled questions: retrieval, facts, first citation, confidence.
 
-Imports ../shared/corpus/fastapi-es into a throw-away embedded store (as bench/retrieval.py
-does), retrieves every question of bench/questions.json as ``ask`` does, and answers it
-with the shipped offline answerer and with the one of BASELINE (read from git), on the
-same passages, in the same run.
+For each corpus of bench/corpora.py (``--corpus`` picks some), imports it into a throw-away
+embedded store (as bench/retrieval.py does), retrieves every labelled question as ``ask``
+does, and answers it with the shipped offline answerer and with the one of BASELINE (its
+answerer and its confidence rule, read from git), on the same passages, in the same run.
+It reports R@1 and R@5 of the passages, the facts an ideal answer holds, the first
+citation, the confident-wrong rate (``high`` with a first citation on no labelled page)
+and the off-topic questions answered ``high``, per split. Any shipped answer with markup
+cut in half or a lone line ending in ':' is printed and the run exits 1.
 
-    .venv/bin/python bench/answers.py [--json] [--store DIR] [--show N ...] [--show-misses]
+    .venv/bin/python bench/answers.py [--corpus NAME ...] [--json] [--store DIR]
+        [--show N ...] [--show-misses]
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from retrieval import CORPUS, NONE, QUESTIONS, open_corpus  # noqa: E402
+from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
+from retrieval import NONE  # noqa: E402
 
 from shared.api.models import DEFAULT_LIMIT  # noqa: E402
 from shared.ports import Confidence, Passage  # noqa: E402
@@ -39,9 +45,10 @@ from shared.retrieval.text import fold, language, tokens  # noqa: E402
 from shared.services.ask import numbered  # noqa: E402
 
 SECTIONS = True  # measured both ways: passages run on into their section
-# The answerer this benchmark was written against (issue 11), kept in git, not in the tree.
-BASELINE = "8ffd351"
-BASELINE_PATH = "shared/retrieval/extractive.py"
+# The answerer and confidence rule of before issue 20, kept in git, not in the tree (the
+# first bench of this file, issue 11, compared against 8ffd351).
+BASELINE = "31ac6eb"
+BASELINE_PATHS = ("shared/retrieval/extractive.py", "shared/retrieval/evidence.py")
 # Two sentences of one answer are near duplicates when they share this much of their words.
 NEAR_DUPLICATE = 0.6
 # Openers that point back to something the reader was not shown, checked at the start of
@@ -59,17 +66,17 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.M | re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def load_baseline(commit: str = BASELINE) -> types.ModuleType:
-    """The extractive module as it was at ``commit`` (its imports resolve to today's tree)."""
+def load_baseline(path: str, commit: str = BASELINE) -> types.ModuleType:
+    """The module at ``path`` as it was at ``commit`` (its imports resolve to today's tree)."""
     source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{commit}:{BASELINE_PATH}"],
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    module = types.ModuleType("baseline_extractive")
+    module = types.ModuleType("baseline_" + Path(path).stem)
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{commit}:{BASELINE_PATH}", "exec"), module.__dict__)
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
     return module
 
 
@@ -82,15 +89,23 @@ class Answer:
     hedged: bool
     refused: bool
 
+    @property
+    def confident(self) -> bool:
+        """Answered ``high``: sources given and no hedge."""
+        return not self.hedged and not self.refused
+
 
 @dataclass
 class Tally:
     """Sums over a set of answers; ``report`` turns them into shares and means."""
 
     answers: int = 0
+    found_first: int = 0  # a labelled page is the passages' first page (R@1)
+    found_top5: int = 0  # among their first five pages (R@5)
     facts: int = 0
     facts_found: int = 0
     first_cited_right: int = 0
+    confident_wrong: int = 0
     code_asked: int = 0
     code_shown: int = 0
     duplicates: int = 0
@@ -104,8 +119,11 @@ class Tally:
         n = max(self.answers, 1)
         return {
             "n": self.answers,
+            "recall@1": self.found_first / n,
+            "recall@5": self.found_top5 / n,
             "fact_recall": self.facts_found / max(self.facts, 1),
             "first_citation_right": self.first_cited_right / n,
+            "confident_wrong": self.confident_wrong / n,
             "code_shown": self.code_shown / max(self.code_asked, 1),
             "code_n": self.code_asked,
             "near_duplicates_per_answer": self.duplicates / n,
@@ -171,16 +189,66 @@ def first_citation(answer: str, slugs: Sequence[str]) -> str | None:
     return None
 
 
-def score(tally: Tally, item: dict[str, Any], answer: Answer) -> None:
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_LINK = re.compile(r"!?\[[^\[\]]*\]\([^()\s]*\)")
+_TAG_OPEN = re.compile(r"<([a-zA-Z][\w-]*)\b[^<>]*>")
+_TAG_CUT = re.compile(r"<[a-zA-Z/][^<>]*$")
+_VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "source"}
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_EXAMPLE = re.compile(r"^(?:Ejemplo en el código|Example in the code): `")  # code, by its path
+
+
+def markup_problems(answer: str) -> list[str]:
+    """What a reader would see broken: inline HTML, a link, emphasis or a code span opened
+    and not closed in a paragraph, or a line ending in ':' that introduces nothing (no list
+    or code follows, shown or named by its path). The framing line (the first) introduces
+    the quotes and is left out."""
+    problems: list[str] = []
+    body = _FENCE.sub("\n```\n", answer)  # a code block stands for itself
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        bare = _CITATIONS.sub("", line).rstrip()
+        if i > 0 and bare.endswith(":"):
+            following = next((x for x in lines[i + 1 :] if x.strip()), "")
+            if not (
+                _ITEM.match(following) or following.startswith("```") or _EXAMPLE.match(following)
+            ):
+                problems.append(f"lone colon line: {bare[-60:]!r}")
+    for paragraph in re.split(r"\n\s*\n", _FENCE.sub("\n\n", answer)):
+        text = _CITATIONS.sub("", paragraph)
+        if text.count("`") - sum(2 * len(m.group(1)) for m in _CODE_SPAN.finditer(text)):
+            problems.append(f"code span cut: {paragraph[-70:]!r}")
+        text = _CODE_SPAN.sub("x", text)  # a span is a word: not a space around a mark
+        if _TAG_CUT.search(text) or any(
+            m.group(1).lower() not in _VOID and f"</{m.group(1).lower()}" not in text.lower()
+            for m in _TAG_OPEN.finditer(text)
+            if not m.group().endswith("/>")
+        ):
+            problems.append(f"inline HTML cut: {paragraph[-70:]!r}")
+        rest = _LINK.sub(" ", text)
+        if re.search(r"\]\(|\[[^\]]*$|^[^\[]*\]", rest, re.M):
+            problems.append(f"link cut: {paragraph[-70:]!r}")
+        stripped = re.sub(r"(?<!\S)\*+(?!\S)", " ", rest)  # "2 * 3" is no emphasis
+        stripped = "\n".join(_ITEM.sub("", x) for x in stripped.split("\n"))
+        if stripped.count("**") % 2 or stripped.replace("**", "").count("*") % 2:
+            problems.append(f"emphasis cut: {paragraph[-70:]!r}")
+    return problems
+
+
+def score(tally: Tally, item: dict[str, Any], answer: Answer, found: Retrieved) -> None:
     """Add one labelled question's answer to ``tally``."""
+    right_pages = labelled_pages(item)
     tally.answers += 1
+    tally.found_first += bool(found.pages[:1]) and found.pages[0] in right_pages
+    tally.found_top5 += bool(right_pages.intersection(found.pages[:5]))
     tally.words += len(answer.text.split())
     facts = item.get("facts", [])
-    found = [f for f in facts if fact_found(f, answer.text)]
+    found_facts = [f for f in facts if fact_found(f, answer.text)]
     tally.facts += len(facts)
-    tally.facts_found += len(found)
-    right = first_citation(answer.text, answer.slugs) == item["page"]
+    tally.facts_found += len(found_facts)
+    right = first_citation(answer.text, answer.slugs) in right_pages
     tally.first_cited_right += right
+    tally.confident_wrong += answer.confident and not right
     if item.get("code"):
         tally.code_asked += 1
         tally.code_shown += fold(item["code"]) in fold(answer.text)
@@ -189,9 +257,12 @@ def score(tally: Tally, item: dict[str, Any], answer: Answer) -> None:
     tally.with_duplicates += repeats > 0
     tally.dangling += dangling_openers(answer.text)
     tally.hedged += answer.hedged
-    if not right or len(found) < len(facts):
-        missing = [f for f in facts if f not in found]
-        tally.misses.append(f"{item['q']!r}: first cited right={right}, missing facts {missing}")
+    if not right or len(found_facts) < len(facts):
+        missing = [f for f in facts if f not in found_facts]
+        tally.misses.append(
+            f"{item['q']!r}: first cited right={right} (confident={answer.confident}), "
+            f"missing facts {missing}, pages {found.pages[:3]}"
+        )
 
 
 @dataclass
@@ -200,11 +271,18 @@ class Retrieved:
 
     passages: list[Passage]
     ranked: list[Ranked]
+    cited: list[Ranked]
     confidence: Confidence
+    unmentioned: tuple[str, ...]
 
     @property
     def best_fused(self) -> float:
         return evidence.best_fused(self.ranked)
+
+    @property
+    def pages(self) -> list[str]:
+        """The cited pages, best first (what R@k reads: the answer's material)."""
+        return list(dict.fromkeys(r.slug for r in self.cited))
 
 
 def retrieve(store: Any, question: str) -> Retrieved:
@@ -220,8 +298,10 @@ def retrieve(store: Any, question: str) -> Retrieved:
     )
     cited = evidence.cited(found.ranked)
     rows = found.sections if SECTIONS else None
-    confidence = evidence.confidence(found.ranked, cited)
-    return Retrieved(numbered(cited, rows), found.ranked, confidence)
+    judgement = evidence.judge(question, found.ranked, cited, found.vocabulary)
+    return Retrieved(
+        numbered(cited, rows), found.ranked, cited, judgement.confidence, judgement.unmentioned
+    )
 
 
 Answerer = Callable[[str, Retrieved], Answer]
@@ -231,10 +311,18 @@ def shipped(question: str, found: Retrieved) -> Answer:
     """The shipped answerer, as ``ask`` runs it (with its answer check)."""
     text = (
         LocalAnswerer()
-        .answer(question, found.passages, mode="help", confidence=found.confidence)
+        .answer(
+            question,
+            found.passages,
+            mode="help",
+            confidence=found.confidence,
+            unmentioned=found.unmentioned,
+        )
         .text
     )
-    checked = answer_checks.review(text, found.passages, found.confidence, language(question))
+    checked = answer_checks.review(
+        text, found.passages, found.confidence, language(question), unmentioned=found.unmentioned
+    )
     return Answer(
         text=checked.text,
         slugs=[p.slug for p in found.passages],
@@ -243,19 +331,82 @@ def shipped(question: str, found: Retrieved) -> Answer:
     )
 
 
-def baseline(module: types.ModuleType) -> Answerer:
-    """The answerer of ``module`` (it never hedges)."""
+def baseline(answerer: types.ModuleType, rule: types.ModuleType) -> Answerer:
+    """The answerer of BASELINE with its own confidence rule, on the same passages."""
 
     def answer(question: str, found: Retrieved) -> Answer:
-        text = module.compose(question, found.passages)
+        confidence = rule.confidence(found.ranked, found.cited)
+        text = answerer.compose(question, found.passages, confidence)
         return Answer(
             text=text,
             slugs=[p.slug for p in found.passages],
-            hedged=False,
+            hedged=bool(found.passages) and confidence == "low",
             refused=text in NOTHING.values(),
         )
 
     return answer
+
+
+SUBSETS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "all": lambda q: True,
+    "tune": lambda q: q["split"] == "tune",
+    "holdout": lambda q: q["split"] == "holdout",
+    "en tune": lambda q: q["lang"] == "en" and q["split"] == "tune",
+    "en hold": lambda q: q["lang"] == "en" and q["split"] == "holdout",
+}
+
+
+def measure(
+    corpus: Corpus, store_dir: Path, systems: dict[str, Answerer], show: Sequence[int]
+) -> dict[str, Any]:
+    """One corpus: every system's figures per subset, off-topic answered ``high``, the
+    shipped answers' markup problems, and the answers asked for by ``show``."""
+    data = corpus.labelled()
+    questions, negatives = data["questions"], data["negatives"]
+    store, _ = open_corpus(corpus, store_dir)
+    found = {q["q"]: retrieve(store, q["q"]) for q in [*questions, *negatives]}
+    results: dict[str, Any] = {}
+    broken: list[str] = []
+    shown: dict[int, dict[str, str]] = {i: {} for i in show}
+    for name, system in systems.items():
+        tallies = {subset: Tally() for subset in SUBSETS}
+        for i, item in enumerate(questions):
+            answer = system(item["q"], found[item["q"]])
+            if i in shown:
+                shown[i][name] = answer.text
+            if name == "shipped":
+                broken += [f"{item['q']!r}: {p}" for p in markup_problems(answer.text)]
+            for subset, keep in SUBSETS.items():
+                if keep(item):
+                    score(tallies[subset], item, answer, found[item["q"]])
+        off_topic: dict[str, dict[str, float]] = {}
+        for split in ("tune", "holdout"):
+            for kind in ("neighbouring", "unrelated"):
+                chosen_ = [n for n in negatives if n["split"] == split and n["kind"] == kind]
+                if not chosen_:
+                    continue
+                answers = [system(n["q"], found[n["q"]]) for n in chosen_]
+                if name == "shipped":
+                    broken += [
+                        f"{n['q']!r}: {p}"
+                        for n, a in zip(chosen_, answers, strict=True)
+                        for p in markup_problems(a.text)
+                    ]
+                off_topic[f"{kind} {split}"] = {
+                    "n": len(chosen_),
+                    "answered_high": sum(a.confident for a in answers) / len(chosen_),
+                }
+        results[name] = {
+            "questions": {s: t.report() for s, t in tallies.items() if t.answers},
+            "off_topic_answered_high": off_topic,
+            "misses": tallies["tune"].misses,
+        }
+    return {
+        "results": results,
+        "thresholds": thresholds(questions, negatives, found),
+        "markup_problems": broken,
+        "shown": {f"{i}: {questions[i]['q']}": texts for i, texts in shown.items()},
+    }
 
 
 def thresholds(
@@ -263,15 +414,11 @@ def thresholds(
     negatives: Sequence[dict[str, Any]],
     found: dict[str, Retrieved],
 ) -> dict[str, Any]:
-    """The hedge's threshold against the alternative of a harder cosine bar, per split.
-
-    For a best-fused threshold: the share of answerable questions hedged, and of
-    neighbouring off-topic ones answered without a hedge. For a cosine bar (the gate's
-    second condition raised): the share of answerable questions whose labelled page is no
-    longer cited, and of off-topic ones still answered."""
-    out: dict[str, Any] = {"hedge_below": {}, "cosine_bar": {}}
+    """The best-fused hedge threshold, per split: the share of answerable questions
+    hedged by it alone, and of neighbouring off-topic ones left confident."""
+    out: dict[str, Any] = {}
     near = [n for n in negatives if n["kind"] == "neighbouring"]
-    for t in (0.24, 0.26, 0.28, 0.30, 0.32, 0.34, 0.36, 0.38, 0.40):
+    for t in (0.26, 0.30, 0.34, 0.38):
         row = {}
         for split in ("tune", "holdout"):
             pos = [found[q["q"]] for q in questions if q["split"] == split]
@@ -279,129 +426,84 @@ def thresholds(
             row[f"answerable hedged {split}"] = sum(f.best_fused < t for f in pos) / len(pos)
             row[f"neighbours unhedged {split}"] = sum(
                 bool(f.passages) and f.best_fused >= t for f in neg
-            ) / len(neg)
-        out["hedge_below"][f"{t:.2f}"] = row
-    for bar in (0.30, 0.32, 0.34, 0.36, 0.38, 0.40):
-        row = {}
-
-        def kept(f: Retrieved, bar: float = bar) -> list[Ranked]:
-            return [
-                r
-                for r in f.ranked
-                if r.fused >= evidence.MIN_FUSED or (r.dense_found and r.cosine >= bar)
-            ]
-
-        for split in ("tune", "holdout"):
-            pos = [(q, found[q["q"]]) for q in questions if q["split"] == split]
-            neg = [found[n["q"]] for n in near if n["split"] == split]
-            row[f"answerable lose their page {split}"] = sum(
-                q["page"] not in {r.slug for r in kept(f)} for q, f in pos
-            ) / len(pos)
-            row[f"neighbours answered {split}"] = sum(bool(kept(f)) for f in neg) / len(neg)
-        out["cosine_bar"][f"{bar:.2f}"] = row
+            ) / max(len(neg), 1)
+        out[f"{t:.2f}"] = row
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", nargs="*", help="fastapi-es, textual-en, astro-es (all)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--store", type=Path, help="keep the imported corpus in this folder")
+    parser.add_argument("--store", type=Path, help="keep each imported corpus in DIR/<name>")
     parser.add_argument("--show", type=int, nargs="*", default=[], help="print these answers")
-    parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--show-misses", action="store_true", help="tuning misses only")
     args = parser.parse_args(argv)
-    if not CORPUS.is_dir():
-        print(f"the corpus is not at {CORPUS}", file=sys.stderr)
-        return 2
-    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    questions, negatives = data["questions"], data["negatives"]
     systems: dict[str, Answerer] = {
         "shipped": shipped,
-        f"before ({BASELINE})": baseline(load_baseline()),
+        f"before ({BASELINE})": baseline(*(load_baseline(p) for p in BASELINE_PATHS)),
     }
-
+    out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        store, _ = open_corpus(args.store or Path(tmp))
-        found = {q["q"]: retrieve(store, q["q"]) for q in [*questions, *negatives]}
-
-    subsets: dict[str, Callable[[dict[str, Any]], bool]] = {
-        "all": lambda q: True,
-        "tune": lambda q: q["split"] == "tune",
-        "holdout": lambda q: q["split"] == "holdout",
-        "es": lambda q: q["lang"] == "es",
-        "en": lambda q: q["lang"] == "en",
-    }
-    results: dict[str, Any] = {}
-    shown: dict[int, dict[str, str]] = {i: {} for i in args.show}
-    for name, system in systems.items():
-        tallies = {subset: Tally() for subset in subsets}
-        for i, item in enumerate(questions):
-            answer = system(item["q"], found[item["q"]])
-            if i in shown:
-                shown[i][name] = answer.text
-            for subset, keep in subsets.items():
-                if keep(item):
-                    score(tallies[subset], item, answer)
-        off_topic: dict[str, dict[str, float]] = {}
-        for split in ("tune", "holdout"):
-            for kind in ("neighbouring", "unrelated"):
-                chosen = [n for n in negatives if n["split"] == split and n["kind"] == kind]
-                if not chosen:
-                    continue
-                answers = [system(n["q"], found[n["q"]]) for n in chosen]
-                confident = sum(not a.hedged and not a.refused for a in answers)
-                off_topic[f"{kind} {split}"] = {
-                    "n": len(chosen),
-                    "answered": confident / len(chosen),
-                }
-        results[name] = {
-            "questions": {subset: t.report() for subset, t in tallies.items()},
-            "off_topic_answered_without_hedge": off_topic,
-            "misses": tallies["tune"].misses,
-        }
-
-    gates = thresholds(questions, negatives, found)
+        for corpus in chosen(args.corpus):
+            if not corpus.docs_dir.is_dir():
+                print(f"the corpus is not at {corpus.docs_dir}", file=sys.stderr)
+                return 2
+            out[corpus.name] = measure(
+                corpus, (args.store or Path(tmp)) / corpus.name, systems, args.show
+            )
+    broken = sum(len(o["markup_problems"]) for o in out.values())
     if args.json:
-        print(json.dumps({"results": results, "thresholds": gates}, indent=2))
-        return 0
-    print(
-        f"{len(questions)} questions ({sum(q['split'] == 'holdout' for q in questions)} held out),"
-        f" {len(negatives)} off-topic; same passages for every answerer"
-    )
+        print(json.dumps(out, indent=2))
+        return 1 if broken else 0
+    for name, o in out.items():
+        report(name, o, args.show_misses)
+    if broken:
+        print(f"\nFAILED: {broken} shipped answers with markup cut in half or a lone ':' line")
+        return 1
+    return 0
+
+
+def report(corpus: str, o: dict[str, Any], show_misses: bool) -> None:
+    """One corpus's figures as text."""
+    print(f"\n## {corpus}: same passages for every answerer")
     header = (
-        f"{'answerer':22} {'subset':8} {'facts':>6} {'1st':>6} {'code':>6} {'dup':>5} "
-        f"{'dup%':>5} {'dangl':>6} {'hedge':>6} {'words':>6}"
+        f"{'answerer':18} {'subset':8} {'n':>3} {'R@1':>6} {'R@5':>6} {'facts':>6} "
+        f"{'1st':>6} {'cwrong':>6} {'code':>6} {'dup':>5} {'dangl':>6} {'hedge':>6} "
+        f"{'words':>6}"
     )
     print(header)
     print("-" * len(header))
-    for name, result in results.items():
+    for name, result in o["results"].items():
         for subset, m in result["questions"].items():
             print(
-                f"{name:22} {subset:8} {m['fact_recall']:6.3f} {m['first_citation_right']:6.3f} "
-                f"{m['code_shown']:6.3f} {m['near_duplicates_per_answer']:5.2f} "
-                f"{m['answers_with_near_duplicates']:5.2f} {m['dangling_openers_per_answer']:6.2f} "
+                f"{name:18} {subset:8} {m['n']:3.0f} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
+                f"{m['fact_recall']:6.3f} {m['first_citation_right']:6.3f} "
+                f"{m['confident_wrong']:6.3f} {m['code_shown']:6.3f} "
+                f"{m['near_duplicates_per_answer']:5.2f} {m['dangling_openers_per_answer']:6.2f} "
                 f"{m['hedged']:6.3f} {m['mean_words']:6.0f}"
             )
-    print("off-topic answered without a hedge (share):")
-    for name, result in results.items():
+    print("off-topic answered high (share):")
+    for name, result in o["results"].items():
         cells = ", ".join(
-            f"{k} {v['answered']:.2f} (n={v['n']:.0f})"
-            for k, v in result["off_topic_answered_without_hedge"].items()
+            f"{k} {v['answered_high']:.2f} (n={v['n']:.0f})"
+            for k, v in result["off_topic_answered_high"].items()
         )
         print(f"  {name}: {cells}")
-    for name, table in gates.items():
-        print(f"{name} (answerable: {len(questions)}; neighbouring off-topic per split):")
-        for value, row in table.items():
-            print(f"  {value}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
-    for i, texts in shown.items():
-        print(f"\n=== {i}: {questions[i]['q']} -> {questions[i]['page']}")
+    print("hedge by best fused alone (answerable hedged / neighbours unhedged):")
+    for value, row in o["thresholds"].items():
+        print(f"  {value}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
+    for problem in o["markup_problems"]:
+        print(f"  MARKUP {problem}")
+    for question, texts in o["shown"].items():
+        print(f"\n=== {question}")
         for name, text in texts.items():
             print(f"--- {name}\n{text}")
-    if args.show_misses:
-        for name, result in results.items():
+    if show_misses:
+        for name, result in o["results"].items():
             print(f"\n{name}: tuning questions with a missing fact or a wrong first citation")
             for miss in result["misses"]:
                 print(f"  {miss}")
-    return 0
 
 
 if __name__ == "__main__":

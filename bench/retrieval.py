@@ -1,11 +1,13 @@
 """Retrieval quality on the labelled questions: recall@1, recall@5 and MRR per page.
 
-Imports ../shared/corpus/fastapi-es into a throw-away embedded store with the offline
-embedder, then ranks pages for every question of bench/questions.json with the
-shipped hybrid retrieval, with its parts and fusion alternatives, and with a plain
-page-level BM25 baseline, all in the same run.
+For each corpus of bench/corpora.py (fastapi-es, textual-en, astro-es; ``--corpus`` picks
+some), imports it into a throw-away embedded store with the offline embedder, then ranks
+pages for every labelled question with the shipped hybrid retrieval, with its parts and
+fusion alternatives, and with a plain page-level BM25 baseline, all in the same run. A
+question is found when any of its labelled pages (``page``, ``also``) is.
 
-    .venv/bin/python bench/retrieval.py [--json] [--show-misses] [--store DIR]
+    .venv/bin/python bench/retrieval.py [--corpus NAME ...] [--json] [--show-misses]
+        [--store DIR]
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import math
 import re
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -32,19 +33,10 @@ from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf  # noqa: E402
 from shared.retrieval.lexical import LexicalHit  # noqa: E402
-from shared.services.importer import import_directory  # noqa: E402
-from shared.store.sqlite import SqliteStore  # noqa: E402
 
-# ../shared beside the checkout; a git worktree deeper down finds it further up.
-CORPUS = next(
-    (
-        folder / "shared" / "corpus" / "fastapi-es" / "docs"
-        for folder in ROOT.parents
-        if (folder / "shared" / "corpus" / "fastapi-es" / "docs").is_dir()
-    ),
-    ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs",
-)
-QUESTIONS = Path(__file__).with_name("questions.json")
+sys.path.insert(0, str(ROOT / "bench"))
+from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
+
 NONE = SearchFilter()
 SHIPPED = "hybrid (shipped: mix + pages)"
 
@@ -54,11 +46,12 @@ def page_order(slugs: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(slugs))
 
 
-def metrics(rankings: Sequence[list[str]], answers: Sequence[str]) -> dict[str, float]:
+def metrics(rankings: Sequence[list[str]], answers: Sequence[set[str]]) -> dict[str, float]:
     r1 = r5 = rr = 0.0
     for ranking, answer in zip(rankings, answers, strict=True):
-        if answer in ranking:
-            position = ranking.index(answer) + 1
+        positions = [i for i, slug in enumerate(ranking, 1) if slug in answer]
+        if positions:
+            position = positions[0]
             r1 += position == 1
             r5 += position <= 5
             rr += 1 / position
@@ -119,130 +112,134 @@ def paged(**options: Any) -> Callable[..., list[Ranked]]:
     return run
 
 
-def open_corpus(directory: Path) -> tuple[SqliteStore, float]:
-    """The corpus imported into an embedded store in ``directory``, and the import's seconds.
-
-    A folder that already holds it is only checked (unchanged files are not re-imported),
-    so ``--store DIR`` saves the import on repeated runs."""
-    store = SqliteStore(directory)
-    started = time.perf_counter()
-    report = import_directory(CORPUS, store, shared_local_embedder(), default_type="guide")
-    if report.failed:
-        raise RuntimeError(f"import failed for {report.failed}")
-    return store, time.perf_counter() - started
+SUBSETS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "all": lambda q: True,
+    "tune": lambda q: q["split"] == "tune",
+    "holdout": lambda q: q["split"] == "holdout",
+    "es": lambda q: q["lang"] == "es",
+    "en": lambda q: q["lang"] == "en",
+    "en hold": lambda q: q["lang"] == "en" and q["split"] == "holdout",
+}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--show-misses", action="store_true")
-    parser.add_argument("--store", type=Path, help="keep the imported corpus in this folder")
-    args = parser.parse_args(argv)
-    if not CORPUS.is_dir():
-        print(f"the corpus is not at {CORPUS}", file=sys.stderr)
-        return 2
-    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def measure(corpus: Corpus, store_dir: Path) -> tuple[dict[str, Any], list[str]]:
+    """One corpus's figures for every system, and its tuning misses (shipped ranking)."""
+    data = corpus.labelled()
     questions = data["questions"]
     embedder = shared_local_embedder()
+    store, import_s = open_corpus(corpus, store_dir)
+    pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
+    if not pages:
+        raise SystemExit(f"{corpus.name}: the import found no pages in {corpus.docs_dir}")
+    baseline = PageBm25(pages)
+    index = hybrid.snapshot(store.chunks).index
+    chunk_count = len(index)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        store, import_s = open_corpus(args.store or Path(tmp))
-        pages = {p.slug: f"{p.front_matter['title']}\n{p.content}" for p in store.pages.list()}
-        baseline = PageBm25(pages)
-        index = hybrid.snapshot(store.chunks).index
-        chunk_count = len(index)
-
-        systems: dict[str, Callable[..., list[str]]] = {
-            SHIPPED: fused(paged()),
-            "mix w=0.5, chunk order": fused(mix),
-            "dense only": dense_only,
-            "lexical only": lexical_only,
-            "rrf k=60": fused(rrf),
-        }
-        for w in (0.3, 0.4, 0.6, 0.7, 0.8):
-            systems[f"mix w={w}, chunk order"] = fused(partial(mix, dense_weight=w))
-        for decay, depth in ((0.3, 4), (0.4, 4), (0.6, 4), (0.7, 4), (0.5, 3), (0.5, 6)):
-            systems[f"pages decay={decay} depth={depth}"] = fused(paged(decay=decay, depth=depth))
-
-        rankings: dict[str, list[list[str]]] = {name: [] for name in systems}
-        rankings["baseline: page BM25"] = []
-        for q in questions:
-            vector = embedder.embed_query(q["q"])
-            dense = store.chunks.nearest(
-                vector, embedder=embedder.name, filters=NONE, limit=hybrid.CANDIDATES
-            )
-            lexical = index.search(q["q"], NONE, hybrid.CANDIDATES)
-            for name, system in systems.items():
-                rankings[name].append(page_order(system(dense, lexical, index.labels)))
-            rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
-
-        # The best fused score among the chunks `ask` would consider (its default limit):
-        # what the relevance gate and the hedge see.
-        def best_fused(question: str) -> float:
-            vector = embedder.embed_query(question)
-            found = hybrid.retrieve(
-                store.chunks,
-                question,
-                vector,
-                embedder=embedder.name,
-                filters=NONE,
-                limit=DEFAULT_LIMIT,
-            )
-            return evidence.best_fused(found.ranked)
-
-        negatives = [best_fused(q["q"]) for q in data.get("negatives", [])]
-        positives = [best_fused(q["q"]) for q in questions]
-
-    subsets = {
-        "all": lambda q: True,
-        "tune": lambda q: q["split"] == "tune",
-        "holdout": lambda q: q["split"] == "holdout",
-        "es": lambda q: q["lang"] == "es",
-        "en": lambda q: q["lang"] == "en",
+    systems: dict[str, Callable[..., list[str]]] = {
+        SHIPPED: fused(paged()),
+        "mix w=0.5, chunk order": fused(mix),
+        "dense only": dense_only,
+        "lexical only": lexical_only,
+        "rrf k=60": fused(rrf),
     }
+    for w in (0.3, 0.4, 0.6, 0.7):
+        systems[f"mix w={w}, chunk order"] = fused(partial(mix, dense_weight=w))
+
+    rankings: dict[str, list[list[str]]] = {name: [] for name in systems}
+    rankings["baseline: page BM25"] = []
+    for q in questions:
+        vector = embedder.embed_query(q["q"])
+        dense = store.chunks.nearest(
+            vector, embedder=embedder.name, filters=NONE, limit=hybrid.CANDIDATES
+        )
+        lexical = index.search(q["q"], NONE, hybrid.CANDIDATES)
+        for name, system in systems.items():
+            rankings[name].append(page_order(system(dense, lexical, index.labels)))
+        rankings["baseline: page BM25"].append(baseline.rank(q["q"]))
+
+    # The best fused score among the chunks `ask` would consider (its default limit):
+    # what the relevance gate and the hedge see.
+    def best_fused(question: str) -> float:
+        vector = embedder.embed_query(question)
+        found = hybrid.retrieve(
+            store.chunks,
+            question,
+            vector,
+            embedder=embedder.name,
+            filters=NONE,
+            limit=DEFAULT_LIMIT,
+        )
+        return evidence.best_fused(found.ranked)
+
+    negatives = [best_fused(q["q"]) for q in data.get("negatives", [])]
+    positives = [best_fused(q["q"]) for q in questions]
+
     results: dict[str, dict[str, dict[str, float]]] = {}
     for name, ranks in rankings.items():
         results[name] = {}
-        for subset, keep in subsets.items():
-            chosen = [(r, q["page"]) for r, q in zip(ranks, questions, strict=True) if keep(q)]
-            results[name][subset] = metrics([r for r, _ in chosen], [a for _, a in chosen])
-
+        for subset, keep in SUBSETS.items():
+            chosen_ = [
+                (r, labelled_pages(q)) for r, q in zip(ranks, questions, strict=True) if keep(q)
+            ]
+            if chosen_:
+                results[name][subset] = metrics([r for r, _ in chosen_], [a for _, a in chosen_])
+    misses = [
+        f"MISS {q['q']!r}: want {q['page']}, got {ranking[:3]}"
+        for ranking, q in zip(rankings[SHIPPED], questions, strict=True)
+        if q["split"] == "tune" and (not ranking or ranking[0] not in labelled_pages(q))
+    ]
     summary = {
         "corpus_pages": len(pages),
         "chunks": chunk_count,
         "questions": len(questions),
+        "held_out": sum(q["split"] == "holdout" for q in questions),
         "import_seconds": round(import_s, 2),
         "results": results,
         "top_score_answerable_min": round(min(positives), 3),
         "top_score_negatives_max": round(max(negatives), 3) if negatives else None,
     }
+    return summary, misses
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", nargs="*", help="fastapi-es, textual-en, astro-es (all)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--show-misses", action="store_true", help="tuning misses only")
+    parser.add_argument("--store", type=Path, help="keep each imported corpus in DIR/<name>")
+    args = parser.parse_args(argv)
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for corpus in chosen(args.corpus):
+            if not corpus.docs_dir.is_dir():
+                print(f"the corpus is not at {corpus.docs_dir}", file=sys.stderr)
+                return 2
+            summary, misses = measure(corpus, (args.store or Path(tmp)) / corpus.name)
+            out[corpus.name] = summary
+            if args.json:
+                continue
+            print(
+                f"\n## {corpus.name}: {summary['corpus_pages']} pages, {summary['chunks']} "
+                f"chunks, {summary['questions']} questions ({summary['held_out']} held out); "
+                f"import {summary['import_seconds']:.1f} s"
+            )
+            header = f"{'system':30} {'subset':8} {'R@1':>6} {'R@5':>6} {'MRR':>6} {'n':>4}"
+            print(header)
+            print("-" * len(header))
+            for name, by_subset in summary["results"].items():
+                for subset, m in by_subset.items():
+                    print(
+                        f"{name:30} {subset:8} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
+                        f"{m['mrr']:6.3f} {m['n']:4.0f}"
+                    )
+            print(
+                f"top fused score: answerable min {summary['top_score_answerable_min']:.3f}, "
+                f"off-topic max {summary['top_score_negatives_max']}"
+            )
+            if args.show_misses:
+                print("\n".join(misses))
     if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print(
-            f"{len(pages)} pages, {chunk_count} chunks, {len(questions)} questions "
-            f"({sum(q['split'] == 'holdout' for q in questions)} held out); "
-            f"import {import_s:.1f} s"
-        )
-        header = f"{'system':30} {'subset':8} {'R@1':>6} {'R@5':>6} {'MRR':>6} {'n':>4}"
-        print(header)
-        print("-" * len(header))
-        for name, by_subset in results.items():
-            for subset, m in by_subset.items():
-                print(
-                    f"{name:30} {subset:8} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
-                    f"{m['mrr']:6.3f} {m['n']:4.0f}"
-                )
-        print(
-            f"top fused score: answerable min {min(positives):.3f}, "
-            f"off-topic max {max(negatives) if negatives else float('nan'):.3f}"
-        )
-    if args.show_misses:
-        shipped = rankings[SHIPPED]
-        for ranking, q in zip(shipped, questions, strict=True):
-            if not ranking or ranking[0] != q["page"]:
-                got = ranking[:3]
-                print(f"MISS [{q['split']}] {q['q']!r}: want {q['page']}, got {got}")
+        print(json.dumps(out, indent=2))
     return 0
 
 

@@ -133,6 +133,10 @@ class PageStore(Protocol):
     def origins(self, tree: str) -> dict[str, str]:
         """Slug -> path in the tree, for every page whose origin is ``tree``."""
 
+    def contents_of(self, slugs: Sequence[str]) -> dict[str, str]:
+        """The Markdown body of each of ``slugs`` that exists, in one read (an answer's
+        sources link their heading's anchor, which the body's headings decide)."""
+
 
 # -- retrieval ------------------------------------------------------------------------
 
@@ -551,6 +555,7 @@ class Passage:
     heading: str
     text: str
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
+    anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
 
 
 class Answerer(Protocol):
@@ -558,7 +563,8 @@ class Answerer(Protocol):
 
     ``local`` composes extractively from the passages, offline; the model answerer
     builds the ``help``/``tutor`` prompt and calls a ``Generator``. With ``confidence``
-    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it."""
+    "low" (weak evidence) the answer opens by saying the wiki does not seem to cover it,
+    naming ``unmentioned`` (the question's names the wiki never mentions) when given."""
 
     model: str
 
@@ -569,4 +575,5 @@ class Answerer(Protocol):
         *,
         mode: Literal["help", "tutor"],
         confidence: Confidence = "high",
+        unmentioned: Sequence[str] = (),
     ) -> Generation: ...

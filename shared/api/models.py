@@ -543,9 +543,16 @@ class AskSource(ResponseBody):
 
     slug: str
     title: str
-    heading: str
+    heading: str = Field(description="The passage's heading path, as plain text.")
+    url: str = Field(
+        description=(
+            "The page's address with the anchor of the passage's heading (the id the site "
+            "renders for it): absolute under BIBLIOTECA_SITE_URL, else relative to the "
+            "site's root."
+        )
+    )
     score: float = Field(description="How relevant the passage is to the question, 0..1.")
-    snippet: str
+    snippet: str = Field(description="The start of the passage's prose, as plain text.")
     freshness: Literal["fresh", "stale", "unknown"] = Field(
         description=(
             "Whether the code paths the page cites still exist in the code index: fresh, "
@@ -681,9 +688,7 @@ _URL = (
 
 
 class SearchHit(AskSource):
-    """One passage found by ``search``: ``ask``'s source, with its page's URL."""
-
-    url: str = Field(description=_URL)
+    """One passage found by ``search``: ``ask``'s source (its ``url`` at its heading)."""
 
 
 class SearchResponse(ResponseBody):

@@ -24,11 +24,15 @@ _ES_DET = (
     r"(?:(?:un|una|unos|unas|algun|alguna|alguno|algunos|algunas|la|el|las|los|mas|otra|otro"
     r"|otras|otros|ya|ningun|ninguna)\s+)*"
 )
+# Kinds of document a team writes: a question whether one exists names one of them.
+_ES_KIND = r"(?:runbooks?|tutorial(?:es)?|manual(?:es)?|readmes?|faqs?|playbooks?|guias?)"
 _ES_NOUN = (
-    r"(?:paginas?|documentacion(?:es)?|docs?|documentos?|articulos?|entradas?|notas?|guias?"
-    r"|slugs?|secciones|seccion)"
+    r"(?:paginas?|documentacion(?:es)?|docs?|documentos?|articulos?|entradas?|notas?"
+    rf"|{_ES_KIND}|slugs?|secciones|seccion)"
 )
-_ES_DOC_NOUN = r"(?:documentacion|docs?|documentos|articulos|slugs)"  # "de" is enough after these
+# "de" is enough after these: "¿hay documentación de Y?", "¿hay un runbook de Y?"
+_ES_DOC_NOUN = rf"(?:documentacion|docs?|documentos|articulos|slugs|{_ES_KIND})"
+_ES_PAGE_NOUN = rf"(?:paginas?|articulos?|entradas?|{_ES_KIND})"  # what a reader looks for
 _ES_WHERE = (
     r"(?:\s+(?:en|de|dentro\s+de)\s+(?:la|el|esta|este|nuestra|nuestro)\s+"
     r"(?:wiki|biblioteca|documentacion|docs|base\s+de\s+conocimiento))?"
@@ -42,8 +46,16 @@ _ES_CORPUS = r"(?:wiki|biblioteca|base\s+de\s+conocimiento)"
 _SPANISH = (
     # ¿existe una página sobre X? ¿hay docs? ¿tenemos alguna guía para Y?
     rf"\b{_ES_LEAD}\s+{_ES_DET}{_ES_NOUN}{_ES_WHERE}(?:\s+{_ES_TOPIC}\b|$)",
-    # ¿hay documentación de Y?
-    rf"\b{_ES_LEAD}\s+{_ES_DET}{_ES_DOC_NOUN}\s+de\b",
+    # ¿hay documentación de Y? ¿tenemos página de Z? (a team "has" pages: "tenemos")
+    rf"\b{_ES_LEAD}\s+{_ES_DET}{_ES_DOC_NOUN}\s+del?\b",
+    rf"\b(?:tenemos|teneis|tienes)\s+{_ES_DET}{_ES_PAGE_NOUN}\s+(?:de|del)\b",
+    # ¿dónde está la página de X? ¿dónde encuentro el runbook de Y?
+    r"\bdonde\s+(?:esta|estan|encuentro|encuentra|puedo\s+encontrar|se\s+encuentra"
+    rf"|se\s+encuentran|hay|tenemos)\s+{_ES_DET}{_ES_PAGE_NOUN}{_ES_WHERE}\s+"
+    r"(?:de|del|sobre|para|acerca\s+de)\b",
+    # ¿tenemos algo sobre X? ¿hay algo escrito acerca de Y?
+    r"\b(?:tenemos|teneis|tienes|hay)\s+algo\s+(?:escrito\s+|documentado\s+)?"
+    r"(?:sobre|acerca\s+de)\b",
     # ¿qué slugs existen sobre Z? ¿cuáles son las páginas sobre X?
     r"\b(?:que|cual|cuales)\s+(?:son\s+)?(?:las\s+|los\s+)?(?:paginas|slugs|documentos|docs"
     r"|articulos|entradas|secciones|guias)\b(?:\s+\S+){0,3}?\s+(?:existen|hay|tenemos|tiene"
@@ -78,10 +90,15 @@ _SPANISH = (
 # -- English --------------------------------------------------------------------------
 
 _EN_DET = r"(?:(?:a|an|any|some|already|the|other|more|another|existing)\s+)*"
+_EN_KIND = (
+    r"(?:runbooks?|tutorials?|manuals?|readmes?|faqs?|how-?tos?|playbooks?|cheat-?sheets?"
+    r"|guides?|write-?ups?)"
+)
 _EN_NOUN = (
     r"(?:wiki\s+)?(?:pages?|docs?|documentation|documents?|articles?|entry|entries|notes?"
-    r"|guides?|slugs?|sections?|write-?ups?)"
+    rf"|{_EN_KIND}|slugs?|sections?)"
 )
+_EN_PAGE_NOUN = rf"(?:wiki\s+)?(?:pages?|docs?|articles?|entry|entries|{_EN_KIND})"
 _EN_WHERE = (
     r"(?:\s+(?:in|on)\s+(?:the|our|this)\s+(?:wiki|docs|documentation|library"
     r"|knowledge\s+base))?"
@@ -122,6 +139,13 @@ _ENGLISH = (
     rf"\bwhere\s+(?:can\s+i|do\s+i|to|could\s+i)\s+find\s+(?:the\s+|a\s+)?{_EN_NOUN}\s+"
     rf"{_EN_TOPIC}\b",
     rf"\bin\s+which\s+{_EN_NOUN}\b",
+    # where is the page on X? where can I find the runbook for Y? where's the guide to Z?
+    r"\bwhere\s+(?:is|s|are|can\s+i\s+find|do\s+i\s+find|would\s+i\s+find|could\s+i\s+find"
+    rf"|do\s+we\s+keep)\s+{_EN_DET}(?:our\s+)?{_EN_PAGE_NOUN}{_EN_WHERE}\s+"
+    r"(?:for|on|about|of|to|covering|regarding)\b",
+    # do we have anything on X? is there anything written about Y?
+    rf"\b(?:{_EN_THERE}|{_EN_HAVE})\s+anything\s+(?:written\s+|documented\s+)?"
+    r"(?:on|about|regarding|covering)\b",
     # list the pages…, how many pages are there?
     r"\b(?:list|show\s+me|give\s+me)\s+(?:all\s+)?(?:the\s+)?(?:wiki\s+)?(?:pages|slugs"
     r"|documents|articles)\b",

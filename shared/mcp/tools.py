@@ -38,7 +38,7 @@ from shared.services import citations
 from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
 from shared.services.wiki import create_validated, now, read_page, update_page
-from shared.site.paths import page_href
+from shared.site import paths
 
 PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it
 
@@ -100,7 +100,7 @@ class Tool:
 
 def page_url(settings: Settings, slug: str) -> str:
     """The page on the published site, as the sitemap links it."""
-    return page_href(f"{settings.site_url}/" if settings.site_url else "", slug)
+    return paths.page_url(settings.site_url, slug)
 
 
 def _rate_limited(caller: Caller, settings: Settings) -> None:
@@ -128,10 +128,10 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         origin="mcp",
         tool="search",
     )
-    results = [
-        {**asking.source(p, found.state(p.slug)), "url": page_url(w.settings, p.slug)}
-        for p in found.passages
-    ]
+    # What passed the relevance gate, then what only shares words with the query: an agent
+    # judges a weak match by its score and the confidence, it is not told "nothing".
+    shown = [*found.passages, *found.matched][: question.limit]
+    results = [asking.source(p, found.state(p.slug), w.settings.site_url) for p in shown]
     return {"results": results, "confidence": found.confidence}
 
 
@@ -230,11 +230,12 @@ TOOLS: tuple[Tool, ...] = (
             "passages, best first, each with its page's slug, title, section heading, a "
             "snippet, a 0..1 relevance score, the page's freshness (fresh, stale, unknown: "
             "whether the code it cites still exists) and its URL. Only published pages are "
-            "searched, and only passages that really match are returned: an empty list with "
-            "confidence 'low' means the wiki does not cover the query (the query is recorded "
-            "so curators can fill the gap). `type` keeps pages of one type (concept, decision, "
-            "entity, feature, runbook, guide, reference); `tag` pages with that tag. Read a "
-            "whole page with get_page.\n"
+            "searched. Passages that clearly match come first; after them, passages that only "
+            "share words with the query, with their low score. Confidence 'low' means the wiki "
+            "may not cover the query; an empty list means no page shares its words or meaning "
+            "(the query is recorded so curators can fill the gap). `type` keeps pages of one "
+            "type (concept, decision, entity, feature, runbook, guide, reference); `tag` "
+            "pages with that tag. Read a whole page with get_page.\n"
             'Example: {"query": "¿Cómo se promueve un borrador?", "limit": 5, "type": "runbook"}'
         ),
         input=ToolInput(

@@ -48,10 +48,11 @@ class LocalAnswerer:
         *,
         mode: Literal["help", "tutor"],
         confidence: Confidence = "high",
+        unmentioned: Sequence[str] = (),
     ) -> Generation:
         if mode == "tutor":
             return Generation(text=_TUTOR_OFFLINE[language(question)], model=self.model)
-        text = extractive.compose(question, passages, confidence)
+        text = extractive.compose(question, passages, confidence, unmentioned)
         return Generation(text=text, model=self.model)
 
 
@@ -70,6 +71,7 @@ class ModelAnswerer:
         *,
         mode: Literal["help", "tutor"],
         confidence: Confidence = "high",
+        unmentioned: Sequence[str] = (),
     ) -> Generation:
         lang = language(question)
         if mode == "help" and not passages:
@@ -78,7 +80,7 @@ class ModelAnswerer:
             system, prompt = prompts.TUTOR_SYSTEM, prompts.tutor_prompt(question)
         else:
             system = prompts.HELP_SYSTEM
-            prompt = prompts.help_prompt(question, passages, confidence)
+            prompt = prompts.help_prompt(question, passages, confidence, unmentioned)
         generation = self._generator.generate(system, prompt, max_tokens=self._max_tokens)
         if generation.finish == "stop" and generation.text.strip():
             return generation

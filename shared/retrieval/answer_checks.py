@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from shared.gates.code_paths import cited_paths
 from shared.ports import Confidence, Passage
-from shared.retrieval.extractive import HEDGE
+from shared.retrieval import framing
 from shared.retrieval.reading import CODE_SPAN, FENCED_BLOCK, outside_code
 
 MAX_UNSUPPORTED = 20  # names listed in a response
@@ -43,20 +43,28 @@ class Reviewed:
     dropped: tuple[int, ...]  # citation numbers that named no passage
 
 
-def review(text: str, passages: Sequence[Passage], confidence: Confidence, lang: str) -> Reviewed:
+def review(
+    text: str,
+    passages: Sequence[Passage],
+    confidence: Confidence,
+    lang: str,
+    *,
+    unmentioned: Sequence[str] = (),
+) -> Reviewed:
     """Drop citations of passages that were not sent; an answer that cites none of the
-    passages it had is low confidence; a low-confidence answer opens with the hedge."""
+    passages it had is low confidence; a low-confidence answer opens with the hedge (which
+    names ``unmentioned``, the question's names the wiki never mentions)."""
     cleaned, kept, dropped = _citations(text, len(passages))
     if passages and not kept:
         confidence = "low"
     if passages and confidence == "low" and not _hedged(cleaned):
-        cleaned = f"{HEDGE[lang]}\n\n{cleaned.lstrip()}"
+        cleaned = f"{framing.hedge(lang, unmentioned)}\n\n{cleaned.lstrip()}"
     return Reviewed(text=cleaned, confidence=confidence, dropped=tuple(dropped))
 
 
 def _hedged(text: str) -> bool:
     opening = text.lstrip().casefold()
-    return any(opening.startswith(h.removesuffix(":").casefold()) for h in HEDGE.values())
+    return any(opening.startswith(h.casefold()) for h in framing.hedge_openings())
 
 
 def _citations(text: str, count: int) -> tuple[str, list[int], list[int]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from shared.ports import Passage
+from shared.retrieval import framing
 from shared.retrieval.reading import Unit, sentences, stands_alone, units
 from shared.retrieval.text import language, query_groups, tokens
 
@@ -19,6 +20,7 @@ __all__ = ["HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
 MAX_LEAD_CHARS = 520  # about a chunk's prose: a paragraph, not a page
 MAX_EXTRA = 2  # sentences from other pages
 MAX_CODE_LINES = 40
+MAX_ITEMS = 8  # of a list a quoted lead-in introduces
 NEAR_DUPLICATE = 0.5  # share of words two sentences may have in common
 LEAD_MARGIN = 1.5  # how much more another passage of the best page must quote to lead
 CODE_BONUS = 1.5  # what a passage's code is worth, in that comparison, for a 'how' question
@@ -31,15 +33,7 @@ NOTHING = {
     "en": "I couldn't find anything about this in the wiki. Try rephrasing the question, "
     "or ask the people who maintain the documentation.",
 }
-HEDGE = {
-    "es": "La wiki no parece tratar esto directamente; lo más cercano:",
-    "en": "The wiki does not seem to cover this directly; the closest it has:",
-}
-_HEDGE_IN_SPANISH = (
-    "The wiki does not seem to cover this directly; the closest it has (in Spanish):"
-)
-_LEAD = {"es": "Según la wiki:", "en": "From the wiki:"}
-_LEAD_IN_SPANISH = "From the wiki (these passages are in Spanish):"
+HEDGE = framing.HEDGE
 _EXAMPLE = {"es": "Ejemplo en el código:", "en": "Example in the code:"}
 _ALSO = {"es": "También:", "en": "Also:"}
 _SEE = {"es": "Más detalles en", "en": "More in"}
@@ -125,12 +119,16 @@ def _weights(reads: Sequence[_Read], count: int) -> _Weights:
 
 
 def compose(
-    question: str, passages: Sequence[Passage], confidence: Literal["high", "low"] = "high"
+    question: str,
+    passages: Sequence[Passage],
+    confidence: Literal["high", "low"] = "high",
+    unmentioned: Sequence[str] = (),
 ) -> str:
     """A Markdown answer built from ``passages`` (already judged relevant), or NOTHING.
 
     With ``confidence`` "low" it opens by saying the wiki does not seem to treat the
-    question directly, then gives the closest passage all the same.
+    question directly (or does not mention ``unmentioned``, the question's names it never
+    uses), then gives the closest passage all the same.
     """
     lang = language(question)
     if not passages:
@@ -144,9 +142,9 @@ def compose(
     quoted = [lead.units[i] for i in window if lead.units[i].prose]
     covered = frozenset().union(*(lead.matched[i] for i in window))
     shown: list[Unit] = []
-    for unit in (lead.units[i] for i in window):
+    for unit in (lead.units[i] for i in _introduced(lead.units, window, how)):
         # A page may include one example twice (other lines highlighted): show it once.
-        if (how or unit.prose) and all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
+        if all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
             shown.append(unit)
 
     body: list[str] = []
@@ -164,11 +162,11 @@ def compose(
         body.append(_ALSO[lang] + "\n" + "\n".join(f"- {text} [{n}]" for text, n in extras))
     cited += [n for _, n in extras]
     quoted_text = " ".join([*(u.text for u in quoted), *(t for t, _ in extras)])
-    in_spanish = lang == "en" and bool(quoted_text) and language(quoted_text) == "es"
+    quotes_lang = language(quoted_text) if quoted_text else None
     if confidence == "low":
-        opening = _HEDGE_IN_SPANISH if in_spanish else HEDGE[lang]
+        opening = framing.hedge(lang, unmentioned, quotes_lang)
     else:
-        opening = _LEAD_IN_SPANISH if in_spanish else _LEAD[lang]
+        opening = framing.lead(lang, quotes_lang)
     if not body:  # nothing quotable: point to the best page
         first = passages[0]
         see = f"{_SEE[lang]} **{first.title}** › {first.heading} [{first.number}]."
@@ -239,6 +237,39 @@ def _window(read: _Read, weight: _Weights) -> list[int]:
         if said > best[0]:
             best = (said, chosen)
     return _without_dangling_lead_ins(units_, best[1])
+
+
+def _introduced(units_: Sequence[Unit], window: Sequence[int], how: bool) -> list[int]:
+    """The units of ``window`` to show, each lead-in (a sentence ending in ':') followed by
+    what it introduces: the code or example right after it, or its list (MAX_ITEMS items
+    at most); a lead-in the page follows with neither is not shown. Code elsewhere in the
+    window is shown only when the question asks how."""
+    shown = [i for i in window if how or units_[i].prose]
+    out: list[int] = []
+    for n, i in enumerate(shown):
+        unit = units_[i]
+        if not (unit.prose and unit.text.endswith(":")):
+            out.append(i)
+            continue
+        following = i + 1
+        if following >= len(units_) or units_[following].kind == "sentence":
+            continue  # it introduces nothing a reader would be shown
+        if units_[following].kind != "item":
+            out += [i, following]  # its code, or the example it names
+            continue
+        if n + 1 < len(shown) and shown[n + 1] == following:
+            out.append(i)  # its list is quoted already
+            continue
+        items = [following]
+        while (
+            len(items) < MAX_ITEMS
+            and items[-1] + 1 < len(units_)
+            and units_[items[-1] + 1].kind == "item"
+            and units_[items[-1] + 1].block == units_[following].block
+        ):
+            items.append(items[-1] + 1)
+        out += [i, *items]
+    return sorted(set(out))
 
 
 def _without_dangling_lead_ins(units_: Sequence[Unit], chosen: list[int]) -> list[int]:

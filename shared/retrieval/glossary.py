@@ -58,8 +58,8 @@ declare declarar
 default defecto
 define definir
 delete eliminar borrar
-dependency dependencia
 dependencies dependencias
+dependency dependencia
 deploy desplegar
 deployment despliegue
 deprecated obsoleto deprecado
@@ -148,6 +148,8 @@ optional opcional
 order orden
 output salida
 override sobrescribir
+page pagina
+pages paginas
 parameter parametro
 parameters parametros
 parse parsear
@@ -168,6 +170,8 @@ proxy proxy
 query query consulta
 read leer
 real real
+rebuild reconstruir
+rebuilt reconstruido
 receive recibir
 redirect redirigir
 request request peticion
@@ -193,6 +197,7 @@ settings configuraciones
 several varios
 shut apagar
 shutdown apagar
+site sitio
 size tamaño
 slow lento
 start iniciar arrancar

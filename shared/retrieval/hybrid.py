@@ -36,6 +36,7 @@ class Retrieval:
     dense: list[ChunkHit]
     lexical: list[LexicalHit]
     sections: Mapping[tuple[str, int], Section]
+    vocabulary: LexicalIndex  # the index searched: what words the wiki uses (evidence.judge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +213,9 @@ def retrieve(
     lexical = state.index.search(question, filters, max(CANDIDATES, limit))
     ranked = by_page(mix(dense, lexical, state.index.labels))[:limit]
     ranked, sections = _with_texts(chunks, state.index, ranked, dense)
-    return Retrieval(ranked=ranked, dense=dense, lexical=lexical, sections=sections)
+    return Retrieval(
+        ranked=ranked, dense=dense, lexical=lexical, sections=sections, vocabulary=state.index
+    )
 
 
 def _with_texts(

@@ -199,6 +199,16 @@ class LexicalIndex:
             budget -= int(base.chars[after]) - OVERLAP_SLACK
         return out
 
+    def knows(self, token: str) -> bool:
+        """Whether any live chunk holds ``token`` (an index token: a stem or an
+        identifier): the wiki's vocabulary, read from the postings, not from the store."""
+        return self.idf(token) is not None
+
+    def idf(self, token: str) -> float | None:
+        """BM25's idf of ``token`` over the live chunks; None when no live chunk has it."""
+        postings = self._postings(token)
+        return None if postings is None else self._idf(postings)
+
     def mask(self, filters: SearchFilter) -> npt.NDArray[np.bool_]:
         """Which slots pass the filters (only active chunks are ever in the index)."""
         return self._page_columns.mask(filters)[self._base.page_of]

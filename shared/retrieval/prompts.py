@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.ports import Confidence, Passage
-from shared.retrieval.extractive import HEDGE
+from shared.retrieval import framing
 from shared.retrieval.text import language, strip_invisible
 
 HELP_SYSTEM = """You are the help assistant of a product's internal wiki.
@@ -49,9 +49,15 @@ def _attribute(text: str) -> str:
     return strip_invisible(text).replace('"', "'").replace("<", "(").replace(">", ")")
 
 
-def help_prompt(question: str, passages: Sequence[Passage], confidence: Confidence = "high") -> str:
+def help_prompt(
+    question: str,
+    passages: Sequence[Passage],
+    confidence: Confidence = "high",
+    unmentioned: Sequence[str] = (),
+) -> str:
     """The user turn of a ``help`` answer: the sources, the evidence note when the
-    evidence is weak (with the opening sentence to use), then the question."""
+    evidence is weak (with the opening sentence to use, which names ``unmentioned``:
+    the question's names the wiki never mentions), then the question."""
     blocks = [
         f'<source n="{p.number}" page="{_attribute(p.slug)}" title="{_attribute(p.title)}"'
         f' section="{_attribute(p.heading)}">\n{_escape(p.text)}\n</source>'
@@ -60,10 +66,14 @@ def help_prompt(question: str, passages: Sequence[Passage], confidence: Confiden
     sources = "\n\n".join(blocks) if blocks else "(no sources were found)"
     note = ""
     if confidence == "low":
-        opening = HEDGE[language(question)]
+        opening = framing.hedge(language(question), unmentioned)
+        absent = ""
+        if unmentioned:
+            names = ", ".join(_attribute(n) for n in unmentioned)
+            absent = f" The wiki never mentions: {names}; do not describe them."
         note = (
-            '\n\n<evidence strength="weak">\nThe sources only loosely match the question. '
-            f"Begin the answer with: {opening}\n</evidence>"
+            '\n\n<evidence strength="weak">\nThe sources only loosely match the question.'
+            f"{absent} Begin the answer with: {_escape(opening)}\n</evidence>"
         )
     return f"{sources}{note}\n\n<question>\n{_escape(question)}\n</question>"
 

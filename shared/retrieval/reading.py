@@ -15,7 +15,7 @@ from shared.retrieval.text import strip_invisible
 UnitKind = Literal["sentence", "item", "code", "example"]
 
 MIN_WORDS = 4
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")  # indented too: a fence inside a list item
 _DIAGRAM = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})\s*(?:mermaid|dot|plantuml)\b", re.IGNORECASE)
 _DIRECTIVE = re.compile(r"\{\*\s*(?P<path>\S+)[^}]*?\*\}")  # {* ../../docs_src/a.py hl[3] *}
 _SNIPPET = re.compile(r"^\s*(?:\{!>?\s*(?P<a>[^!\s]+)\s*!\}|--8<--\s*\"(?P<b>[^\"]+)\")\s*$")
@@ -77,12 +77,43 @@ def _outside_spans(text: str, change: Callable[[str], str]) -> str:
 def _clean(text: str) -> str:
     text = outside_code(text, lambda t: _IMAGE.sub("", _TAG.sub("", t)))
     # A bullet marker left alone at the end (a list the chunk cut before its text).
-    return _LONE_MARKER.sub("", " ".join(wikilinks.as_text(text).split()))
+    return closed(_LONE_MARKER.sub("", " ".join(wikilinks.as_text(text).split())))
+
+
+_LINK = re.compile(r"\[[^\[\]]*\]\([^()\s]*\)")
+_ORPHAN_TAIL = re.compile(r"^[^\[`]*?\]\([^()\s]*\)\s*")
+_TAG_START = re.compile(r"<[a-zA-Z/][^<>]*$")  # a tag chunking cut before its '>'
+_LITERAL_STAR = re.compile(r"(?<!\S)\*+(?!\S)")
+_TRAILING = " ,;:(\u2014-"
+
+
+def closed(text: str) -> str:
+    """``text`` cut before the first construct it opens and never closes: a code span, a
+    link, ``**`` or ``*`` emphasis, or an HTML tag that chunking cut in half. Quoted as it
+    is, the reader would see the raw marks (``[parecida a un``, ``<abbr title="…``)."""
+    # The tail of a link or image the chunk's overlap began inside ("… 10 44 00](url)").
+    text = _ORPHAN_TAIL.sub("", text, count=1)
+    cut = len(text)
+    # Backticks left over once the complete spans are taken: the first opens a cut span.
+    rest = CODE_SPAN.sub(lambda m: "\0" * len(m.group()), text)
+    if "`" in rest:
+        cut = rest.index("`")
+    plain = _LINK.sub(lambda m: "\0" * len(m.group()), rest[:cut])
+    if "[" in plain and "]" not in plain[plain.rindex("[") :]:
+        cut = min(cut, plain.rindex("["))
+    if (tag := _TAG_START.search(plain[:cut])) is not None:
+        cut = min(cut, tag.start())
+    for mark in ("**", "*"):
+        bare = _LITERAL_STAR.sub("\0", plain[:cut])  # "2 * 3" emphasises nothing
+        bare = bare.replace("**", "\0\0") if mark == "*" else bare
+        if bare.count(mark) % 2:
+            cut = min(cut, bare.rindex(mark))
+    return text if cut == len(text) else text[:cut].rstrip(_TRAILING)
 
 
 def _split_sentences(prose: str) -> list[str]:
-    """Sentences of a paragraph, never cut inside an inline code span."""
-    spans = [m.span() for m in CODE_SPAN.finditer(prose)]
+    """Sentences of a paragraph, never cut inside an inline code span or a link."""
+    spans = [m.span() for m in (*CODE_SPAN.finditer(prose), *_LINK.finditer(prose))]
     cuts = [
         m
         for m in _SENTENCE_END.finditer(prose)
@@ -167,6 +198,18 @@ def _items(lines: list[str]) -> list[str]:
     return items
 
 
+def _dedented(lines: list[str]) -> str:
+    """A fenced block as written, less the indentation of its closing fence: a fence
+    inside a list item is indented with the item, and quoted on its own it would read
+    as an indented block showing the fence marks (chunking may have stripped the
+    opening line's indentation already)."""
+    closing = lines[-1]
+    indent = len(closing) - len(closing.lstrip(" "))
+    return "\n".join(
+        line[indent:] if line[:indent].strip(" ") == "" else line.lstrip(" ") for line in lines
+    )
+
+
 def units(markdown: str) -> list[Unit]:
     """The chunk's units in order (see the module docstring)."""
     reader = _Reader()
@@ -185,12 +228,17 @@ def units(markdown: str) -> list[Unit]:
                 i += 1
                 if lines[i - 1].strip().startswith(fence[0] * len(fence)) and len(body) > 1:
                     break
+            closing = fence[0] * len(fence)
+            if len(body) == 1 or not body[-1].strip().startswith(closing):
+                # The chunk ends inside the block: closed here, so the quote cannot
+                # swallow what follows it into code.
+                body.append(" " * (len(line) - len(line.lstrip(" "))) + closing)
             inner = [b for b in body[1:-1] if b.strip()]
             snippet = _SNIPPET.match(inner[0]) if len(inner) == 1 else None
             if snippet:
                 reader.add("example", example_path(snippet.group("a") or snippet.group("b")))
             elif not _DIAGRAM.match(line):  # a diagram is not code anyone would copy
-                reader.add("code", "\n".join(body))
+                reader.add("code", _dedented(body))
             reader.block += 1
             continue
         i += 1

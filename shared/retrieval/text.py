@@ -53,8 +53,14 @@ _STOPWORDS = """
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
 
-_EN = "the how what when which why where who should would could does do is are can i my you your"
-_ES = "el la los las como que cual cuando donde por para con sin una un del al mi es hay puedo se"
+# Function words only one of the two languages has ("a" and "no" are both, left out).
+_EN = """the an of to in on at for with from by is are be was how what when which why where
+who should would could does do did can i my you your it its this that these those and or
+not instead into without so never only than then there their them our we"""
+_ES = """el la los las lo un una unos unas de del al en que y o como con sin por para se su sus
+es son mi mis tu cual cuando donde hay puedo esta este esto estos entre pero mas muy
+tambien ya le les nos"""
+_ES_ENDINGS = ("cion", "ciones", "mente", "dad", "ar", "er", "ir")
 _EN_MARKERS = frozenset(_EN.split())
 _ES_MARKERS = frozenset(_ES.split())
 
@@ -150,6 +156,41 @@ def query_tokens(text: str) -> list[str]:
     return list(dict.fromkeys(t for group in query_groups(text) for t in group))
 
 
+# A word as written, accents and joiners kept: `Next.js`, `client:load`, `getServerSideProps`.
+_WRITTEN = re.compile(r"\w(?:[\w]|[.:/\-](?=\w))*")
+_OPENS = re.compile(r"(?:^|[.!?:;¿¡\n])[\s\"'(«“*_]*$")
+_NAMING = re.compile(r"_|[a-z][A-Z]|[A-Za-z][.:/][A-Za-z]|[A-Za-z]\d|\d[A-Za-z]")
+
+
+def named_terms(text: str) -> list[str]:
+    """The words of ``text`` that name a thing (a technology, an API, an identifier), as
+    written: those with a code's shape (``snake_case``, ``camelCase``, ``Next.js``,
+    ``client:load``, ``PySide6``) and capitalised words that do not open a sentence
+    (``Kafka``, ``Django``). Plain lower-case words are left out: a word the wiki does
+    not use may just be an inflection it happens not to use."""
+    out: dict[str, None] = {}
+    for match in _WRITTEN.finditer(strip_invisible(text)):
+        word = match.group()
+        if len(word) < 2 or word.isdigit():
+            continue
+        shaped = bool(_NAMING.search(word))
+        capital = word[0].isupper() and not _OPENS.search(text[: match.start()])
+        if shaped or capital:
+            out[word] = None
+    return list(out)
+
+
+def name_tokens(word: str) -> tuple[str, ...]:
+    """The index tokens under which a page mentions the thing ``word`` names: an
+    identifier only whole (``getServerSideProps`` is not mentioned by a page that says
+    "server" and "props"), a plain word by its stem or a glossary translation of it."""
+    groups = query_groups(word)
+    whole = [w for w, parts in _words(word) if w]
+    if whole:
+        return (whole[0],)
+    return tuple(dict.fromkeys(t for group in groups for t in group))
+
+
 def language(text: str) -> str:
     """``"en"`` or ``"es"``: a cheap guess from function words (Spanish wins ties)."""
     folded = fold(text)
@@ -158,4 +199,11 @@ def language(text: str) -> str:
     words = _PART.findall(folded)
     english = sum(w in _EN_MARKERS for w in words)
     spanish = sum(w in _ES_MARKERS for w in words)
+    if english == spanish:  # no function word decides (a short instruction): the
+        # glossary's English words against Spanish endings
+        # glossary's English words against Spanish endings, plain words only (an
+        # identifier's parts say nothing of the language around it)
+        plain = [w for w in (x.strip(".,;:!?()\"'") for x in folded.split()) if w.isalpha()]
+        english = sum(w in EN_TO_ES for w in plain)
+        spanish = sum(w.endswith(_ES_ENDINGS) for w in plain)
     return "en" if english > spanish else "es"

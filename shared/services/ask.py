@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from shared import plaintext
@@ -39,6 +39,9 @@ from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 from shared.services.traces import keep_trace, new_answer_id
+from shared.site.anchors import plain_heading, section_anchor
+from shared.site.markdown import heading_anchors
+from shared.site.paths import page_url
 
 SNIPPET_CHARS = 240
 _log = get_logger("ask")
@@ -106,10 +109,22 @@ def ask(
     found = gather(question.text, question.filters, question.limit, store, embedder)
     passages, confidence = found.passages, found.confidence
     t2 = time.perf_counter()
-    generation = answerer.answer(question.text, passages, mode="help", confidence=confidence)
+    generation = answerer.answer(
+        question.text,
+        passages,
+        mode="help",
+        confidence=confidence,
+        unmentioned=found.unmentioned,
+    )
     t3 = time.perf_counter()
     # Whatever wrote it, the answer cites only passages it was given and says so when weak.
-    checked = answer_checks.review(generation.text, passages, confidence, language(question.text))
+    checked = answer_checks.review(
+        generation.text,
+        passages,
+        confidence,
+        language(question.text),
+        unmentioned=found.unmentioned,
+    )
     if checked.dropped:
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
@@ -117,7 +132,7 @@ def ask(
     response: dict[str, Any] = {
         "answer_id": answer_id,
         "answer": checked.text,
-        "sources": [source(p, found.state(p.slug)) for p in passages],
+        "sources": [source(p, found.state(p.slug), settings.site_url) for p in passages],
         "model": generation.model,
         "chunks_used": len(passages),
         "duration_ms": _ms(started, t3),
@@ -197,6 +212,10 @@ class Evidence:
     embed_ms: float
     search_ms: float
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # of the cited pages
+    unmentioned: tuple[str, ...] = ()  # names of the question the wiki never mentions
+    # Chunks the gate left out that share words with the question, numbered after the
+    # passages: what an agent's search still shows, marked by their low score.
+    matched: list[Passage] = field(default_factory=list)
 
     def state(self, slug: str) -> FreshnessState:
         return state_of(self.freshness.get(slug))
@@ -232,11 +251,16 @@ def gather(
     freshness = freshness_of(cited, store)
     gone = {slug for slug, f in freshness.items() if all_gone(f)}
     ordered = demote_gone(cited, gone, lambda r: r.slug, lambda r: r.relevance)
-    passages = numbered(ordered, found.sections)
+    passages = with_anchors(numbered(ordered, found.sections), store)
+    judgement = evidence.judge(text, found.ranked, ordered, found.vocabulary)
+    sharing = [r for r in found.ranked if r.coverage > 0 and not evidence.relevant(r)]
+    matched = numbered(sharing, found.sections, start=len(passages) + 1)
     t2 = time.perf_counter()
     return Evidence(
         passages=passages,
-        confidence=evidence.confidence(found.ranked, cited),
+        matched=matched,
+        confidence=judgement.confidence,
+        unmentioned=judgement.unmentioned,
         best_fused=evidence.best_fused(found.ranked),
         embed_ms=_ms(t0, t1),
         search_ms=_ms(t1, t2),
@@ -257,11 +281,31 @@ def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
         return {}
 
 
+def with_anchors(passages: list[Passage], store: Store) -> list[Passage]:
+    """The passages with the anchor the site gives their heading, from one read of their
+    pages' bodies; without anchors (the page's top) when the bodies cannot be read."""
+    slugs = list(dict.fromkeys(p.slug for p in passages))
+    if not slugs:
+        return passages
+    try:
+        bodies = store.pages.contents_of(slugs)
+    except BibliotecaError as exc:
+        _log.warning("headings not read (sources link their page's top): %s", exc)
+        return passages
+    headings = {slug: heading_anchors(body) for slug, body in bodies.items()}
+    return [
+        replace(p, anchor=section_anchor(headings.get(p.slug, ()), p.heading)) for p in passages
+    ]
+
+
 def numbered(
-    ranked: Sequence[Ranked], rows: Mapping[tuple[str, int], Section] | None = None
+    ranked: Sequence[Ranked],
+    rows: Mapping[tuple[str, int], Section] | None = None,
+    *,
+    start: int = 1,
 ) -> list[Passage]:
-    """Retrieved chunks as the answerer's numbered sources, best first from [1]; with the
-    retrieval's ``sections``, each runs on into the rest of its section
+    """Retrieved chunks as the answerer's numbered sources, best first from [start]; with
+    the retrieval's ``sections``, each runs on into the rest of its section
     (``evidence.section_text``)."""
     return [
         Passage(
@@ -274,16 +318,20 @@ def numbered(
             ),
             relevance=r.relevance,
         )
-        for i, r in enumerate(ranked, start=1)
+        for i, r in enumerate(ranked, start=start)
     ]
 
 
-def source(passage: Passage, freshness: FreshnessState = "unknown") -> dict[str, Any]:
-    """One entry of the response's ``sources``."""
+def source(
+    passage: Passage, freshness: FreshnessState = "unknown", site_url: str | None = None
+) -> dict[str, Any]:
+    """One entry of the response's ``sources``: ``url`` opens the page at the passage's
+    heading (absolute under ``BIBLIOTECA_SITE_URL``, else relative to the site's root)."""
     return {
         "slug": passage.slug,
         "title": passage.title,
-        "heading": passage.heading,
+        "heading": plain_heading(passage.heading),
+        "url": page_url(site_url, passage.slug, passage.anchor),
         "score": round(passage.relevance, 4),
         "snippet": snippet(passage.text),
         "freshness": freshness,

@@ -400,6 +400,23 @@ def markdown() -> MarkdownIt:
     return md
 
 
+def heading_anchors(content: str) -> list[tuple[int, str, str]]:
+    """(level, text, id) of each heading of a page body, the id being the one the site
+    renders (``_heading_ids``: MkDocs' ``{ #id }`` or the text's slug, numbered apart
+    when repeated). An answer's source links its heading through this, so the site and
+    ``ask`` can never disagree on an anchor."""
+    tokens = markdown().parse(mkdocs.canonical(content), {"slug": ""})
+    out: list[tuple[int, str, str]] = []
+    for i, token in enumerate(tokens[:-1]):
+        if token.type == "heading_open":
+            inline = tokens[i + 1]
+            text = "".join(
+                c.content for c in inline.children or () if c.type in ("text", "code_inline")
+            )
+            out.append((int(token.tag[1:]), " ".join(text.split()), str(token.attrGet("id"))))
+    return out
+
+
 def render_body(content: str, slug: str = "", budget: float | None = None) -> Body:
     """The page body as HTML with markers (safe: allowlisted HTML only, no script links).
 

@@ -79,5 +79,13 @@ def page_href(root: str, slug: str) -> str:
     return f"{root}{_quoted(slug)}/{INDEX}"
 
 
+def page_url(site_url: str | None, slug: str, anchor: str = "") -> str:
+    """A page's address for readers outside the site (``ask`` sources, MCP results):
+    absolute under ``BIBLIOTECA_SITE_URL`` when set, else relative to the site's root;
+    with ``#anchor`` when it points at a heading."""
+    base = page_href(f"{site_url.rstrip('/')}/" if site_url else "", slug)
+    return f"{base}#{quote(anchor, safe='')}" if anchor else base
+
+
 def listing_href(root: str, page_type: str) -> str:
     return f"{root}{TYPE_DIR}/{quote(page_type, safe='')}/{INDEX}"

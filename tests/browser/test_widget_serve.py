@@ -119,8 +119,8 @@ def test_reader_asks_on_a_built_page_and_follows_a_source(page: Any, site: str) 
 
     assert "pip install biblioteca" in page.inner_text(ANSWER)
     links = page.locator(SOURCE_LINKS)
-    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    assert f"{site}/instalacion/" in hrefs
+    hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+    assert any(h.startswith(f"{site}/instalacion/") for h in hrefs), hrefs
     assert page.locator(".bib-cite").count() >= 1
     assert page.locator(".bib-meta").inner_text().startswith("local-extractive")
 
@@ -147,7 +147,7 @@ def test_answer_with_markup_from_the_wiki_never_runs(page: Any, site: str) -> No
     hrefs = page.eval_on_selector_all(".bib-answer a", "links => links.map(a => a.href)")
     assert hrefs
     assert all(h.startswith(f"{site}/") for h in hrefs), hrefs
-    assert f"{site}/{quote('marcador')}/" in hrefs
+    assert any(h.startswith(f"{site}/{quote('marcador')}/") for h in hrefs), hrefs
 
 
 def test_real_rate_limit_shows_the_wait(page: Any, built: Site, serve_shared: Any) -> None:
@@ -176,10 +176,30 @@ def test_weak_evidence_answer_is_marked_approximate(page: Any, site: str) -> Non
     page.wait_for_selector(ANSWER, timeout=30_000)
 
     assert page.locator(".bib-hedge").is_visible()
-    assert page.inner_text(ANSWER).startswith("The wiki does not seem to cover this directly")
+    # PostgreSQL and pg_restore are nowhere in the wiki: the hedge names them.
+    assert page.inner_text(ANSWER).startswith("The wiki doesn't mention PostgreSQL")
     assert page.locator(".bib-markdown-low").count() == 1
     links = page.locator(SOURCE_LINKS)
-    assert f"{site}/copias/" in [links.nth(i).get_attribute("href") for i in range(links.count())]
+    hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+    assert any(h.startswith(f"{site}/copias/") for h in hrefs), hrefs
+
+
+def test_a_citation_opens_the_page_at_its_heading(page: Any, site: str) -> None:
+    """The answer's [n] links the cited passage's heading: clicking it lands on the page
+    with that heading's id as the fragment, the heading there and scrolled into view."""
+    page.goto(f"{site}/copias/")
+    open_with_keyboard(page)
+    ask(page, "¿Qué versión de Python necesito y hace falta acceso a internet?")
+    page.wait_for_selector(ANSWER, timeout=30_000)
+    cite = page.locator(".bib-cite").first
+    href = cite.get_attribute("href") or ""
+    assert href.startswith(f"{site}/instalacion/"), href
+    assert href.endswith("#requisitos"), href
+    cite.click()
+    page.wait_for_url(href)
+    heading = page.locator("#requisitos")
+    assert heading.inner_text().strip().startswith("Requisitos")
+    assert heading.evaluate("h => h.getBoundingClientRect().top") < page.viewport_size["height"]
 
 
 def test_a_reader_sends_a_thumbs_down_with_a_reason_and_it_reaches_the_store(

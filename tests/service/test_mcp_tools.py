@@ -543,3 +543,25 @@ def test_report_issue_errors_name_the_argument(
     assert is_error
     assert (said["code"], said.get("field")) == (code, field)
     assert store.feedback.list() == []
+
+
+def test_search_returns_a_weak_match_that_shares_the_querys_words(call: Call) -> None:
+    """The issue's repro: on a one-page wiki whose page answers the query in other words
+    (rebuild / reconstruye, via the glossary), search returns that page, marked low,
+    instead of an empty list."""
+    status, reply = call(
+        "wiki_create",
+        {
+            "content": "el rebuild lo dispara Cloud Scheduler cada 30 minutos",
+            "front_matter": {"title": "Operación", "type": "runbook"},
+        },
+    )
+    assert status == 201, reply
+    _, found = tool("search", {"query": "¿cada cuánto se reconstruye el sitio?"})
+    assert [r["slug"] for r in found["results"]] == [reply["slug"]]
+    # One shared word among many: under the relevance gate, still returned, marked low.
+    query = "¿cuántas réplicas del rebuild corren en producción con balanceo regional?"
+    _, weak = tool("search", {"query": query})
+    assert [r["slug"] for r in weak["results"]] == [reply["slug"]]
+    assert weak["confidence"] == "low"
+    assert 0 < weak["results"][0]["score"] <= 1

@@ -220,6 +220,13 @@
     return typeof slug === "string" && SLUG.test(slug) ? root + encodeURIComponent(slug) + "/" : null;
   }
 
+  // A source opens its page at its heading: the answer's `url` (absolute, or relative to
+  // the site's root), else the page's top.
+  function sourceUrl(root, source) {
+    var url = typeof source.url === "string" && source.url ? safeHref(source.url, root) : null;
+    return url || pageUrl(root, source.slug);
+  }
+
   function link(href, text) {
     var a = el("a", PREFIX + "-link", text);
     a.href = href;
@@ -301,7 +308,7 @@
       for (var i = 0; i < numbers.length; i++) {
         var n = parseInt(numbers[i], 10);
         var source = ctx.sources[n - 1];
-        var target = source ? pageUrl(ctx.root, source.slug) : null;
+        var target = source ? sourceUrl(ctx.root, source) : null;
         if (i > 0) {
           parent.appendChild(document.createTextNode(", "));
         }
@@ -913,7 +920,7 @@
   function sourceItem(source, ctx) {
     var item = el("li", PREFIX + "-source");
     var title = String(source.title || source.slug || "");
-    var href = pageUrl(ctx.root, source.slug);
+    var href = sourceUrl(ctx.root, source);
     item.appendChild(href ? link(href, title) : el("span", null, title));
     if (source.heading && String(source.heading) !== title) {
       item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(source.heading)));

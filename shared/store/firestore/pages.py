@@ -379,6 +379,20 @@ class FirestorePages:
             doc.id: str((doc.to_dict() or {}).get("origin", {}).get("path", "")) for doc in docs
         }
 
+    def contents_of(self, slugs: Sequence[str]) -> dict[str, str]:
+        refs = [self._ref(s) for s in sorted(set(slugs))]
+        if not refs:
+            return {}
+        with self._db.guard("reading the content of pages"):
+            snapshots = list(
+                self._db.client().get_all(refs, field_paths=["content"], **self._db.options)
+            )
+        return {
+            snapshot.id: str((snapshot.to_dict() or {}).get("content", ""))
+            for snapshot in snapshots
+            if snapshot.exists
+        }
+
     # -- chunk documents -----------------------------------------------------------
 
     def _put_chunks(self, batch: Any, page: PageRecord, chunks: Sequence[Chunk], key: str) -> None:

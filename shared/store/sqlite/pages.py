@@ -238,5 +238,12 @@ class SqlitePages:
         )
         return {row["slug"]: row["path"] for row in rows}
 
+    def contents_of(self, slugs: Sequence[str]) -> dict[str, str]:
+        rows = self._db.connection().execute(
+            "SELECT slug, content FROM pages WHERE slug IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(slugs)),),
+        )
+        return {row["slug"]: row["content"] for row in rows}
+
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
