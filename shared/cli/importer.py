@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.bootstrap import wiring
-from shared.cli.output import emit, index_snapshot_line, progress_bar, setup
+from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.importer import import_directory
 
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         default_type=args.type,
         default_status=args.status,
         progress=progress_bar("import", "page", quiet=args.json),
+        by=cli_actor(w.settings),
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "

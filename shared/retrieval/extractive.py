@@ -14,7 +14,7 @@ from shared.ports import Passage
 from shared.retrieval.reading import Unit, sentences, stands_alone, units
 from shared.retrieval.text import language, query_groups, tokens
 
-__all__ = ["HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
+__all__ = ["FRAMING", "HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
 
 MAX_LEAD_CHARS = 520  # about a chunk's prose: a paragraph, not a page
 MAX_EXTRA = 2  # sentences from other pages
@@ -43,6 +43,23 @@ _LEAD_IN_SPANISH = "From the wiki (these passages are in Spanish):"
 _EXAMPLE = {"es": "Ejemplo en el código:", "en": "Example in the code:"}
 _ALSO = {"es": "También:", "en": "Also:"}
 _SEE = {"es": "Más detalles en", "en": "More in"}
+
+
+@dataclass(frozen=True, slots=True)
+class Framing:
+    """The words an answer wears around what it quotes, in every language it speaks:
+    what an answer turned into a page (``shared.answer_page``) takes off again."""
+
+    openings: tuple[str, ...]  # a whole first paragraph: "Según la wiki:", the hedges
+    closings: tuple[str, ...]  # a last paragraph opening with one: "Más detalles en"
+    labels: tuple[str, ...]  # a line introducing extras: "También:"
+
+
+FRAMING = Framing(
+    openings=(*_LEAD.values(), _LEAD_IN_SPANISH, *HEDGE.values(), _HEDGE_IN_SPANISH),
+    closings=tuple(_SEE.values()),
+    labels=tuple(_ALSO.values()),
+)
 
 # Openers that point back to something said before: quoted without it, they dangle.
 _POINTING = (

@@ -130,7 +130,6 @@ def ask(
             "generate_ms": _ms(t2, t3),
         },
     }
-    slugs = list(dict.fromkeys(p.slug for p in passages))
     grounding: dict[str, Any] | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
@@ -138,7 +137,7 @@ def ask(
             decision = archive_answer(
                 question=question.text,
                 answer=checked.text,
-                sources=slugs,
+                sources=[p.slug for p in passages],  # [n] cites passage n's page
                 store=store,
                 embedder=embedder,
                 judge=judge,

@@ -20,6 +20,7 @@ import yaml
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
+from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
@@ -30,6 +31,8 @@ from shared.slugs import slug_from_path, slug_problem
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+IMPORT_ACTOR = "import"  # an import's writes are attributed to import:<tree>
+_log = get_logger("import")
 
 
 @dataclass
@@ -145,12 +148,16 @@ def import_directory(
     default_type: str | None = None,
     default_status: str | None = None,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
+    by: str | None = None,
 ) -> ImportReport:
+    """Import ``root``; its writes are attributed to ``import:<tree>``, and ``by`` (who ran
+    it: the command line's actor, a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
     tree = tree_of(root)
+    actor = import_actor(root)
     for name, parsed in stored_files(tree, report, progress):
         try:
-            status = _write(parsed, store, embedder, default_type, default_status)
+            status = _write(parsed, store, embedder, default_type, default_status, actor)
         except Unavailable:
             raise  # every other file would fail the same way: the command says it once
         except BibliotecaError as exc:
@@ -162,7 +169,38 @@ def import_directory(
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
+    record_import(store, actor, root, report, by)
     return report
+
+
+def tree_name(root: Path) -> str:
+    """The name an imported tree is known by: its folder's name (``docs``)."""
+    return root.resolve().name or "root"
+
+
+def import_actor(root: Path) -> str:
+    return f"{IMPORT_ACTOR}:{tree_name(root)}"
+
+
+def record_import(
+    store: Store, actor: str, root: Path, report: ImportReport, by: str | None = None
+) -> None:
+    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync; a store
+    that cannot take it costs the import nothing (its pages are written)."""
+    data = {
+        "actor": actor,
+        "by": by,
+        "tree": tree_name(root),
+        "created": report.created,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "failed": len(report.failed),
+        **{k: v for k, v in report.as_dict().items() if k in ("retired", "sync")},
+    }
+    try:
+        store.events.record("import_outcome", data)
+    except Exception:
+        _log.exception("could not record the import outcome")
 
 
 def tree_of(root: Path) -> Tree:
@@ -241,6 +279,7 @@ def _write(
     embedder: Embedder,
     default_type: str | None,
     default_status: str | None,
+    actor: str,
 ) -> str:
     existing = store.pages.get(parsed.slug)
     if existing is None:
@@ -249,9 +288,19 @@ def _write(
         if "type" not in metadata:
             raise InvalidInput("no type in the front matter: add one or pass --type", field="type")
         front_matter = parse_front_matter(metadata, "")
-        return create_validated(parsed.slug, front_matter, parsed.content, store, embedder).status
+        return create_validated(
+            parsed.slug, front_matter, parsed.content, store, embedder, actor=actor
+        ).status
     metadata = _CLEARED_WHEN_ABSENT | parsed.metadata
     result = update_validated(
-        parsed.slug, metadata, parsed.content, None, store, embedder, field="", known=existing
+        parsed.slug,
+        metadata,
+        parsed.content,
+        None,
+        store,
+        embedder,
+        actor=actor,
+        field="",
+        known=existing,
     )
     return result.status
