@@ -110,9 +110,7 @@ def _keep_revision(conn: sqlite3.Connection, revision: Revision | None, retain: 
     if revision is None:
         return
     revision_rows.keep(conn, revision, retain, _utc_text(revision.at))
-    conn.execute(
-        "UPDATE pages SET updated_by = ? WHERE slug = ?", (revision.actor, revision.slug)
-    )
+    conn.execute("UPDATE pages SET updated_by = ? WHERE slug = ?", (revision.actor, revision.slug))
 
 
 def _index_paths(conn: sqlite3.Connection, page: PageRecord) -> None:
