@@ -77,6 +77,9 @@ def _chosen(argv: Sequence[str] | None) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     try:
+        prepare = getattr(args, "prepare", None)
+        if prepare is not None:  # a command that sets its environment before any read
+            prepare(args)
         _announce_store(args)
         return int(args.handler(args))
     except BibliotecaError as exc:
