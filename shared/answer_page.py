@@ -19,6 +19,9 @@ _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # One or more [n] in a row (spaces between allowed), not a Markdown link's text ("[1](…)").
 _MARKERS = re.compile(r"[ \t]*((?:\[\d{1,3}\][ \t]*)*\[\d{1,3}\])(?![(\[:])")
 _NUMBER = re.compile(r"\[(\d{1,3})\]")
+# The same, with the sentence's end just before it ("…texto. [1]"): on a page the link
+# goes inside the sentence ("…texto ([[…]]).").
+_ENDED_MARKERS = re.compile(r"([.!?])?" + _MARKERS.pattern)
 
 
 def as_page(
@@ -109,10 +112,16 @@ def _without_label(paragraph: str, framing: Framing) -> str:
 
 
 def _linked(text: str, cited: Sequence[str], titles: Mapping[str, str]) -> str:
-    return _in_prose(text, lambda m: _links(m.group(1), cited, titles))
+    def link(match: re.Match[str]) -> str:
+        end = match.group(1) or ""
+        return _links(match.group(2), cited, titles) + end
+
+    return _in_prose(text, link, _ENDED_MARKERS)
 
 
-def _in_prose(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+def _in_prose(
+    text: str, replace: Callable[[re.Match[str]], str], markers: re.Pattern[str] = _MARKERS
+) -> str:
     """``text`` with every run of markers outside code replaced by ``replace``."""
     out: list[str] = []
     fence = ""
@@ -128,7 +137,7 @@ def _in_prose(text: str, replace: Callable[[re.Match[str]], str]) -> str:
         # Inline code spans are odd-numbered pieces between backticks: left alone.
         pieces = line.split("`")
         for i in range(0, len(pieces), 2):
-            pieces[i] = _MARKERS.sub(replace, pieces[i])
+            pieces[i] = markers.sub(replace, pieces[i])
         out.append("`".join(pieces))
     return "\n".join(out)
 

@@ -46,6 +46,14 @@ def test_code_keeps_its_brackets_and_a_link_text_has_no_brackets() -> None:
     assert page.endswith("Fin ([[guide—resp|guide—resp]]).\n")
 
 
+def test_a_link_after_a_sentence_end_goes_inside_the_sentence() -> None:
+    """ "… texto. [1]" (how answers often cite) reads "… texto ([[…]])." on a page."""
+    assert as_page("Usa el middleware. [1]\n\nOtro! [2]", CITED, TITLES) == (
+        "Usa el middleware ([[guide—codes|Códigos de estado]]).\n\n"
+        "Otro ([[guide—resp|Respuestas]])!\n"
+    )
+
+
 def test_a_markdown_link_is_not_a_citation() -> None:
     """[1](url) and [1]: are Markdown, not markers."""
     assert as_page("Ver [1](https://x.example) y [1]: nota.", CITED, TITLES) == (
