@@ -145,3 +145,22 @@ def test_show_and_accept_a_draft_then_the_site_says_who_edited_it(
         encoding="utf-8"
     )
     assert '<span class="edited-by">eva</span>' in html
+
+
+def test_an_import_is_written_by_its_tree_and_status_shows_the_last_sync(
+    store: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """biblioteca import DIR writes as import:<folder name>; status says when the last
+    import ran, by whom (BIBLIOTECA_ACTOR) and what it did."""
+    monkeypatch.setenv("BIBLIOTECA_ACTOR", "ci-docs")
+    get_settings.cache_clear()
+    docs = tmp_path / "manual"
+    docs.mkdir()
+    (docs / "pool.md").write_text("# Pool\n\nTexto.\n")
+    assert main(["import", str(docs), "--type", "guide"]) == 0
+    capsys.readouterr()
+    assert [r.actor for r in store.revisions.history("pool")] == ["import:manual"]
+    assert main(["status"]) == 0
+    [sync] = [line for line in _out(capsys).splitlines() if line.startswith("sync:")]
+    assert sync.startswith("sync:      import:manual by ci-docs at ")
+    assert sync.endswith("created 1, updated 0, unchanged 0, failed 0")

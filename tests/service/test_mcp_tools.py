@@ -6,6 +6,7 @@ the service tier's temporary SQLite store and deterministic embedder.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -18,6 +19,7 @@ from shared.bootstrap import Wiring, install, wiring
 from shared.config import get_settings
 from shared.errors import Unauthorized
 from shared.mcp.protocol import PROTOCOL_VERSIONS, handle
+from shared.mcp.stdio import client_actor, serve
 from shared.mcp.tools import TOOLS, Caller
 from shared.services import review
 from shared.services.rate_limit import reset_limiters
@@ -575,3 +577,22 @@ def test_report_issue_errors_name_the_argument(
     assert is_error
     assert (said["code"], said.get("field")) == (code, field)
     assert store.feedback.list() == []
+
+
+def test_over_stdio_the_actor_is_the_client_name_from_initialize(store: Any) -> None:
+    """biblioteca mcp: the clientInfo name of initialize names the session's writes
+    (mcp:claude-code); before any handshake they are mcp:stdio."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": PROTOCOL_VERSIONS[0], "capabilities": {},
+                    "clientInfo": {"name": "claude code", "version": "2"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "propose_page", "arguments": {
+             "content": "# Uno\n\nTexto.", "front_matter": {"title": "Uno", "type": "guide"}}}},
+    ]  # fmt: skip
+    out = io.StringIO()
+    serve(io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), out, wiring(), WRITER)
+    made = json.loads(out.getvalue().splitlines()[1])["result"]["structuredContent"]
+    assert [r.actor for r in store.revisions.history(made["slug"])] == ["mcp:claude-code"]
+    assert client_actor({"method": "tools/list"}) is None
+    assert client_actor({"method": "initialize", "params": {}}) == "mcp:stdio"
