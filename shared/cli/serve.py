@@ -166,6 +166,16 @@ def _site_missing(location: str) -> bool:
     return not location.startswith("gs://") and not (Path(location) / "index.html").is_file()
 
 
+def _has_pages(store: Any) -> bool:
+    """Whether there is anything to build at start; a store that cannot be read now is
+    no reason not to serve (a tutor answer needs none): the requests that need it say so."""
+    try:
+        return bool(store.pages.count())
+    except BibliotecaError as exc:
+        print(f"biblioteca serve: the site is not built at start: {exc.message}", file=sys.stderr)
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     setup(args)
     if args.demo or _site_missing(get_settings().site_location):
@@ -180,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             created = load_demo_if_empty(w.store, w.embedder)
             if created:
                 print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
-        if args.demo or w.store.pages.count():
+        if args.demo or _has_pages(w.store):
             report = build_site(
                 w.settings,
                 store=w.store,
