@@ -27,7 +27,9 @@ from shared.ports import (
     Generation,
     Generator,
     PageStore,
+    ProposalStore,
     ReportWriter,
+    RevisionLog,
     SitePublisher,
     SiteState,
     Store,
@@ -65,10 +67,12 @@ def _build_store(settings: Settings) -> Store:
     if settings.store == "firestore":
         from shared.store.firestore import FirestoreStore
 
-        return FirestoreStore(project=settings.require_project())
+        return FirestoreStore(
+            project=settings.require_project(), revisions_keep=settings.revisions_keep
+        )
     from shared.store.sqlite import SqliteStore
 
-    return SqliteStore(settings.data_dir)
+    return SqliteStore(settings.data_dir, revisions_keep=settings.revisions_keep)
 
 
 class _LazyStore:
@@ -111,6 +115,14 @@ class _LazyStore:
     @property
     def feedback(self) -> FeedbackStore:
         return self._opened().feedback
+
+    @property
+    def revisions(self) -> RevisionLog:
+        return self._opened().revisions
+
+    @property
+    def proposals(self) -> ProposalStore:
+        return self._opened().proposals
 
 
 # -- model providers --------------------------------------------------------------------

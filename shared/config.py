@@ -32,6 +32,12 @@ DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
 # How long an answer's trace is kept for its feedback: the contract's floor is 30 days.
 DEFAULT_TRACE_DAYS = 90
 MIN_TRACE_DAYS = 30
+# Revisions kept per page (the newest ones); 0 keeps every one. A hundred versions cover
+# years of a page's life at a human pace, and bound what an agent's loop can pile up.
+DEFAULT_REVISIONS_KEEP = 100
+# The actor of the single BIBLIOTECA_API_TOKEN (the contract's name for it).
+DEFAULT_ACTOR = "default"
+_ACTOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
 # Environment variable -> Settings field. One table, so error messages can name
 # the variable a bad value came from.
@@ -43,6 +49,9 @@ ENV = {
     "GOOGLE_CLOUD_PROJECT": "google_cloud_project",
     "BIBLIOTECA_AUTH": "auth",
     "BIBLIOTECA_API_TOKEN": "api_token",
+    "BIBLIOTECA_API_TOKENS": "api_tokens",
+    "BIBLIOTECA_ACTOR": "actor",
+    "BIBLIOTECA_REVISIONS_KEEP": "revisions_keep",
     "BIBLIOTECA_ALLOWED_ORIGINS": "allowed_origins",
     "BIBLIOTECA_RATE_LIMIT": "rate_limit",
     "BIBLIOTECA_ARCHIVE_FROM_WIDGET": "archive_from_widget",
@@ -82,6 +91,10 @@ class Settings(BaseModel):
     google_cloud_project: str | None = None
     auth: Literal["token", "iam"] = "token"
     api_token: SecretStr | None = None
+    # Named write credentials, (name, token): the name is the actor of what each writes.
+    api_tokens: tuple[tuple[str, SecretStr], ...] = ()
+    actor: str | None = None  # who the command line writes as (default cli:<user>)
+    revisions_keep: int = Field(default=DEFAULT_REVISIONS_KEEP, ge=0, le=100_000)
     allowed_origins: tuple[str, ...] = ()
     rate_limit: str = DEFAULT_RATE_LIMIT
     archive_from_widget: bool = False
@@ -123,6 +136,24 @@ class Settings(BaseModel):
     def _secret(cls, value: object) -> object:
         if isinstance(value, str) and _is_placeholder(value):
             return None
+        return value
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _named_tokens(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        return parse_named_tokens(value)
+
+    @field_validator("actor", mode="before")
+    @classmethod
+    def _actor(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip()
+            if not value:
+                return None
+            if len(value) > 100 or any(c.isspace() and c != " " for c in value):
+                raise ValueError("expected a short name on one line, e.g. ci-docs")
         return value
 
     @field_validator("rate_limit")
@@ -186,6 +217,24 @@ class Settings(BaseModel):
             )
         return self.api_token.get_secret_value()
 
+    def credentials(self) -> list[tuple[str, str]]:
+        """Every write credential as (actor, token): the named ones, then the single
+        ``BIBLIOTECA_API_TOKEN`` as the actor ``default``."""
+        named = [(name, token.get_secret_value()) for name, token in self.api_tokens]
+        if self.api_token is not None:
+            named.append((DEFAULT_ACTOR, self.api_token.get_secret_value()))
+        return named
+
+    def require_credentials(self) -> list[tuple[str, str]]:
+        """``credentials()``; ``NotConfigured`` naming both variables when there is none."""
+        found = self.credentials()
+        if not found:
+            raise NotConfigured(
+                "write endpoints are disabled: set BIBLIOTECA_API_TOKENS (name:token,…) or "
+                "BIBLIOTECA_API_TOKEN (or deploy with BIBLIOTECA_AUTH=iam)"
+            )
+        return found
+
     def require_gemini_key(self) -> str:
         if self.google_ai_api_key is None:
             raise NotConfigured("the Gemini provider needs GOOGLE_AI_API_KEY to be set")
@@ -195,6 +244,36 @@ class Settings(BaseModel):
         if not self.google_cloud_project:
             raise NotConfigured("BIBLIOTECA_STORE=firestore needs GOOGLE_CLOUD_PROJECT to be set")
         return self.google_cloud_project
+
+
+def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
+    """``name:token,name:token`` -> pairs. The messages name the entry by its position
+    and name, never a token (they end up in a 503's body and in logs)."""
+    pairs: list[tuple[str, SecretStr]] = []
+    names: set[str] = set()
+    tokens: set[str] = set()
+    for number, entry in enumerate((e.strip() for e in value.split(",")), start=1):
+        if not entry:
+            continue
+        name, sep, token = entry.partition(":")
+        name, token = name.strip(), token.strip()
+        if not sep or not name:
+            raise ValueError(f"entry {number} is not name:token")
+        if not _ACTOR_NAME.match(name):
+            raise ValueError(
+                f"entry {number}: a name is letters, digits and . _ @ + - (at most 64), "
+                "e.g. ci-docs"
+            )
+        if not token or _is_placeholder(token):
+            raise ValueError(f"entry {number} ({name}) has no usable token")
+        if name in names:
+            raise ValueError(f"entry {number}: the name {name} is given twice")
+        if token in tokens:
+            raise ValueError(f"entry {number} ({name}) repeats another entry's token")
+        names.add(name)
+        tokens.add(token)
+        pairs.append((name, SecretStr(token)))
+    return tuple(pairs)
 
 
 def variable_for(field: str) -> str:
@@ -226,6 +305,7 @@ def get_settings() -> Settings:
     Tests call ``get_settings.cache_clear()``.
     """
     settings = load_settings()
-    for secret in (settings.api_token, settings.google_ai_api_key):
+    named = tuple(token for _name, token in settings.api_tokens)
+    for secret in (settings.api_token, settings.google_ai_api_key, *named):
         register_secret(secret.get_secret_value() if secret else None)
     return settings

@@ -7,6 +7,8 @@ contract's error body and writes one structured request log line.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 import json
 import os
@@ -36,6 +38,8 @@ from shared.schema import invalid_input
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
 _log = get_logger("http")
+# The actor of an IAM caller whose identity the platform did not pass on.
+IAM_ACTOR = "iam"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,13 @@ class RequestContext:
     origin: str | None
     # The request's headers, names lower-cased (a protocol's own, such as MCP's version).
     headers: Mapping[str, str] = field(default_factory=dict)
+    # Who writes, when ``authorized``: the credential's name (``BIBLIOTECA_API_TOKENS``;
+    # ``default`` for ``BIBLIOTECA_API_TOKEN``), or under IAM the caller's identity.
+    actor: str | None = None
+
+    def writer(self) -> str:
+        """The actor of a write this request makes (only called once authorized)."""
+        return self.actor or IAM_ACTOR
 
 
 # The status and JSON body of the answer; a body of None is an empty answer (a 202).
@@ -130,44 +141,86 @@ def _serve(
     origin: str | None,
 ) -> tuple[int, dict[str, Any] | None]:
     required = write(settings) if callable(write) else write
-    authorized = _check_credentials(request, settings, required=required, private=private)
+    actor = _check_credentials(request, settings, required=required, private=private)
+    request.environ[_ACTOR_KEY] = actor  # for the request's log line
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
-        authorized=authorized,
+        authorized=actor is not None,
         client_id=_client_id(request, settings.trusted_proxies),
         origin=origin,
         headers={name.lower(): value for name, value in request.headers.items()},
+        actor=actor,
     )
     return handler(body, context)
 
 
+_ACTOR_KEY = "biblioteca.actor"
+
+
 def _check_credentials(
     request: flask.Request, settings: Settings, *, required: bool, private: bool = False
-) -> bool:
-    """True when the caller may write; raises when ``required`` and it may not."""
+) -> str | None:
+    """The actor when the caller may write (None: it may not); raises when ``required``
+    and it may not."""
     if settings.auth == "iam":
         # Deployed private: Cloud Functions verified the caller's token before this code ran.
         # A public function (ask) in IAM mode still needs a token of its own to archive.
-        return required or private or _bearer_matches(request, settings)
+        if required or private:
+            return iam_identity(dict(request.headers.items()))
+        return _bearer_actor(request, settings.credentials())
     if not required:
-        return _bearer_matches(request, settings)
-    token = settings.require_api_token()
-    if not _bearer_matches(request, settings, token):
+        return _bearer_actor(request, settings.credentials())
+    actor = _bearer_actor(request, settings.require_credentials())
+    if actor is None:
         raise Unauthorized("missing or wrong bearer token (Authorization: Bearer <token>)")
-    return True
+    return actor
 
 
-def _bearer_matches(request: flask.Request, settings: Settings, token: str | None = None) -> bool:
-    if token is None:
-        if settings.api_token is None:
-            return False
-        token = settings.api_token.get_secret_value()
+def _bearer_actor(request: flask.Request, credentials: list[tuple[str, str]]) -> str | None:
+    """The name of the credential the bearer token is, or None.
+
+    Every credential is compared, in constant time, whether or not an earlier one
+    matched: how long the check takes says nothing about which token came close."""
     header = request.headers.get("Authorization", "")
     scheme, _, presented = header.partition(" ")
     if scheme.lower() != "bearer" or not presented.strip():
-        return False
-    return hmac.compare_digest(presented.strip().encode(), token.encode())
+        return None
+    offered = presented.strip().encode()
+    found: str | None = None
+    for name, token in credentials:
+        if hmac.compare_digest(offered, token.encode()) and found is None:
+            found = name
+    return found
+
+
+def iam_identity(headers: Mapping[str, str]) -> str:
+    """The actor of a caller the platform let in under IAM: ``iam:<email>`` from the
+    Google-signed ID token it verified, else ``iam``.
+
+    Cloud Run (which serves gen2 functions) checks ``X-Serverless-Authorization`` when
+    present, else ``Authorization``, before the code runs, and forwards the header. The
+    claims are read without checking the signature again: a request that reaches this
+    code under IAM carried a token the platform verified (the signature part may even be
+    stripped). Only the ``email`` claim is used, and only if it looks like one.
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    for name in ("x-serverless-authorization", "authorization"):
+        scheme, _, token = lowered.get(name, "").partition(" ")
+        if scheme.lower() != "bearer":
+            continue
+        parts = token.strip().split(".")
+        if len(parts) < 2:
+            continue
+        try:
+            padded = parts[1] + "=" * (-len(parts[1]) % 4)
+            claims = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        except (ValueError, binascii.Error):
+            continue
+        email = claims.get("email") if isinstance(claims, dict) else None
+        if isinstance(email, str) and re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,190}", email):
+            return f"{IAM_ACTOR}:{email}"
+    return IAM_ACTOR
 
 
 def read_json_body(request: flask.Request) -> dict[str, Any]:
@@ -288,6 +341,7 @@ def _log_request(
         extra={
             "function": name,
             "code": code,
+            "actor": request.environ.get(_ACTOR_KEY),
             "duration_ms": round(elapsed * 1000, 1),
             "httpRequest": {
                 "requestMethod": request.method,

@@ -56,6 +56,9 @@ class PageRecord:
     created_at: datetime
     updated_at: datetime
     freshness: Freshness | None = None  # None: never checked (written before it existed)
+    # The actor of the version's revision, kept on the page by the store (the site's
+    # "edited by" costs no read); None: written before revisions were kept.
+    updated_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,19 +93,101 @@ class Chunk:
     embedder: str  # e.g. "local:use-m3@512"; the dimension is len(vector)
 
 
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One version of a page as it was written: who wrote it, when, what it changed, and
+    its whole text and front matter (what ``diff`` and ``revert`` read).
+
+    Written by ``PageStore.create``/``update`` in the page's own transaction (commit), so
+    a version and its revision exist together or not at all. ``changed`` names
+    ``content`` and the front-matter keys whose value differs from the version before
+    (every key set, on a page's first version); ``note`` says why, when a review step
+    wrote it ("accepted p-…", "reverted to 3", "rejected: …")."""
+
+    slug: str
+    version: int
+    at: datetime
+    actor: str
+    changed: tuple[str, ...]
+    front_matter: Mapping[str, Any]
+    content: str
+    note: str | None = None
+
+
+class RevisionLog(Protocol):
+    """The revisions ``PageStore`` keeps, newest first (the newest N per page, see
+    ``BIBLIOTECA_REVISIONS_KEEP``)."""
+
+    def history(self, slug: str, *, limit: int = 20) -> list[Revision]:
+        """The page's newest ``limit`` revisions, newest first ([] for an unknown page)."""
+
+    def get(self, slug: str, version: int) -> Revision | None:
+        """One version's revision; None when unknown or no longer kept."""
+
+
+ProposalStatus = Literal["open", "accepted", "rejected"]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A change an agent proposed to an ``active`` page, waiting for a curator.
+
+    ``base_version`` is the page version it was written against: accepting it once the
+    page moved on is a conflict, never an overwrite. ``metadata`` is the proposed
+    ``update_metadata`` (validated when proposed), ``content`` the new body or None."""
+
+    id: str  # "p-" and 12 hex digits
+    slug: str
+    base_version: int
+    content: str | None
+    metadata: Mapping[str, Any]
+    actor: str
+    created_at: datetime
+    status: ProposalStatus = "open"
+    closed_at: datetime | None = None
+    closed_by: str | None = None
+    reason: str | None = None  # why it was rejected
+    version: int | None = None  # the page version it became, when accepted
+
+
+class ProposalStore(Protocol):
+    """Proposals by id; closing one is conditional on it being still open."""
+
+    def add(self, proposal: Proposal) -> None: ...
+
+    def get(self, proposal_id: str) -> Proposal | None: ...
+
+    def list(self, *, status: ProposalStatus | None = "open") -> list[Proposal]:
+        """Proposals of one status (every one with None), oldest first."""
+
+    def close(self, closed: Proposal) -> bool:
+        """Store ``closed`` (accepted or rejected) if the stored one is still open; False
+        when another curator closed it first (nothing written)."""
+
+
 class PageStore(Protocol):
     """Pages by slug, with optimistic concurrency on ``version``."""
 
     def get(self, slug: str) -> PageRecord | None: ...
 
-    def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
-        """Write a new page and its chunks at once; ``Conflict`` if the slug exists."""
+    def create(
+        self, page: PageRecord, chunks: Sequence[Chunk], revision: Revision | None = None
+    ) -> None:
+        """Write a new page and its chunks at once; ``Conflict`` if the slug exists.
+        ``revision`` is kept in the same commit (the services always give one)."""
 
     def update(
-        self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
+        self,
+        page: PageRecord,
+        chunks: Sequence[Chunk] | None,
+        *,
+        expected_version: int,
+        revision: Revision | None = None,
     ) -> None:
         """Replace the page (and its chunks unless None) if its stored version is
-        ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone."""
+        ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone.
+        ``revision`` is kept in the same commit, and revisions past the retention
+        dropped there too (None: a write that is no new version, such as a reindex)."""
 
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None
@@ -307,7 +392,7 @@ class CodeIndex(Protocol):
 
 # -- events (utility hits, archive and rebuild outcomes) -----------------------------
 
-EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome"]
+EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome", "import_outcome"]
 
 
 class EventLog(Protocol):
@@ -508,6 +593,12 @@ class Store(Protocol):
 
     @property
     def feedback(self) -> FeedbackStore: ...
+
+    @property
+    def revisions(self) -> RevisionLog: ...
+
+    @property
+    def proposals(self) -> ProposalStore: ...
 
 
 # -- model providers ------------------------------------------------------------------

@@ -202,6 +202,7 @@ class Page(BaseModel):
     updated_at: datetime
     # Derived by the server, kept beside the front matter (never in ``public()``).
     freshness: Freshness | None = None
+    updated_by: str | None = None  # the actor of this version (``PageRecord.updated_by``)
 
     def public(self) -> dict[str, Any]:
         """The contract's ``page``: front matter plus slug, version and timestamps."""

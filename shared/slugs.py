@@ -9,7 +9,17 @@ SLUG_RE = re.compile(r"^[a-z0-9]+([a-z0-9_—-]*[a-z0-9])?$")
 MAX_SLUG = 200
 SEPARATOR = "—"  # em dash: joins a type and a title, or the folders of an imported path
 FUNCTION_NAMES = frozenset(
-    {"wiki_create", "wiki_update", "ask", "archive", "index_code", "rebuild", "mcp", "feedback"}
+    {
+        "wiki_create",
+        "wiki_update",
+        "wiki_history",
+        "ask",
+        "archive",
+        "index_code",
+        "rebuild",
+        "mcp",
+        "feedback",
+    }
 )
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 

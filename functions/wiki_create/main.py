@@ -16,7 +16,7 @@ from shared.services.wiki import create_page
 def _create(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiCreateRequest.parse(body)
     w = wiring(ctx.settings)
-    result = create_page(request, w.store, w.embedder)
+    result = create_page(request, w.store, w.embedder, actor=ctx.writer())
     return 201, result.body()
 
 

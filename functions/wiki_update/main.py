@@ -16,7 +16,7 @@ from shared.services.wiki import update_page
 def _update(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiUpdateRequest.parse(body)
     w = wiring(ctx.settings)
-    result = update_page(request, w.store, w.embedder)
+    result = update_page(request, w.store, w.embedder, actor=ctx.writer())
     return 200, result.body()
 
 

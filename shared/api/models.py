@@ -410,6 +410,26 @@ class PagesCitingRequest(RequestBody):
         return path
 
 
+MAX_HISTORY = 100
+
+
+class WikiHistoryRequest(RequestBody):
+    """``POST /wiki_history``: a page's revisions, newest first (write credentials)."""
+
+    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
+    limit: int = Field(
+        default=20,
+        ge=1,
+        le=MAX_HISTORY,
+        description="An integer from 1 to 100 (default 20): how many revisions, newest first.",
+    )
+
+    @field_validator("slug", mode="before")
+    @classmethod
+    def _slug(cls, value: object) -> object:
+        return _checked_slug(value) if isinstance(value, str) else value
+
+
 MAX_COMMENT_CHARS = 2000
 MAX_ANSWER_ID = 64
 
@@ -536,6 +556,46 @@ class WriteResponse(ResponseBody):
     slug: str
     version: int = Field(ge=1)
     page: PublicPage
+
+
+class ProposeResponse(ResponseBody):
+    """What the agents' ``propose_update`` did: a draft or archived page is edited at once
+    (``updated``/``unchanged``); a change to an ``active`` page waits for a curator as
+    the proposal ``proposal`` (``proposed``; ``page`` is the page as it still is)."""
+
+    status: Literal["updated", "unchanged", "proposed"]
+    slug: str
+    version: int = Field(ge=1, description="The page's version now (a proposal changes none).")
+    page: PublicPage
+    proposal: str | None = Field(
+        default=None, description="With status proposed: its id (p-…), for the curator."
+    )
+
+
+class RevisionEntry(ResponseBody):
+    """One version of a page: when, by whom, and what it changed."""
+
+    version: int = Field(ge=1)
+    at: str = Field(description="When it was written, ISO 8601 in UTC.")
+    actor: str = Field(
+        description="Who wrote it: a credential's name (BIBLIOTECA_API_TOKENS; default for "
+        "BIBLIOTECA_API_TOKEN), import:<tree>, archive, mcp:<client>, iam[:<email>] or the "
+        "command line's actor."
+    )
+    changed: list[str] = Field(
+        description="content and the front-matter keys whose value this version changed."
+    )
+    note: str | None = Field(
+        default=None, description="Why, when a review step wrote it (accepted, reverted…)."
+    )
+
+
+class WikiHistoryResponse(ResponseBody):
+    """A page's revisions, newest first (at most ``limit``; older ones may be past the
+    retention, BIBLIOTECA_REVISIONS_KEEP)."""
+
+    slug: str
+    revisions: list[RevisionEntry]
 
 
 class AskSource(ResponseBody):
@@ -739,4 +799,5 @@ ENDPOINTS: dict[str, tuple[type[RequestBody], type[BaseModel], int]] = {
     "index_code": (IndexCodeRequest, IndexCodeResponse, 200),
     "rebuild": (RebuildRequest, RebuildReport, 200),
     "feedback": (FeedbackRequest, FeedbackResponse, 200),
+    "wiki_history": (WikiHistoryRequest, WikiHistoryResponse, 200),
 }

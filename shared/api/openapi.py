@@ -20,7 +20,7 @@ from shared.api.models import ENDPOINTS, ErrorBody, RebuildReport
 
 FILE = Path(__file__).resolve().parents[2] / "openapi.json"
 _REF = "#/components/schemas/{model}"
-_WRITES = ("wiki_create", "wiki_update", "archive", "index_code", "rebuild")
+_WRITES = ("wiki_create", "wiki_update", "archive", "index_code", "rebuild", "wiki_history")
 
 # Statuses every function may answer with the error body (the contract's checks, in order:
 # method, credentials, size, media type, body) and those of each function's own work.
@@ -66,6 +66,9 @@ _OWN: dict[str, dict[int, str]] = {
         "with that `slug`.",
         429: "Over the per-client rate limit (`Retry-After` says when to come back).",
         503: "The store is unreachable, or BIBLIOTECA_FEEDBACK_FROM_WIDGET=0 without a token set.",
+    },
+    "wiki_history": {
+        404: "No page with that slug.",
     },
 }
 # rebuild answers its report for these too; before the build starts, the error body.
@@ -157,8 +160,10 @@ def document() -> dict[str, Any]:
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "BIBLIOTECA_API_TOKEN (with BIBLIOTECA_AUTH=token); with "
-                    "BIBLIOTECA_AUTH=iam, a Google-signed identity token checked by the platform.",
+                    "description": "A token of BIBLIOTECA_API_TOKENS (name:token,…; the name "
+                    "is the actor of what it writes) or BIBLIOTECA_API_TOKEN (the actor "
+                    "default), with BIBLIOTECA_AUTH=token; with BIBLIOTECA_AUTH=iam, a "
+                    "Google-signed identity token checked by the platform.",
                 }
             },
         },

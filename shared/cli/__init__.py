@@ -1,5 +1,5 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-feedback, status, gaps, freshness, ask and mcp.
+show, accept, reject, history, diff, revert, feedback, status, gaps, freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -22,6 +22,12 @@ COMMANDS = (
     "rebuild",
     "reindex",
     "drafts",
+    "show",
+    "accept",
+    "reject",
+    "history",
+    "diff",
+    "revert",
     "feedback",
     "status",
     "gaps",
@@ -71,6 +77,9 @@ def _chosen(argv: Sequence[str] | None) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     try:
+        prepare = getattr(args, "prepare", None)
+        if prepare is not None:  # a command that sets its environment before any read
+            prepare(args)
         _announce_store(args)
         return int(args.handler(args))
     except BibliotecaError as exc:

@@ -1,4 +1,5 @@
-"""``biblioteca drafts``: the curator's queue, oldest first; promote with ``wiki_update``."""
+"""``biblioteca drafts``: the curator's queue, oldest first; read one with ``biblioteca
+show``, then ``accept`` or ``reject`` it."""
 
 from __future__ import annotations
 
@@ -48,7 +49,10 @@ def table(rows: list[dict[str, Any]]) -> str:
         "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
         for row in [header, *cells]
     ]
-    lines.append(f"{len(rows)} draft(s); promote one with wiki_update status active")
+    lines.append(
+        f"{len(rows)} draft(s); read one with biblioteca show SLUG, then biblioteca accept "
+        "SLUG or biblioteca reject SLUG --reason R"
+    )
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.bootstrap import wiring
-from shared.cli.output import emit, index_snapshot_line, progress_bar, setup
+from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.importer import import_directory
 
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress_bar("import", "page", quiet=args.json),
         assets=tuple(args.assets),
         sync=args.sync,
+        by=cli_actor(w.settings),
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any, TypeVar
 
+from shared.config import Settings
 from shared.logs import configure_logging
 
 T = TypeVar("T")
@@ -17,6 +19,18 @@ def setup(args: Any) -> None:
     """Logs go to stderr so stdout stays the command's result."""
     del args
     configure_logging(stream=sys.stderr)
+
+
+def cli_actor(settings: Settings) -> str:
+    """Who the command line writes as: ``BIBLIOTECA_ACTOR``, else ``cli:<login name>``
+    (the person at the terminal; a CI job sets its own name)."""
+    if settings.actor:
+        return settings.actor
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        user = "unknown"
+    return f"cli:{user}"
 
 
 def emit(args: Any, payload: dict[str, Any], human: str) -> None:

@@ -38,14 +38,17 @@ def register(subparsers: Any) -> None:
         help="port to listen on (default: $PORT or 8080)",
     )
     parser.add_argument(
-        "--demo", action="store_true", help="load the demo wiki first when the store is empty"
+        "--demo",
+        action="store_true",
+        help="load the demo wiki first when the store is empty; without "
+        "BIBLIOTECA_DATA_DIR the store is ./.biblioteca/demo, apart from your own docs'",
     )
     parser.add_argument(
         "--no-rebuild",
         action="store_true",
         help="do not rebuild the local site after writes (by default: 2 s after the last one)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, prepare=prepare)
 
 
 def function_names() -> list[str]:
@@ -144,18 +147,51 @@ def _landing(location: str) -> flask.Response:
     return flask.Response(html, status=200, mimetype="text/html")
 
 
+# Where `serve --demo` (make run) keeps the demo when BIBLIOTECA_DATA_DIR is unset: a
+# folder of its own, so the store a user then imports their own docs into (the default
+# ./.biblioteca) never holds the demo's pages.
+DEMO_DATA_DIR = Path(".biblioteca") / "demo"
+
+
+def prepare(args: argparse.Namespace) -> None:
+    """Before the settings are read: ``--demo`` without ``BIBLIOTECA_DATA_DIR`` uses
+    ``DEMO_DATA_DIR`` (set in the environment, so the server's worker reads it too)."""
+    if args.demo and not os.environ.get("BIBLIOTECA_DATA_DIR", "").strip():
+        os.environ["BIBLIOTECA_DATA_DIR"] = str(DEMO_DATA_DIR)
+        get_settings.cache_clear()
+
+
+def _site_missing(location: str) -> bool:
+    """No site has been built in this local folder yet (a bucket is the scheduler's)."""
+    return not location.startswith("gs://") and not (Path(location) / "index.html").is_file()
+
+
+def _has_pages(store: Any) -> bool:
+    """Whether there is anything to build at start; a store that cannot be read now is
+    no reason not to serve (a tutor answer needs none): the requests that need it say so."""
+    try:
+        return bool(store.pages.count())
+    except BibliotecaError as exc:
+        print(f"biblioteca serve: the site is not built at start: {exc.message}", file=sys.stderr)
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    if args.demo:
+    if args.demo or _site_missing(get_settings().site_location):
+        # The demo is loaded (into an empty store) and built; your own docs, imported into
+        # a store whose site was never built, are built too: import, then serve, is all.
         from shared.bootstrap import reset, wiring
         from shared.demo import load_demo_if_empty
 
         w = wiring()
-        created = load_demo_if_empty(w.store, w.embedder)
-        if created:
-            print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
-        report = w.rebuild()
-        print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
+        if args.demo:
+            created = load_demo_if_empty(w.store, w.embedder)
+            if created:
+                print(f"loaded the demo wiki: {created} pages", file=sys.stderr)
+        if args.demo or _has_pages(w.store):
+            report = w.rebuild()
+            print(f"site {report.status}: {report.built} pages built", file=sys.stderr)
         # The server forks its worker: no SQLite connection may cross the fork.
         reset()
     configure_logging(stream=sys.stdout)  # the worker's own refusals log as JSON too

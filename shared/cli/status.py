@@ -1,5 +1,6 @@
-"""``biblioteca status``: store, pages by status, the last rebuild (a failure loudly) and
-the feedback waiting. Exit status 1 when the last rebuild failed."""
+"""``biblioteca status``: store, pages by status, the last rebuild (a failure loudly), what
+waits for review, the last sync (import) and the feedback waiting. Exit status 1 when the
+last rebuild failed."""
 
 from __future__ import annotations
 
@@ -70,6 +71,7 @@ def lines(state: dict[str, Any]) -> str:
             out.append(
                 f"published: build {published['build_id']} at {_when(published['built_at'])}"
             )
+    out += _review_lines(state.get("review"), state.get("sync"))
     feedback = state["feedback"]
     if "error" in feedback:
         out.append(f"feedback:  unreadable: {feedback['error']}")
@@ -87,6 +89,39 @@ def lines(state: dict[str, Any]) -> str:
             f"{gaps['days']} days · biblioteca gaps"
         )
     return "\n".join(out)
+
+
+def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -> list[str]:
+    out: list[str] = []
+    if waiting is not None and "error" in waiting:
+        out.append(f"review:    unreadable: {waiting['error']}")
+    elif waiting is not None:
+        proposals = waiting["proposals"]
+        out.append(
+            f"review:    {waiting['drafts']} draft(s), {len(proposals)} proposal(s) waiting"
+            + (" · biblioteca drafts, biblioteca show ID" if waiting["drafts"] or proposals else "")
+        )
+        out += [
+            f"  {p['id']}  {p['slug']}  by {p['actor']} at {_when(p['created_at'])} "
+            f"({', '.join(p['changes'])})"
+            for p in proposals[:10]
+        ]
+        if len(proposals) > 10:
+            out.append(f"  … and {len(proposals) - 10} more (biblioteca status --json)")
+    if sync is not None and "error" in sync:
+        out.append(f"sync:      unreadable: {sync['error']}")
+    elif sync is not None and sync["last"] is None:
+        out.append("sync:      no import yet (biblioteca import DIR)")
+    elif sync is not None:
+        last = sync["last"]
+        by = f" by {last['by']}" if last.get("by") else ""
+        retired = f", retired {last['retired']}" if "retired" in last else ""
+        out.append(
+            f"sync:      {last.get('actor')}{by} at {_when(last.get('at'))} · created "
+            f"{last.get('created', 0)}, updated {last.get('updated', 0)}, unchanged "
+            f"{last.get('unchanged', 0)}, failed {last.get('failed', 0)}{retired}"
+        )
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

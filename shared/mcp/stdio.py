@@ -6,18 +6,36 @@ JSON is answered with a parse error and the server reads on.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import IO, Any
 
 from shared.bootstrap import Wiring
 from shared.http import has_lone_surrogate
 from shared.logs import scrub
 from shared.mcp.protocol import INVALID_REQUEST, PARSE_ERROR, ProtocolError, handle
-from shared.mcp.tools import Caller
+from shared.mcp.tools import MCP_ACTOR, Caller
+
+_CLIENT_NAME = re.compile(r"[^A-Za-z0-9._@+-]+")
+
+
+def client_actor(message: object) -> str | None:
+    """``mcp:<client name>`` from an ``initialize`` request's ``clientInfo`` (None for any
+    other message): over stdio one process is one session, so the name holds for it."""
+    if not isinstance(message, dict) or message.get("method") != "initialize":
+        return None
+    params = message.get("params")
+    info = params.get("clientInfo") if isinstance(params, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    cleaned = _CLIENT_NAME.sub("-", name.strip())[:64].strip("-") if isinstance(name, str) else ""
+    return f"{MCP_ACTOR}:{cleaned or 'stdio'}"
 
 
 def serve(stdin: IO[str], stdout: IO[str], wiring: Wiring, caller: Caller) -> int:
     """Answer every message on ``stdin`` until it closes; the exit status."""
+    if caller.actor == MCP_ACTOR:
+        caller = dataclasses.replace(caller, actor=f"{MCP_ACTOR}:stdio")
     for line in stdin:
         if not line.strip():
             continue
@@ -32,6 +50,9 @@ def serve(stdin: IO[str], stdout: IO[str], wiring: Wiring, caller: Caller) -> in
                     INVALID_REQUEST, "the message escapes a lone UTF-16 surrogate: not text"
                 ).response(None)
             else:
+                actor = client_actor(message)
+                if actor is not None:
+                    caller = dataclasses.replace(caller, actor=actor)
                 response = handle(message, wiring, caller)
         if response is not None:
             # One line per message: json.dumps escapes every newline inside strings.

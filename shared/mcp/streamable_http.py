@@ -22,7 +22,7 @@ from shared.mcp.protocol import (
     handle,
     valid_id,
 )
-from shared.mcp.tools import Caller
+from shared.mcp.tools import MCP_ACTOR, Caller
 
 VERSION_HEADER = "mcp-protocol-version"
 
@@ -50,6 +50,9 @@ def exchange(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, 
         may_write=ctx.authorized,
         refusal=None if ctx.authorized else refusal(ctx.settings),
         client_id=ctx.client_id,
+        # Stateless: no session remembers the client's name from its handshake, so an
+        # agent over HTTP is known by the credential it writes with.
+        actor=f"{MCP_ACTOR}:{ctx.writer()}" if ctx.authorized else MCP_ACTOR,
     )
     response = handle(body, wiring(ctx.settings), caller)
     return (202, None) if response is None else (200, response)
@@ -57,12 +60,12 @@ def exchange(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, 
 
 def refusal(settings: Settings) -> BibliotecaError:
     """Why a caller without credentials may not propose: no token presented, or none set."""
-    if settings.api_token is None:
+    if not settings.credentials():
         return NotConfigured(
-            "propose_page and propose_update are disabled: set BIBLIOTECA_API_TOKEN "
-            "(or deploy mcp private, with BIBLIOTECA_AUTH=iam)"
+            "propose_page and propose_update are disabled: set BIBLIOTECA_API_TOKENS "
+            "or BIBLIOTECA_API_TOKEN (or deploy mcp private, with BIBLIOTECA_AUTH=iam)"
         )
     return Unauthorized(
         "propose_page and propose_update need write credentials: send "
-        "Authorization: Bearer <BIBLIOTECA_API_TOKEN>"
+        "Authorization: Bearer <a token of BIBLIOTECA_API_TOKENS or BIBLIOTECA_API_TOKEN>"
     )

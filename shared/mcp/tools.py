@@ -22,6 +22,7 @@ from shared.api.models import (
     PagesCitingRequest,
     PagesCitingResponse,
     PageView,
+    ProposeResponse,
     SearchResponse,
     WikiCreateRequest,
     WikiUpdateRequest,
@@ -29,18 +30,19 @@ from shared.api.models import (
 )
 from shared.bootstrap import Wiring
 from shared.config import Settings
-from shared.errors import BibliotecaError, InvalidInput
+from shared.errors import BibliotecaError
 from shared.freshness import state_of
 from shared.mcp.inputs import ToolInput, output_schema
 from shared.schema import Generated
 from shared.services import ask as asking
-from shared.services import citations
+from shared.services import citations, review
 from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
-from shared.services.wiki import create_validated, now, read_page, update_page
+from shared.services.wiki import create_validated, now, read_page
 from shared.site import paths
 
 PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it
+MCP_ACTOR = "mcp"  # what an agent's writes are attributed to: mcp:<client name>
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Caller:
     may_write: bool
     refusal: BibliotecaError | None = None
     client_id: str | None = None
+    actor: str = MCP_ACTOR  # who the revisions and proposals name: mcp:<client name>
 
 
 Run = Callable[[Any, Wiring, Caller], dict[str, Any]]
@@ -161,7 +164,6 @@ def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
 
 
 def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    del caller
     # A proposal waits for a curator, whatever status it asked for.
     front_matter = request.front_matter.model_copy(
         update={
@@ -169,18 +171,14 @@ def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict
             "generated": request.front_matter.generated or Generated(by=PROPOSER, at=now()),
         }
     )
-    return create_validated(None, front_matter, request.content, w.store, w.embedder).body()
+    return create_validated(
+        None, front_matter, request.content, w.store, w.embedder, actor=caller.actor
+    ).body()
 
 
 def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    del caller
-    if "status" in request.update_metadata:
-        raise InvalidInput(
-            "a proposal never changes a page's status: promoting or archiving is the "
-            "curator's call; leave status out",
-            field="update_metadata.status",
-        )
-    return update_page(request, w.store, w.embedder).body()
+    # A published page waits for a curator (shared.services.review); a draft is edited.
+    return review.propose_update(request, w.store, w.embedder, actor=caller.actor)
 
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
@@ -304,8 +302,11 @@ TOOLS: tuple[Tool, ...] = (
         name="propose_update",
         title="Propose a change to a page",
         description=(
-            "Change an existing page's content and/or front matter (needs write "
-            "credentials). expected_version is the version you read with get_page: if the "
+            "Propose a change to an existing page's content and/or front matter (needs write "
+            "credentials). A published (active) page is not changed: the change is kept as a "
+            "proposal for a human curator (status 'proposed', its id in `proposal`), who "
+            "accepts or rejects it; a draft is edited at once (status 'updated'). "
+            "expected_version is the version you read with get_page: if the "
             "page changed since, the error is version_conflict; read it again, re-apply your "
             "change and retry. A key in update_metadata replaces the stored value (lists are "
             "replaced, not merged; null clears); content, when given, replaces the whole "
@@ -326,7 +327,7 @@ TOOLS: tuple[Tool, ...] = (
             },
             required=("expected_version",),
         ),
-        output=WriteResponse,
+        output=ProposeResponse,
         run=_propose_update,
         writes=True,
     ),

@@ -15,7 +15,7 @@ from shared.retrieval import framing
 from shared.retrieval.reading import Unit, sentences, stands_alone, units
 from shared.retrieval.text import language, query_groups, tokens
 
-__all__ = ["HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
+__all__ = ["FRAMING", "HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
 
 MAX_LEAD_CHARS = 520  # about a chunk's prose: a paragraph, not a page
 MAX_EXTRA = 2  # sentences from other pages
@@ -37,6 +37,35 @@ HEDGE = framing.HEDGE
 _EXAMPLE = {"es": "Ejemplo en el código:", "en": "Example in the code:"}
 _ALSO = {"es": "También:", "en": "Also:"}
 _SEE = {"es": "Más detalles en", "en": "More in"}
+
+
+@dataclass(frozen=True, slots=True)
+class Framing:
+    """The words an answer wears around what it quotes, in every language it speaks:
+    what an answer turned into a page (``shared.answer_page``) takes off again."""
+
+    openings: tuple[str, ...]  # a whole first paragraph: "Según la wiki:", the hedges
+    closings: tuple[str, ...]  # a last paragraph opening with one: "Más detalles en"
+    labels: tuple[str, ...]  # a line introducing extras: "También:"
+    # How an opening that names things begins ("La wiki no menciona …; lo más cercano:"):
+    # such an opening runs from one of these to its first colon.
+    prefixes: tuple[str, ...] = ()
+
+
+def _openings() -> tuple[str, ...]:
+    found = []
+    for lang in ("es", "en"):
+        for quotes in (None, "es", "en"):
+            found += [framing.lead(lang, quotes), framing.hedge(lang, (), quotes)]
+    return tuple(dict.fromkeys(found))
+
+
+FRAMING = Framing(
+    openings=_openings(),
+    closings=tuple(_SEE.values()),
+    labels=tuple(_ALSO.values()),
+    prefixes=framing.hedge_openings(),
+)
 
 # Openers that point back to something said before: quoted without it, they dangle.
 _POINTING = (

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.answer_page import cite_distinct
 from shared.api.models import ArchiveRequest
 from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
@@ -38,6 +39,7 @@ from shared.services.wiki import create_validated, now
 from shared.slugs import MAX_SLUG, cut, derive_slug
 
 MAX_TITLE = 200
+ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes
 _ATTEMPTS = 3  # a create that loses a race re-reads and decides again
 _log = get_logger("archive")
 
@@ -123,11 +125,17 @@ def archive_answer(
     model: str,
     origin: str = "ask",
 ) -> dict[str, Any]:
-    """Send one answer through the gates; a pass creates a draft (see the module docstring)."""
+    """Send one answer through the gates; a pass creates a draft (see the module docstring).
+
+    ``sources[n-1]`` is the page the answer's ``[n]`` cites (an answer's passages, so a
+    page may come more than once): the draft cites its distinct pages, ``[k]`` its k-th
+    wiki source, which is how an accepted draft links them (``shared.answer_page``)."""
+    numbered = [s.strip() for s in sources if s.strip()]
+    answer, distinct = cite_distinct(answer, numbered)
     run = _Run(
         question=question,
         answer=answer,
-        slugs=list(dict.fromkeys(s.strip() for s in sources if s.strip())),
+        slugs=distinct,
         store=store,
         model=model,
         judge=judge,
@@ -235,7 +243,9 @@ class _Run:
         for _ in range(_ATTEMPTS):
             try:
                 content = self.answer.strip()
-                create_validated(target, front_matter, content, self.store, self.embedder)
+                create_validated(
+                    target, front_matter, content, self.store, self.embedder, actor=ARCHIVE_ACTOR
+                )
             except Conflict:
                 # Another request created a page there first: decide again against it.
                 again = self._target()

@@ -145,7 +145,6 @@ def ask(
             "generate_ms": _ms(t2, t3),
         },
     }
-    slugs = list(dict.fromkeys(p.slug for p in passages))
     grounding: dict[str, Any] | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
@@ -153,7 +152,7 @@ def ask(
             decision = archive_answer(
                 question=question.text,
                 answer=checked.text,
-                sources=slugs,
+                sources=[p.slug for p in passages],  # [n] cites passage n's page
                 store=store,
                 embedder=embedder,
                 judge=judge,

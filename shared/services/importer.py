@@ -23,6 +23,7 @@ from shared.api.models import MAX_CONTENT_BYTES
 from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
+from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Origin, Store
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
@@ -34,6 +35,8 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
+IMPORT_ACTOR = "import"  # an import's writes are attributed to import:<tree>
+_log = get_logger("import")
 
 
 @dataclass
@@ -213,6 +216,7 @@ def import_directory(
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
     assets: Sequence[Path] = (),
     sync: bool = False,
+    by: str | None = None,
 ) -> ImportReport:
     """Import every Markdown file under ``root``; each page written keeps its origin (this
     tree and the file's path). ``repo`` is the repository root includes, snippets and API
@@ -220,17 +224,20 @@ def import_directory(
     (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found. The files the
     pages link are taken from the tree or the ``assets`` folders into the store, for the
     site (``shared.dialects.assets``). ``sync``: pages this tree imported earlier whose
-    files are gone are archived (``retired``); no other page is touched."""
+    files are gone are archived (``retired``); no other page is touched. Its writes are
+    attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
+    a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
     tree = tree_of(root, repo, code_url, assets)
     name_of_tree = tree_name(root)
     origins: dict[str, Origin] = {}
+    actor = import_actor(root)
     nav, problems = read_nav(tree)
     placed: list[sidebar.Placed] = []
     for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
         placed.append(sidebar.Placed(name, parsed.slug, parsed.metadata["title"], parsed.hint))
         try:
-            status = _write(parsed, store, embedder, default_type, default_status)
+            status = _write(parsed, store, embedder, default_type, default_status, actor)
         except Unavailable:
             raise  # every other file would fail the same way: the command says it once
         except BibliotecaError as exc:
@@ -253,13 +260,14 @@ def import_directory(
     if sync:
         present = set(tree.files)
         gone = {s: p for s, p in known.items() if p not in present and s not in origins}
-        report.retired = _retire(gone, store, embedder, report)
+        report.retired = _retire(gone, store, embedder, report, actor)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
     else:
         _save_tree_nav(tree, placed, store)
+    record_import(store, actor, root, report, by)
     return report
 
 
@@ -336,7 +344,9 @@ def tree_name(root: Path) -> str:
     return resolved.as_posix()
 
 
-def _retire(gone: dict[str, str], store: Store, embedder: Embedder, report: ImportReport) -> int:
+def _retire(
+    gone: dict[str, str], store: Store, embedder: Embedder, report: ImportReport, actor: str
+) -> int:
     """Archive (unpublish, never delete) the pages whose files left the tree; how many."""
     retired = 0
     for slug, path in sorted(gone.items()):
@@ -345,7 +355,15 @@ def _retire(gone: dict[str, str], store: Store, embedder: Embedder, report: Impo
             continue  # deleted meanwhile, or retired by an earlier sync
         try:
             update_validated(
-                slug, {"status": "archived"}, None, None, store, embedder, field="", known=record
+                slug,
+                {"status": "archived"},
+                None,
+                None,
+                store,
+                embedder,
+                field="",
+                known=record,
+                actor=actor,
             )
         except Unavailable:
             raise
@@ -354,6 +372,33 @@ def _retire(gone: dict[str, str], store: Store, embedder: Embedder, report: Impo
             continue
         retired += 1
     return retired
+
+
+def import_actor(root: Path) -> str:
+    """``import:<folder>``: who an import's revisions name (the tree's own folder name;
+    ``tree_name`` is the longer, clone-independent name its pages' origins keep)."""
+    return f"{IMPORT_ACTOR}:{root.resolve().name or 'root'}"
+
+
+def record_import(
+    store: Store, actor: str, root: Path, report: ImportReport, by: str | None = None
+) -> None:
+    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync; a store
+    that cannot take it costs the import nothing (its pages are written)."""
+    data = {
+        "actor": actor,
+        "by": by,
+        "tree": tree_name(root),
+        "created": report.created,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "failed": len(report.failed),
+        **{k: v for k, v in report.as_dict().items() if k in ("retired", "sync")},
+    }
+    try:
+        store.events.record("import_outcome", data)
+    except Exception:
+        _log.exception("could not record the import outcome")
 
 
 def stored_files(
@@ -450,6 +495,7 @@ def _write(
     embedder: Embedder,
     default_type: str | None,
     default_status: str | None,
+    actor: str,
 ) -> str:
     existing = store.pages.get(parsed.slug)
     if existing is None:
@@ -458,9 +504,19 @@ def _write(
         if "type" not in metadata:
             raise InvalidInput("no type in the front matter: add one or pass --type", field="type")
         front_matter = parse_front_matter(metadata, "")
-        return create_validated(parsed.slug, front_matter, parsed.content, store, embedder).status
+        return create_validated(
+            parsed.slug, front_matter, parsed.content, store, embedder, actor=actor
+        ).status
     metadata = _CLEARED_WHEN_ABSENT | parsed.metadata
     result = update_validated(
-        parsed.slug, metadata, parsed.content, None, store, embedder, field="", known=existing
+        parsed.slug,
+        metadata,
+        parsed.content,
+        None,
+        store,
+        embedder,
+        actor=actor,
+        field="",
+        known=existing,
     )
     return result.status

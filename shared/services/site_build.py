@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import gc
+import logging
 import multiprocessing
 import os
 import socket
@@ -42,7 +43,7 @@ from shared.ports import (
     Store,
 )
 from shared.schema import Page
-from shared.services import feedback_digest
+from shared.services import feedback_digest, review
 from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
 from shared.site import paths, refs, renderer, search
@@ -165,7 +166,10 @@ def build_site(
         bug = BibliotecaError("internal error: the failure was logged")
         report = BuildReport(status=FAILED, error=bug)
     report.duration_ms = round((time.perf_counter() - started) * 1000)
-    _log.info(
+    # The outcome line the deployment's log-based metric counts (``event`` and ``outcome``;
+    # deploy/rebuild-alert.sh): at ERROR when the run failed, so it also reads as one.
+    _log.log(
+        logging.ERROR if report.status == FAILED else logging.INFO,
         "rebuild %s: built %d, unchanged %d, removed %d, failed %d, broken links %d",
         report.status,
         report.built,
@@ -173,7 +177,12 @@ def build_site(
         report.removed,
         len(report.failed),
         len(report.broken_links),
-        extra={"duration_ms": report.duration_ms, "full": report.full},
+        extra={
+            "event": "rebuild_outcome",
+            "outcome": report.status,
+            "duration_ms": report.duration_ms,
+            "full": report.full,
+        },
     )
     record_outcome(store, report)
     return report
@@ -199,6 +208,16 @@ def record_outcome(store: Store, report: BuildReport) -> None:
         store.events.record("rebuild_outcome", outcome)
     except Exception:  # the store may be why the build failed
         _log.exception("the rebuild's outcome could not be recorded")
+
+
+def _open_proposals(store: Store) -> list[dict[str, Any]]:
+    """The agents' proposals waiting for a curator, for the report (none if unreadable:
+    the report is still worth writing)."""
+    try:
+        return [review.proposal_row(p) for p in store.proposals.list(status="open")]
+    except BibliotecaError as exc:
+        _log.warning("the open proposals could not be read for the report: %s", exc.message)
+        return []
 
 
 def _release(store: Any, owner: str) -> None:
@@ -801,6 +820,7 @@ class _Build:
             "failed": report.failed,
             "broken_links": report.broken_links,
             "drafts": pages.drafts,
+            "proposals": _open_proposals(self.store),
             "feedback": feedback_digest.report_section(self.store),
             **loop_sections(pages.published, self.store, self.embedder),
         }

@@ -1,8 +1,9 @@
 """``biblioteca status``: the state of the library at a glance, for the curator.
 
 Which store, pages by status and how many are stale, the last rebuild and how it ended
-(a failed one is the first thing said), the feedback waiting from the last week and the
-open gaps. Each part is read
+(a failed one is the first thing said), what waits for review (drafts and agents'
+proposals), the last import (a docs-as-code sync), the feedback waiting from the last
+week and the open gaps. Each part is read
 on its own: one that cannot be read says so instead of hiding the others.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 from shared.config import Settings
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
+from shared.services import review
 from shared.services.gaps import DEFAULT_SINCE, find_gaps
 from shared.site.plan import Manifest
 
@@ -41,6 +43,8 @@ def status(
         "store": store_line(settings),
         "pages": _part(lambda: _pages(store)),
         "rebuild": _part(lambda: _rebuild(store)),
+        "review": _part(lambda: _review(store)),
+        "sync": _part(lambda: _sync(store)),
         "feedback": _part(lambda: _feedback(store, moment)),
     }
     if embedder is not None:
@@ -85,6 +89,19 @@ def _rebuild(store: Store) -> dict[str, Any]:
         else {"build_id": manifest.build_id, "built_at": manifest.built_at},
         "failed": bool(last) and last[0].get("status") != "ok",
     }
+
+
+def _review(store: Store) -> dict[str, Any]:
+    """What waits for a curator: drafts and open proposals (``biblioteca show``)."""
+    waiting = review.waiting(store)
+    return {"drafts": len(waiting["drafts"]), "proposals": waiting["proposals"]}
+
+
+def _sync(store: Store) -> dict[str, Any]:
+    """The last import (what a docs-as-code job runs on each push): when, which tree, by
+    whom, and what it did."""
+    last = store.events.recent("import_outcome", limit=1)
+    return {"last": last[0] if last else None}
 
 
 def _gaps(store: Store, embedder: Embedder, now: datetime) -> dict[str, Any]:

@@ -2,9 +2,12 @@
 
 Chunks are computed (and embedded) before the write and stored in the same write
 as the page, so a page is searchable as soon as the call returns and a failure
-leaves nothing half-written. An update without ``expected_version`` that loses a race
-(another write landed between its read and its write) is applied again to a fresh
-read, after a jittered pause, until its deadline: last writer wins, nothing is lost.
+leaves nothing half-written. So is the version's revision: who wrote it (``actor``),
+what it changed, and its text (``Revision``); every write names its actor.
+
+An update without ``expected_version`` that loses a race (another write landed between
+its read and its write) is applied again to a fresh read, after a jittered pause,
+until its deadline: last writer wins, nothing is lost.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from shared.errors import (
     Unavailable,
     VersionConflict,
 )
-from shared.ports import Chunk, Embedder, PageRecord, Store, Vector
+from shared.ports import Chunk, Embedder, PageRecord, Revision, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
@@ -93,6 +96,47 @@ def to_record(page: Page, store: Store) -> PageRecord:
     )
 
 
+def changed_keys(
+    before: Mapping[str, Any] | None,
+    before_content: str | None,
+    after: Mapping[str, Any],
+    after_content: str,
+) -> tuple[str, ...]:
+    """What a version changed: ``content`` first, then the front-matter keys whose value
+    differs, in the schema's order (on a first version, every key that holds a value)."""
+    old = dict(before or {})
+    keys = [k for k in FRONT_MATTER_KEYS if k in after or k in old]
+    if before is None:
+        metadata = [k for k in keys if after.get(k) not in (None, [], "")]
+    else:
+        metadata = [k for k in keys if old.get(k) != after.get(k)]
+    return (*(["content"] if before_content != after_content else []), *metadata)
+
+
+def revision_of(
+    record: PageRecord,
+    actor: str,
+    previous: PageRecord | None,
+    note: str | None = None,
+) -> Revision:
+    """The revision a write of ``record`` keeps (``previous``: the version it replaces)."""
+    return Revision(
+        slug=record.slug,
+        version=record.version,
+        at=record.updated_at,
+        actor=actor,
+        changed=changed_keys(
+            None if previous is None else previous.front_matter,
+            None if previous is None else previous.content,
+            record.front_matter,
+            record.content,
+        ),
+        front_matter=dict(record.front_matter),
+        content=record.content,
+        note=note,
+    )
+
+
 def to_page(record: PageRecord, field: str = "") -> Page:
     """Validate a stored record with the one schema (``InvalidInput`` names the field)."""
     return Page(
@@ -103,6 +147,7 @@ def to_page(record: PageRecord, field: str = "") -> Page:
         created_at=record.created_at,
         updated_at=record.updated_at,
         freshness=record.freshness,
+        updated_by=record.updated_by,
     )
 
 
@@ -119,9 +164,13 @@ def read_page(slug: str, store: Store, *, unpublished: bool = False) -> Page:
 # -- create ---------------------------------------------------------------------------
 
 
-def create_page(request: WikiCreateRequest, store: Store, embedder: Embedder) -> WriteResult:
+def create_page(
+    request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str
+) -> WriteResult:
     """``wiki_create``: derive the slug if needed, write page and chunks at once."""
-    return create_validated(request.slug, request.front_matter, request.content, store, embedder)
+    return create_validated(
+        request.slug, request.front_matter, request.content, store, embedder, actor=actor
+    )
 
 
 def create_validated(
@@ -130,8 +179,11 @@ def create_validated(
     content: str,
     store: Store,
     embedder: Embedder,
+    *,
+    actor: str,
 ) -> WriteResult:
-    """Write a new page from already validated parts (shared with import and archive)."""
+    """Write a new page from already validated parts (shared with import and archive),
+    its first revision attributed to ``actor``."""
     moment = now()
     base = explicit_slug or derive_slug(front_matter.type, front_matter.title)
     page = Page(
@@ -147,10 +199,12 @@ def create_validated(
     record = to_record(page, store)
     for slug in candidates:
         page = page.model_copy(update={"slug": slug})
+        written = dataclasses.replace(record, slug=slug)
         try:
             store.pages.create(
-                dataclasses.replace(record, slug=slug),
+                written,
                 [dataclasses.replace(c, slug=slug) for c in chunks],
+                revision_of(written, actor, None),
             )
         except Conflict:
             if explicit_slug:
@@ -173,7 +227,9 @@ def _free_slugs(base: str, store: Store) -> list[str]:
 # -- update ---------------------------------------------------------------------------
 
 
-def update_page(request: WikiUpdateRequest, store: Store, embedder: Embedder) -> WriteResult:
+def update_page(
+    request: WikiUpdateRequest, store: Store, embedder: Embedder, *, actor: str
+) -> WriteResult:
     """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing.
 
     ``embedder`` is asked for vectors only when text changed: a metadata-only update (a
@@ -186,6 +242,7 @@ def update_page(request: WikiUpdateRequest, store: Store, embedder: Embedder) ->
         request.expected_version,
         store,
         embedder,
+        actor=actor,
     )
 
 
@@ -197,14 +254,17 @@ def update_validated(
     store: Store,
     embedder: Embedder,
     *,
+    actor: str,
+    note: str | None = None,
     field: str = "update_metadata",
     known: PageRecord | None = None,
     retry: RaceRetry = RaceRetry(),  # frozen: one shared default is safe
 ) -> WriteResult:
     """Apply an update; without ``expected_version`` a lost race is retried (see ``RaceRetry``).
 
-    ``field`` prefixes the path of a front-matter error (``""`` for imported files);
-    ``known`` is the page as the caller just read it (saves reading it again).
+    ``actor`` (and ``note``, why) go into the new version's revision. ``field`` prefixes
+    the path of a front-matter error (``""`` for imported files); ``known`` is the page as
+    the caller just read it (saves reading it again).
     """
     record = known
     deadline = retry.clock() + retry.deadline_s
@@ -221,7 +281,9 @@ def update_validated(
                 field="expected_version",
             )
         try:
-            return _apply(record, metadata, content, store, embedder, field, embedded)
+            return _apply(
+                record, metadata, content, store, embedder, field, embedded, (actor, note)
+            )
         except VersionConflict:
             if expected_version is not None:
                 raise
@@ -236,6 +298,41 @@ def update_validated(
         retry.sleep(pause)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Merged:
+    """An update applied to a stored page, before any write: the result's front matter
+    and body, the page as it validates now (None: stored invalid), and whether it changes
+    anything."""
+
+    front_matter: FrontMatter
+    content: str
+    current: Page | None
+
+    @property
+    def unchanged(self) -> bool:
+        return (
+            self.current is not None
+            and self.current.front_matter == self.front_matter
+            and self.current.content == self.content
+        )
+
+
+def merge_update(
+    record: PageRecord, metadata: Mapping[str, Any], content: str | None, field: str
+) -> Merged:
+    """``metadata`` and ``content`` over ``record`` (pure; ``InvalidInput`` names the
+    field): what an update would write, also what a proposal is checked with."""
+    # Keys outside the schema can only come from edits behind the API's back; the
+    # schema would refuse them forever, so an update drops them (rebuild reports them).
+    stored = {k: v for k, v in record.front_matter.items() if k in FRONT_MATTER_KEYS}
+    front_matter = parse_front_matter({**stored, **metadata}, field)
+    try:
+        current: Page | None = to_page(record)
+    except (InvalidInput, PayloadTooLarge):
+        current = None  # stored behind the API's back and invalid: this update repairs it
+    return Merged(front_matter, record.content if content is None else content, current)
+
+
 def _apply(
     record: PageRecord,
     metadata: Mapping[str, Any],
@@ -244,22 +341,12 @@ def _apply(
     embedder: Embedder,
     field: str,
     embedded: dict[str, Vector],
+    by: tuple[str, str | None],
 ) -> WriteResult:
-    # Keys outside the schema can only come from edits behind the API's back; the
-    # schema would refuse them forever, so an update drops them (rebuild reports them).
-    stored = {k: v for k, v in record.front_matter.items() if k in FRONT_MATTER_KEYS}
-    merged = {**stored, **metadata}
-    front_matter = parse_front_matter(merged, field)
-    new_content = record.content if content is None else content
-    try:
-        current: Page | None = to_page(record)
-    except (InvalidInput, PayloadTooLarge):
-        current = None  # stored behind the API's back and invalid: this update repairs it
-    if (
-        current is not None
-        and current.front_matter == front_matter
-        and current.content == new_content
-    ):
+    merged = merge_update(record, metadata, content, field)
+    front_matter, new_content, current = merged.front_matter, merged.content, merged.current
+    if merged.unchanged:
+        assert current is not None
         return WriteResult("unchanged", current)
 
     page = Page(
@@ -275,5 +362,12 @@ def _apply(
         previous = {**store.chunks.vectors_for(record.slug), **embedded}
         chunks = build_chunks(page, embedder, previous)
         embedded.update((c.hash, c.vector) for c in chunks)  # a retry re-embeds nothing
-    store.pages.update(to_record(page, store), chunks, expected_version=record.version)
+    written = to_record(page, store)
+    actor, note = by
+    store.pages.update(
+        written,
+        chunks,
+        expected_version=record.version,
+        revision=revision_of(written, actor, record, note),
+    )
     return WriteResult("updated", page)

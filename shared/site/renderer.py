@@ -177,6 +177,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         page={**fm.model_dump(), "version": page.version},
         description=entry.description,  # the front matter's own words, when it has them
         updated=entry.updated,
+        edited_by=public_actor(page.updated_by),
         type_label=lang.TYPES[language][fm.type][0],
         type_href=paths.listing_href(root, fm.type),
         status_label=lang.STATUSES[language][fm.status],
@@ -186,6 +187,15 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         related=related,
         backlinks=backlinks,
     )
+
+
+def public_actor(actor: str | None) -> str | None:
+    """Who last edited a page, as the public site says it: the actor's name, an email's
+    local part only (``iam:ana@example.com`` is ``iam:ana``: addresses stay private)."""
+    if not actor:
+        return None
+    head, at, _domain = actor.partition("@")
+    return head if at else actor
 
 
 def _examples(

@@ -64,7 +64,9 @@ def test_promoted_drafts_leave_the_queue(store: Any, capsys: pytest.CaptureFixtu
         store=store,
         settings=settings,
     )
-    update_validated(made["slug"], {"status": "active"}, None, 1, store, build_embedder(settings))
+    update_validated(
+        made["slug"], {"status": "active"}, None, 1, store, build_embedder(settings), actor="test"
+    )
     assert main(["drafts", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["count"] == 0
     assert store.pages.get(made["slug"]).front_matter["status"] == "active"

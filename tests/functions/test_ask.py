@@ -295,7 +295,7 @@ def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Api) -> N
         "content": "# Kraken\n\nEl servicio `KRAKEN_TIMEOUT` corta las llamadas lentas al kraken.",
         "front_matter": {"title": "Kraken", "type": "runbook"},
     }
-    create_page(WikiCreateRequest.parse(page), other, shared_local_embedder())
+    create_page(WikiCreateRequest.parse(page), other, shared_local_embedder(), actor="test")
     body = ask(wiki, {"question": "¿Qué hace KRAKEN_TIMEOUT?"}).json
     assert body["sources"][0]["slug"] == "runbook—kraken"
 
@@ -336,7 +336,7 @@ def test_a_question_checks_whether_the_index_changed_once(
     from shared.store.sqlite.db import Database as SqliteDatabase
 
     for page in PAGES:
-        create_page(WikiCreateRequest.parse(page), store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page), store, shared_local_embedder(), actor="test")
     adapter = type(store.chunks)
     calls: list[str] = []
     for name in ("fingerprint", "changes_since"):

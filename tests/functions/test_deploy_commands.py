@@ -19,7 +19,13 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, skip_or_fail
-from tests.unit.test_cloudbuild import deploy_steps, scheduler_command, substitute
+from tests.unit.test_cloudbuild import (
+    alert_commands,
+    changing,
+    deploy_steps,
+    scheduler_command,
+    substitute,
+)
 
 FAKE = {
     "PROJECT_ID": "biblioteca-argcheck-0000",
@@ -56,6 +62,16 @@ def commands() -> dict[str, list[str]]:
         found[f"scheduler-{verb}"] = line
     invoker = next(x for x in script.splitlines() if "add-invoker-policy-binding" in x)
     found["invoker"] = shlex.split(substitute(invoker, values))
+    # The rebuild alert, both ways: created in a new project, updated in one that has it.
+    for existing in (False, True):
+        for argv in changing(alert_commands(build, email="ops@example.com", existing=existing)):
+            found[f"alert-{'update' if existing else 'create'}-{argv[3]}"] = [
+                substitute(a, values) for a in argv
+            ]
+    # The docs-as-code recipes' own gcloud call (a rebuild now, through the scheduler job).
+    docs = yaml.safe_load((ROOT / "deploy" / "cloudbuild-docs.yaml").read_text(encoding="utf-8"))
+    rebuild = next(s for s in docs["steps"] if s["id"] == "rebuild")
+    found["docs-rebuild"] = ["gcloud", *(substitute(a, values) for a in rebuild["args"])]
     return found
 
 
@@ -73,18 +89,22 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDFUNCTIONS": DEAD,
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDSCHEDULER": DEAD,
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_RUN": DEAD,
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING": DEAD,
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_MONITORING": DEAD,
     }
     running = {
         name: subprocess.Popen(
             [*argv, f"--project={FAKE['PROJECT_ID']}"],
             env=env,
+            cwd=ROOT,  # the alert policy's file is named relative to the source
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for name, argv in commands().items()
     }
-    assert len(running) == 8 + 1 + 3  # the functions, mcp when public, the scheduler's
+    # The functions, mcp when public, the scheduler's, the alert's (created, then updated).
+    assert len(running) == 9 + 1 + 3 + 3 + 2 + 1
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"

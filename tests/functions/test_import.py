@@ -177,7 +177,7 @@ def test_reimport_keeps_a_curators_status_and_clears_what_the_file_dropped(
     from shared.services.wiki import update_validated
 
     store = open_store(get_settings())
-    update_validated("a", {"status": "active"}, None, None, store, _NoEmbedder())
+    update_validated("a", {"status": "active"}, None, None, store, _NoEmbedder(), actor="test")
     write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\n---\n# A")
     _, report = run(capsys, str(tmp_path), "--status", "draft")
     assert report["updated"] == 1

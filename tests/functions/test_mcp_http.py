@@ -10,9 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
+from shared.bootstrap import open_store
 from shared.config import get_settings
+from shared.schema import parse_front_matter
+from shared.services.wiki import create_validated
 from tests.fixtures.contract import assert_error
-from tests.fixtures.secrets import TOKEN
+from tests.fixtures.embedder import HashingEmbedder
+from tests.fixtures.secrets import NAMED_TOKENS, NAMED_TOKENS_VALUE, TOKEN
 from tests.fixtures.server import Reply
 
 Client = Callable[[str], Any]
@@ -148,3 +152,32 @@ def test_under_iam_every_caller_of_the_private_function_may_propose(
     assert not is_error, said
     is_error, page = tool_said(post(client, call("get_page", {"slug": said["slug"]})))
     assert (is_error, page["status"]) == (False, "draft")
+
+
+def test_an_agent_over_http_is_named_by_its_credential(
+    env: dict[str, str], client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proposal with a named token of BIBLIOTECA_API_TOKENS is written by mcp:<name>, with
+    BIBLIOTECA_API_TOKEN by mcp:default (the HTTP door keeps no session to remember a
+    client's handshake); a change to the published page waits as a proposal."""
+    monkeypatch.setenv("BIBLIOTECA_API_TOKENS", NAMED_TOKENS_VALUE)
+    get_settings.cache_clear()
+    _, made = tool_said(post(client, call(**PROPOSAL), token=NAMED_TOKENS["ana"]))
+    store = open_store(get_settings())
+    assert [r.actor for r in store.revisions.history(made["slug"])] == ["mcp:ana"]
+    create_validated(
+        "guide—publicada",
+        parse_front_matter({"title": "Publicada", "type": "guide"}),
+        "# Publicada\n\nTexto.",
+        store,
+        HashingEmbedder(),
+        actor="ana",
+    )
+    change = call(
+        "propose_update", {"slug": "guide—publicada", "expected_version": 1, "content": "Otro."}
+    )
+    _, proposed = tool_said(post(client, change, token=TOKEN))
+    assert proposed["status"] == "proposed"
+    [waiting] = store.proposals.list()
+    assert (waiting.id, waiting.actor) == (proposed["proposal"], "mcp:default")
+    assert store.pages.get("guide—publicada").content == "# Publicada\n\nTexto."

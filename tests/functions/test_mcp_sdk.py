@@ -92,7 +92,7 @@ def seed(title: str) -> str:
             "front_matter": {"title": title, "type": "runbook", "tags": ["tls"]},
         }
     )
-    return create_page(request, w.store, w.embedder).page.slug
+    return create_page(request, w.store, w.embedder, actor="test").page.slug
 
 
 def drafts() -> list[dict[str, Any]]:

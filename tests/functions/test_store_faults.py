@@ -45,7 +45,7 @@ def page(i: int, text: str = "") -> dict[str, Any]:
 def fill(store: Any, pages: int = 12) -> Path:
     """Pages written the way the API writes them; the SQLite file's path."""
     for i in range(pages):
-        create_page(WikiCreateRequest.parse(page(i)), store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page(i)), store, shared_local_embedder(), actor="test")
     return Path(store.db.path)
 
 
@@ -134,7 +134,7 @@ def test_damage_found_by_a_running_process_stops_its_writes(env: dict[str, str])
         )
     assert str(path) in read.value.message
     with pytest.raises(Unavailable) as write:
-        create_page(WikiCreateRequest.parse(page(99)), store, shared_local_embedder())
+        create_page(WikiCreateRequest.parse(page(99)), store, shared_local_embedder(), actor="test")
     assert "damaged" in write.value.message
     assert digest(path) == before
 

@@ -125,6 +125,19 @@ def test_fifty_concurrent_unversioned_updates_all_land(api: Api) -> None:
     last_tags = max((i for i in versions if not i % 2), key=versions.__getitem__)
     assert stored.content == f"# Carrera\n\nescritor {last_content}"
     assert list(stored.front_matter["tags"]) == [f"escritor-{last_tags}"]
+    # Each write kept its own revision, in its own commit: 50 of them besides the first,
+    # each holding what its writer wrote and naming only what that writer changed.
+    kept = {r.version: r for r in api.store.revisions.history(slug, limit=WRITERS + 10)}
+    assert sorted(kept) == list(range(1, WRITERS + 2))
+    for i, version in versions.items():
+        revision = kept[version]
+        assert revision.actor == "default"
+        if i % 2:
+            assert revision.content == f"# Carrera\n\nescritor {i}"
+            assert "content" in revision.changed
+        else:
+            assert list(revision.front_matter["tags"]) == [f"escritor-{i}"]
+            assert "tags" in revision.changed
 
 
 def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: Any) -> None:
@@ -143,6 +156,7 @@ def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: 
         ),
         store,
         shared_local_embedder(),
+        actor="test",
     ).page.slug
     pages = store.pages
 
@@ -150,10 +164,12 @@ def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: 
         def __getattr__(self, name: str) -> Any:
             return getattr(pages, name)
 
-        def update(self, page: Any, chunks: Any, *, expected_version: int) -> None:
+        def update(
+            self, page: Any, chunks: Any, *, expected_version: int, revision: Any = None
+        ) -> None:
             now = pages.get(slug)
             pages.update(replace(now, version=now.version + 1), None, expected_version=now.version)
-            pages.update(page, chunks, expected_version=expected_version)
+            pages.update(page, chunks, expected_version=expected_version, revision=revision)
 
     class Racing:
         def __getattr__(self, name: str) -> Any:
@@ -170,7 +186,14 @@ def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: 
     )
     with pytest.raises(Unavailable) as caught:
         update_validated(
-            slug, {}, "# Carrera\n\nla mía", None, Racing(), shared_local_embedder(), retry=retry
+            slug,
+            {},
+            "# Carrera\n\nla mía",
+            None,
+            Racing(),
+            shared_local_embedder(),
+            actor="t",
+            retry=retry,
         )
     assert caught.value.status == 503
     assert "kept changing" in caught.value.message

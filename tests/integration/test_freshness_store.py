@@ -19,7 +19,9 @@ def _write(store: Any, slug: str, content: str, code_ref: str | None = None) -> 
     front = {"title": f"Página {slug}", "type": "guide", "status": "active"}
     if code_ref:
         front["sources"] = [{"type": "code", "ref": code_ref}]
-    create_validated(slug, parse_front_matter(front), content, store, HashingEmbedder())
+    create_validated(
+        slug, parse_front_matter(front), content, store, HashingEmbedder(), actor="test"
+    )
 
 
 def _freshness(store: Any, slug: str) -> Freshness:
@@ -92,7 +94,7 @@ def test_an_update_moves_the_page_in_the_path_index(store: Any) -> None:
     """After an edit the page is found by its new paths only."""
     index_paths("app", OLD, store, replace=True)
     _write(store, "editada", "Ver `src/b.py`.")
-    update_validated("editada", {}, "Ver `lib/c.py`.", None, store, HashingEmbedder())
+    update_validated("editada", {}, "Ver `lib/c.py`.", None, store, HashingEmbedder(), actor="test")
 
     assert [p.slug for p in store.pages.citing(["src/b.py"])] == []
     assert [p.slug for p in store.pages.citing(["lib/c.py"])] == ["editada"]
@@ -145,7 +147,9 @@ def test_batched_freshness_writes_skip_pages_that_moved_on(store: Any) -> None:
     index_paths("app", OLD, store, replace=True)
     _write(store, "a", "Ver `src/b.py`.")
     _write(store, "b", "Ver `lib/c.py`.")
-    update_validated("b", {}, "Ver `lib/c.py` otra vez.", None, store, HashingEmbedder())
+    update_validated(
+        "b", {}, "Ver `lib/c.py` otra vez.", None, store, HashingEmbedder(), actor="test"
+    )
     stale = Freshness("stale", _freshness(store, "a").checked_at, ("src/b.py",), ("src/b.py",))
 
     done = store.pages.set_freshness_many([("a", 1, stale), ("b", 1, stale), ("zz", 1, stale)])

@@ -85,6 +85,7 @@ def test_a_gap_closes_when_asked_again_and_answered_from_a_newer_page(store: Any
         "Nada.",
         store,
         HashingEmbedder(),
+        actor="test",
     )
     _hit(store, "¿cómo subo un archivo?", [], "low", 0.1)
     _hit(store, "how do I upload a file?", ["vieja"], "high", 0.8)  # old page: still open
@@ -98,6 +99,7 @@ def test_a_gap_closes_when_asked_again_and_answered_from_a_newer_page(store: Any
         "Usa UploadFile.",
         store,
         HashingEmbedder(),
+        actor="test",
     )
     _hit(store, "¿cómo subo un archivo?", ["subir-archivos"], "high", 0.8)
 

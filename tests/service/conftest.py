@@ -34,6 +34,7 @@ HANDLERS = {
     "index_code": "_index",
     "rebuild": "_rebuild",
     "feedback": "_feedback",
+    "wiki_history": "_history",
 }
 Call = Callable[[str, Any], tuple[int, dict[str, Any]]]
 
@@ -66,7 +67,9 @@ def store(env: dict[str, str], tmp_path: Path) -> Iterator[SqliteStore]:
 def call(store: SqliteStore) -> Call:
     """``call(name, body) -> (status, body)``, with write credentials."""
     settings = get_settings()
-    context = RequestContext(settings=settings, authorized=True, client_id="tier", origin=None)
+    context = RequestContext(
+        settings=settings, authorized=True, client_id="tier", origin=None, actor="tier"
+    )
 
     def run(name: str, body: Any) -> tuple[int, dict[str, Any]]:
         try:

@@ -6,6 +6,7 @@ the service tier's temporary SQLite store and deterministic embedder.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -18,7 +19,9 @@ from shared.bootstrap import Wiring, install, wiring
 from shared.config import get_settings
 from shared.errors import Unauthorized
 from shared.mcp.protocol import PROTOCOL_VERSIONS, handle
+from shared.mcp.stdio import client_actor, serve
 from shared.mcp.tools import TOOLS, Caller
+from shared.services import review
 from shared.services.rate_limit import reset_limiters
 from tests.fixtures.contract import MCP_TOOLS
 from tests.fixtures.embedder import HashingEmbedder
@@ -277,10 +280,11 @@ def test_a_proposal_keeps_the_generated_it_was_given(store: Any) -> None:
     assert said["page"]["generated"] == generated
 
 
-def test_propose_update_changes_content_at_the_version_read_and_keeps_status(
+def test_propose_update_of_a_published_page_records_a_proposal_and_changes_nothing(
     store: Any, pages: dict[str, str]
 ) -> None:
-    """propose_update writes through the write path: version + 1, the status untouched."""
+    """propose_update of an active page answers 'proposed' with a p-… id: the page keeps
+    its version, text and tags until a curator accepts (then version + 1, by the agent)."""
     slug = pages["runbook"]
     _, page = tool("get_page", {"slug": slug})
     is_error, said = tool(
@@ -291,11 +295,38 @@ def test_propose_update_changes_content_at_the_version_read_and_keeps_status(
             "content": "# Rotar\n\nNuevo texto.",
             "update_metadata": {"tags": ["tls", "ops"]},
         },
+        caller=Caller(may_write=True, actor="mcp:claude-code"),
     )
     assert not is_error, said
-    assert (said["status"], said["version"]) == ("updated", page["version"] + 1)
-    assert said["page"]["status"] == "active"
-    assert said["page"]["tags"] == ["tls", "ops"]
+    assert (said["status"], said["version"]) == ("proposed", page["version"])
+    assert re.fullmatch(r"p-[0-9a-f]{12}", said["proposal"])
+    stored = store.pages.get(slug)
+    assert (stored.version, stored.front_matter["tags"]) == (page["version"], ["tls"])
+    [waiting] = store.proposals.list()
+    assert (waiting.id, waiting.actor, waiting.base_version) == (
+        said["proposal"],
+        "mcp:claude-code",
+        page["version"],
+    )
+    accepted = review.accept(said["proposal"], store, HashingEmbedder(), actor="cli:ana")
+    assert (accepted["version"], accepted["page"]["tags"]) == (page["version"] + 1, ["tls", "ops"])
+    assert accepted["page"]["status"] == "active"
+    [last, *_] = store.revisions.history(slug)
+    assert (last.actor, last.note) == (
+        "mcp:claude-code",
+        f"accepted {said['proposal']} (by cli:ana)",
+    )
+
+
+def test_propose_update_of_a_draft_edits_it_at_once(store: Any, pages: dict[str, str]) -> None:
+    """A draft is nobody's reading yet: the agent's edit lands as a new version, still draft."""
+    is_error, said = tool(
+        "propose_update",
+        {"slug": pages["draft"], "expected_version": 1, "content": "# Borrador\n\nMejor."},
+    )
+    assert not is_error, said
+    assert (said["status"], said["version"], said["page"]["status"]) == ("updated", 2, "draft")
+    assert store.proposals.list() == []
 
 
 def test_propose_update_never_changes_a_status(store: Any, pages: dict[str, str]) -> None:
@@ -433,7 +464,7 @@ def test_pages_citing_says_where_and_follows_writes(store: Any, pages: dict[str,
     [page] = said["pages"]
     assert (page["cites"], page["where"]) == (["services/importer.py"], ["sources"])
     _, draft = tool("get_page", {"slug": pages["guide"]})
-    tool(
+    _, proposed = tool(
         "propose_update",
         {
             "slug": pages["guide"],
@@ -441,6 +472,9 @@ def test_pages_citing_says_where_and_follows_writes(store: Any, pages: dict[str,
             "content": "Lee shared/services/importer.py.",
         },
     )
+    _, said = tool("pages_citing", {"path": "services/importer.py"})
+    assert said["pages"][0]["where"] == ["sources"]  # a proposal is not the page yet
+    review.accept(proposed["proposal"], store, HashingEmbedder(), actor="cli:ana")
     _, said = tool("pages_citing", {"path": "services/importer.py"})
     [page] = said["pages"]
     assert sorted(page["cites"]) == ["services/importer.py", "shared/services/importer.py"]
@@ -565,3 +599,22 @@ def test_search_returns_a_weak_match_that_shares_the_querys_words(call: Call) ->
     assert [r["slug"] for r in weak["results"]] == [reply["slug"]]
     assert weak["confidence"] == "low"
     assert 0 < weak["results"][0]["score"] <= 1
+
+
+def test_over_stdio_the_actor_is_the_client_name_from_initialize(store: Any) -> None:
+    """biblioteca mcp: the clientInfo name of initialize names the session's writes
+    (mcp:claude-code); before any handshake they are mcp:stdio."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": PROTOCOL_VERSIONS[0], "capabilities": {},
+                    "clientInfo": {"name": "claude code", "version": "2"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "propose_page", "arguments": {
+             "content": "# Uno\n\nTexto.", "front_matter": {"title": "Uno", "type": "guide"}}}},
+    ]  # fmt: skip
+    out = io.StringIO()
+    serve(io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), out, wiring(), WRITER)
+    made = json.loads(out.getvalue().splitlines()[1])["result"]["structuredContent"]
+    assert [r.actor for r in store.revisions.history(made["slug"])] == ["mcp:claude-code"]
+    assert client_actor({"method": "tools/list"}) is None
+    assert client_actor({"method": "initialize", "params": {}}) == "mcp:stdio"

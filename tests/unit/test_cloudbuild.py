@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import subprocess
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from shared.config import ENV
 ROOT = Path(__file__).resolve().parents[2]
 CLOUDBUILD = ROOT / "cloudbuild.yaml"
 FUNCTIONS = ROOT / "functions"
-SECRET_ENV = {"GOOGLE_AI_API_KEY", "BIBLIOTECA_API_TOKEN"}
+SECRET_ENV = {"GOOGLE_AI_API_KEY", "BIBLIOTECA_API_TOKEN", "BIBLIOTECA_API_TOKENS"}
 BUILTINS = {"PROJECT_ID", "PROJECT_NUMBER", "BUILD_ID", "LOCATION"}
 _SUBSTITUTION = re.compile(r"\$\$|\$\{(\w+)\}|\$(\w+)")
 
@@ -271,6 +272,7 @@ def test_mcp_is_private_with_iam_or_public_with_the_token(
     assert ("--no-allow-unauthenticated" in found) == (not public)
     assert env["BIBLIOTECA_AUTH"] == ("token" if public else "iam")
     assert ("BIBLIOTECA_API_TOKEN" in secrets) == public
+    assert ("BIBLIOTECA_API_TOKENS" in secrets) == public
     assert env["BIBLIOTECA_SITE_URL"] == "${_SITE_ORIGIN}"  # absolute links in results
     assert build["substitutions"]["_MCP_ACCESS"] == "private"
 
@@ -292,6 +294,10 @@ def test_ask_gets_the_api_token_to_let_trusted_callers_archive(build: dict[str, 
         for ref in flags(step["args"]).get("--set-secrets", []):
             refs |= key_values(ref)
         assert ("BIBLIOTECA_API_TOKEN" in refs) == (step["args"][2] in ("ask", "feedback"))
+        # The named credentials go wherever the single one goes (both work together).
+        assert ("BIBLIOTECA_API_TOKENS" in refs) == ("BIBLIOTECA_API_TOKEN" in refs)
+        if "BIBLIOTECA_API_TOKENS" in refs:
+            assert refs["BIBLIOTECA_API_TOKENS"] == "${_API_TOKENS_SECRET}:latest"
 
 
 # -- the scheduler --------------------------------------------------------------------------
@@ -466,6 +472,7 @@ def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
     assert set(defined) - used == set()
     substituted = substitute(text, dict.fromkeys(BUILTINS, "x") | defined)
     bash_variables = {"(", "verb", "uri", "headers", "access", "auth", "token"}
+    bash_variables |= {"filter", "metric", "channel", "channels", "policy"}  # rebuild-alert
     assert set(re.findall(r"\$(\(|\w+)", substituted)) <= bash_variables
 
 
@@ -483,3 +490,99 @@ def test_public_functions_know_how_many_proxies_append_to_x_forwarded_for(
             continue
         env = key_values(substitute(one(found, "--set-env-vars"), values))
         assert int(env.get("BIBLIOTECA_TRUSTED_PROXIES", "0")) >= 1, step["args"][2]
+
+
+# -- the alert on a failed rebuild ---------------------------------------------------------
+
+ALERT_POLICY = ROOT / "deploy" / "rebuild-alert-policy.json"
+
+
+def alert_commands(build: dict[str, Any], *, email: str, existing: bool) -> list[list[str]]:
+    """The gcloud commands the rebuild-alert step runs, from bash itself: a shim records
+    each call and answers describe/list as a project with (``existing``) or without the
+    metric, channel and policy would."""
+    step = next(s for s in build["steps"] if s["id"] == "rebuild-alert")
+    script = substitute(step["args"][-1], {"_ALERT_EMAIL": email}).replace("$$", "$")
+    answer = "projects/p/x/1" if existing else ""
+    shim = (
+        'gcloud() { printf \'%s\\0\' "$@" >>"$LOG"; printf \'\\n\' >>"$LOG"; '
+        'case "$2 $3" in *describe*|*" describe") [ -n "$ANSWER" ] ;; '
+        '*list*|"monitoring channels"|"monitoring policies") '
+        'case "$*" in *" list "*) echo "$ANSWER" ;; *) echo projects/p/new ;; esac ;; '
+        "esac; }\n"
+    )
+    log = Path(tempfile.mkdtemp()) / "calls"
+    log.write_text("")
+    subprocess.run(
+        ["bash", "-ceu", shim + script],
+        env={"PATH": "/usr/bin:/bin", "LOG": str(log), "ANSWER": answer},
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    calls = [c for c in log.read_text().split("\n") if c]
+    log.unlink()
+    return [["gcloud", *c.split("\0")[:-1]] for c in calls]
+
+
+def changing(commands: list[list[str]]) -> list[list[str]]:
+    """The commands that create or change something (not describe/list)."""
+    return [c for c in commands if not {"describe", "list"} & set(c)]
+
+
+def test_the_rebuild_alert_is_a_log_metric_and_a_policy_created_or_updated(
+    build: dict[str, Any],
+) -> None:
+    """A new project gets the metric, the email channel and the policy created; a project
+    that has them gets them updated (the step runs on every build), never duplicated."""
+    fresh = changing(alert_commands(build, email="ops@example.com", existing=False))
+    assert [c[1:4] for c in fresh] == [
+        ["logging", "metrics", "create"],
+        ["beta", "monitoring", "channels"],
+        ["alpha", "monitoring", "policies"],
+    ]
+    assert "create" in fresh[1]
+    assert "create" in fresh[2]
+    assert "--notification-channels=projects/p/new" in fresh[2]
+    again = changing(alert_commands(build, email="ops@example.com", existing=True))
+    assert [c[3] for c in again] == ["update", "policies"]
+    assert "update" in again[1]
+    quiet = changing(alert_commands(build, email="", existing=False))
+    assert len(quiet) == 2
+    assert "--notification-channels=" in quiet[1]
+
+
+def test_the_alert_counts_the_line_the_rebuild_logs_when_it_fails(build: dict[str, Any]) -> None:
+    """The metric's filter names the rebuild service and the fields of the outcome line
+    (event, outcome) that shared/services/site_build.py writes; the policy watches that
+    metric and fires on the first failure."""
+    metric = next(
+        c
+        for c in alert_commands(build, email="", existing=False)
+        if c[1:4] == ["logging", "metrics", "create"]
+    )
+    [log_filter] = [a.split("=", 1)[1] for a in metric if a.startswith("--log-filter=")]
+    assert 'resource.labels.service_name="rebuild"' in log_filter
+    assert 'jsonPayload.event="rebuild_outcome"' in log_filter
+    assert 'jsonPayload.outcome="failed"' in log_filter
+    # (tests/functions/test_rebuild_alert.py matches the filter against a real failed run.)
+    policy = json.loads(ALERT_POLICY.read_text(encoding="utf-8"))
+    # gcloud reads the file only after it has an account: check its fields against the
+    # AlertPolicy resource of the Monitoring API v3 here.
+    assert set(policy) <= {
+        "displayName", "documentation", "userLabels", "conditions", "combiner", "enabled",
+        "notificationChannels", "alertStrategy", "severity",
+    }  # fmt: skip
+    [condition] = policy["conditions"]
+    assert set(condition) == {"displayName", "conditionThreshold"}
+    assert set(condition["conditionThreshold"]) <= {
+        "filter", "aggregations", "denominatorFilter", "comparison", "thresholdValue",
+        "duration", "trigger", "evaluationMissingData",
+    }  # fmt: skip
+    assert policy["documentation"]["mimeType"] == "text/markdown"
+    threshold = condition["conditionThreshold"]
+    assert 'logging.googleapis.com/user/biblioteca-rebuild-failed"' in threshold["filter"]
+    assert metric[4] == "biblioteca-rebuild-failed"
+    assert (threshold["comparison"], threshold["thresholdValue"]) == ("COMPARISON_GT", 0)
+    assert threshold["duration"] == "0s"

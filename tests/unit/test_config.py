@@ -163,3 +163,65 @@ def test_trace_retention_is_at_least_the_contracts_30_days() -> None:
     assert load_settings({"BIBLIOTECA_TRACE_DAYS": "30"}).trace_days == 30
     with pytest.raises(NotConfigured, match="BIBLIOTECA_TRACE_DAYS"):
         load_settings({"BIBLIOTECA_TRACE_DAYS": "29"})
+
+
+# -- named credentials (BIBLIOTECA_API_TOKENS) --------------------------------------------
+
+
+def test_named_tokens_and_the_single_one_are_the_credentials_with_their_actors() -> None:
+    """name:token pairs (spaces and an empty entry tolerated, a ':' inside a token kept),
+    then BIBLIOTECA_API_TOKEN as the actor default; every token is a secret."""
+    settings = load_settings(
+        {
+            "BIBLIOTECA_API_TOKENS": " ana:tok-ana-1 , ci-docs:tok:with:colons,",
+            "BIBLIOTECA_API_TOKEN": "tok-single-1",
+        }
+    )
+    assert settings.credentials() == [
+        ("ana", "tok-ana-1"),
+        ("ci-docs", "tok:with:colons"),
+        ("default", "tok-single-1"),
+    ]
+    assert "tok-ana-1" not in repr(settings)
+    assert load_settings({"BIBLIOTECA_API_TOKENS": "ana:t-1"}).credentials() == [("ana", "t-1")]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("ana", "entry 1 is not name:token"),
+        (":secret-value-1", "entry 1 is not name:token"),
+        ("ana:t-1,bob:", "entry 2 (bob) has no usable token"),
+        ("ana:changeme", "entry 1 (ana) has no usable token"),
+        ("ana:t-1,ana:t-2", "the name ana is given twice"),
+        ("ana:t-1,bob:t-1", "entry 2 (bob) repeats another entry's token"),
+        ("a na:t-1", "entry 1: a name is letters"),
+    ],
+)
+def test_malformed_named_tokens_are_a_clear_error_naming_the_variable(
+    value: str, said: str
+) -> None:
+    """Each malformed value is NotConfigured naming BIBLIOTECA_API_TOKENS and the entry,
+    never the token itself (the message reaches a 503's body and the logs)."""
+    with pytest.raises(NotConfigured) as caught:
+        load_settings({"BIBLIOTECA_API_TOKENS": value})
+    assert "BIBLIOTECA_API_TOKENS" in caught.value.message
+    assert said in caught.value.message
+    for token in ("secret-value-1", "t-1", "t-2"):
+        assert token not in caught.value.message
+
+
+def test_no_credential_at_all_names_both_variables() -> None:
+    """Without either variable, require_credentials is the 503 naming both."""
+    with pytest.raises(NotConfigured) as caught:
+        load_settings({}).require_credentials()
+    assert "BIBLIOTECA_API_TOKENS" in caught.value.message
+    assert "BIBLIOTECA_API_TOKEN " in caught.value.message
+
+
+def test_the_revision_retention_is_a_count_and_zero_keeps_all() -> None:
+    """BIBLIOTECA_REVISIONS_KEEP: default 100, 0 keeps every revision, negative refused."""
+    assert load_settings({}).revisions_keep == 100
+    assert load_settings({"BIBLIOTECA_REVISIONS_KEEP": "0"}).revisions_keep == 0
+    with pytest.raises(NotConfigured, match="BIBLIOTECA_REVISIONS_KEEP"):
+        load_settings({"BIBLIOTECA_REVISIONS_KEEP": "-1"})

@@ -306,3 +306,67 @@ def test_a_line_logged_outside_a_request_carries_no_trace(
     assert "outside" in out
     assert "logging.googleapis.com/trace" not in out
     assert "trace_id" not in out
+
+
+def whom(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+    return 200, {"authorized": ctx.authorized, "actor": ctx.actor}
+
+
+def test_each_named_token_is_its_own_actor_and_the_single_one_is_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With BIBLIOTECA_API_TOKENS and BIBLIOTECA_API_TOKEN both set, each token writes as
+    its name (the single one as default); a wrong token is a 401."""
+    monkeypatch.setenv("BIBLIOTECA_API_TOKENS", "ana:unit-ana-token-1,ci-docs:unit-ci-token-2")
+    get_settings.cache_clear()
+    for token, actor in [
+        ("unit-ana-token-1", "ana"),
+        ("unit-ci-token-2", "ci-docs"),
+        (TOKEN, "default"),
+    ]:
+        response = serve(whom, write=True, json={}, headers={"Authorization": f"Bearer {token}"})
+        assert json.loads(response.get_data()) == {"authorized": True, "actor": actor}
+    wrong = serve(whom, write=True, json={}, headers={"Authorization": "Bearer unit-ana-token"})
+    assert wrong.status_code == 401
+
+
+def test_a_malformed_named_token_list_is_a_503_naming_the_variable_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bad BIBLIOTECA_API_TOKENS does not break import or start-up: the request that
+    reads the settings answers 503 not_configured naming it."""
+    monkeypatch.setenv("BIBLIOTECA_API_TOKENS", "ana-without-a-token")
+    get_settings.cache_clear()
+    response = serve(whom, write=True, json={})
+    body = json.loads(response.get_data())
+    assert (response.status_code, body["code"]) == (503, "not_configured")
+    assert "BIBLIOTECA_API_TOKENS" in body["error"]
+
+
+def _id_token(claims: dict[str, Any]) -> str:
+    import base64
+
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'RS256'})}.{part(claims)}.signature"
+
+
+def test_iam_callers_are_named_by_the_email_of_the_token_the_platform_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """BIBLIOTECA_AUTH=iam: the actor is iam:<email> from X-Serverless-Authorization (else
+    Authorization), or iam when the token says no email."""
+    monkeypatch.setenv("BIBLIOTECA_AUTH", "iam")
+    get_settings.cache_clear()
+    ci = _id_token({"email": "docs-ci@p.iam.gserviceaccount.com", "sub": "1"})
+    cases = [
+        ({"X-Serverless-Authorization": f"Bearer {ci}"}, "iam:docs-ci@p.iam.gserviceaccount.com"),
+        ({"Authorization": f"Bearer {ci}"}, "iam:docs-ci@p.iam.gserviceaccount.com"),
+        ({"Authorization": f"Bearer {_id_token({'sub': '2'})}"}, "iam"),
+        ({"Authorization": "Bearer not-a-jwt"}, "iam"),
+        ({}, "iam"),
+    ]
+    for headers, actor in cases:
+        response = serve(whom, write=True, json={}, headers=headers)
+        assert json.loads(response.get_data())["actor"] == actor, headers

@@ -13,6 +13,7 @@ FUNCTIONS = (
     "index_code",
     "rebuild",
     "feedback",
+    "wiki_history",
 )
 
 
@@ -39,6 +40,9 @@ def test_every_function_is_a_post_with_its_request_and_error_bodies() -> None:
     assert "404" in doc["paths"]["/wiki_update"]["post"]["responses"]
     assert {"200", "404", "429"} <= set(doc["paths"]["/feedback"]["post"]["responses"])
     assert doc["paths"]["/feedback"]["post"]["security"] == [{}, {"bearer": []}]
+    history = doc["paths"]["/wiki_history"]["post"]
+    assert history["security"] == [{"bearer": []}]  # who wrote what: write credentials
+    assert {"200", "401", "404", "503"} <= set(history["responses"])
 
 
 def test_the_error_body_is_the_contracts() -> None:

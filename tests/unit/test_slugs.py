@@ -65,6 +65,7 @@ def test_the_reserved_names_are_exactly_the_functions() -> None:
         "rebuild",
         "mcp",
         "feedback",
+        "wiki_history",
     } == set(FUNCTION_NAMES)
 
 

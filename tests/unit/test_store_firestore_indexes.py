@@ -60,7 +60,8 @@ def test_list_and_recent_queries_have_their_composite_indexes() -> None:
 
 
 def test_long_text_fields_are_exempt_from_single_field_indexes() -> None:
-    """Page content, chunk text and vectors, event payloads are never indexed one by one."""
+    """Page content, chunk text and vectors, event payloads, revisions' and proposals'
+    text are never indexed one by one."""
     exempt = {
         (o["collectionGroup"], o["fieldPath"])
         for o in _load()["fieldOverrides"]
@@ -73,6 +74,10 @@ def test_long_text_fields_are_exempt_from_single_field_indexes() -> None:
         ("chunks", "text"),
         ("chunks", "vector"),
         ("events", "data"),
+        ("revisions", "content"),  # a version's whole text, once per write
+        ("revisions", "front_matter"),
+        ("proposals", "content"),
+        ("proposals", "metadata"),
     } <= exempt
 
 

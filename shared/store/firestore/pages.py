@@ -8,7 +8,8 @@ A page whose chunks do not fit one commit request (10 MiB; 4 MiB on the emulator
 is written in two phases: its chunks are first staged under fresh ids with status
 ``staging`` (invisible to every search), then one small commit writes the page and
 flips them to the page's status while deleting the old ones. Either way readers
-see the old page and chunks or the new ones, never a mix.
+see the old page and chunks or the new ones, never a mix. The page's revision
+(``revisions``) is one more document of that same commit.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord
+from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.firestore import chunks as chunk_docs
+from shared.store.firestore import revisions as revision_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write
 from shared.store.firestore.db import Database
 
@@ -122,11 +124,13 @@ def _record(data: dict[str, Any]) -> PageRecord:
         created_at=_utc(data["created_at"]),
         updated_at=_utc(data["updated_at"]),
         freshness=from_stored(data.get("freshness")),
+        updated_by=data.get("updated_by"),
     )
 
 
 def _page_bytes(page: PageRecord) -> int:
-    return len(page.content.encode()) + _PAGE_OVERHEAD
+    # Twice the text: the page and its revision travel in one commit.
+    return 2 * len(page.content.encode()) + _PAGE_OVERHEAD
 
 
 def _groups(chunks: Sequence[Chunk], limit: int) -> list[list[Chunk]]:
@@ -144,10 +148,11 @@ def _groups(chunks: Sequence[Chunk], limit: int) -> list[list[Chunk]]:
 
 
 class FirestorePages:
-    """``PageStore`` on Firestore."""
+    """``PageStore`` on Firestore; ``keep``: revisions kept per page (0: all)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, keep: int = 0) -> None:
         self._db = db
+        self._keep = keep
 
     def _ref(self, slug: str) -> Any:
         return self._db.collection(COLLECTION).document(slug)
@@ -162,13 +167,20 @@ class FirestorePages:
             snapshot = self._ref(slug).get(**self._db.options)
         return _record(snapshot.to_dict()) if snapshot.exists else None
 
-    def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
+    def create(
+        self, page: PageRecord, chunks: Sequence[Chunk], revision: Revision | None = None
+    ) -> None:
         with self._db.guard(f"creating page '{page.slug}'"):
             key = self._stage_if_needed(page, chunks)
             batch = self._db.client().batch()
-            batch.create(self._ref(page.slug), _document(page, len(chunks), key))
+            document = _document(page, len(chunks), key)
+            if revision is not None:
+                document["updated_by"] = revision.actor
+            batch.create(self._ref(page.slug), document)
             _index_entries(self._db, batch, page.slug, [], cited_keys(page.freshness))
             self._put_chunks(batch, page, chunks, key)
+            if revision is not None:
+                revision_docs.keep(self._db, batch, revision, self._keep)
             log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
@@ -179,7 +191,12 @@ class FirestorePages:
                 ) from exc
 
     def update(
-        self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
+        self,
+        page: PageRecord,
+        chunks: Sequence[Chunk] | None,
+        *,
+        expected_version: int,
+        revision: Revision | None = None,
     ) -> None:
         with self._db.guard(f"updating page '{page.slug}'"):
             snapshot = self._ref(page.slug).get(**self._db.options)
@@ -198,9 +215,12 @@ class FirestorePages:
             client = self._db.client()
             batch = client.batch()
             count = old_count if chunks is None else len(chunks)
+            document = _document(page, count, key)
+            if revision is not None:
+                document["updated_by"] = revision.actor
             batch.update(
                 self._ref(page.slug),
-                _document(page, count, key),
+                document,
                 option=client.write_option(last_update_time=snapshot.update_time),
             )
             old_keys = [str(k) for k in stored.get("cited_keys") or []]
@@ -213,6 +233,8 @@ class FirestorePages:
                 self._put_chunks(batch, page, chunks, key)
                 for ordinal in range(len(chunks) if key == old_key else 0, old_count):
                     batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
+            if revision is not None:
+                revision_docs.keep(self._db, batch, revision, self._keep)
             log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)

@@ -1,4 +1,4 @@
-"""Pages in the embedded store; chunks are written in the same transaction."""
+"""Pages in the embedded store; chunks and the revision are written in the same transaction."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord
+from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.sqlite import chunks as chunk_rows
+from shared.store.sqlite import revisions as revision_rows
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -53,7 +54,18 @@ def add_freshness(conn: sqlite3.Connection) -> None:
                 raise
 
 
-UPGRADES = [add_freshness]
+def add_updated_by(conn: sqlite3.Connection) -> None:
+    """Files written before revisions were kept gain the column of the last actor (NULL)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(pages)")}
+    if "updated_by" not in columns:
+        try:
+            conn.execute("ALTER TABLE pages ADD COLUMN updated_by TEXT")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
+
+
+UPGRADES = [add_freshness, add_updated_by]
 
 
 def _status(page: PageRecord) -> str:
@@ -95,7 +107,16 @@ def _record(row: sqlite3.Row) -> PageRecord:
         created_at=datetime.fromisoformat(row["created_at"]),
         updated_at=datetime.fromisoformat(row["updated_at"]),
         freshness=_freshness(row["freshness"]),
+        updated_by=row["updated_by"],
     )
+
+
+def _keep_revision(conn: sqlite3.Connection, revision: Revision | None, retain: int) -> None:
+    """Into the page's transaction: the revision, and its actor on the page."""
+    if revision is None:
+        return
+    revision_rows.keep(conn, revision, retain, _utc_text(revision.at))
+    conn.execute("UPDATE pages SET updated_by = ? WHERE slug = ?", (revision.actor, revision.slug))
 
 
 def _index_paths(conn: sqlite3.Connection, page: PageRecord) -> None:
@@ -108,10 +129,11 @@ def _index_paths(conn: sqlite3.Connection, page: PageRecord) -> None:
 
 
 class SqlitePages:
-    """``PageStore`` on SQLite."""
+    """``PageStore`` on SQLite; ``keep``: revisions kept per page (0: all)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, keep: int = 0) -> None:
         self._db = db
+        self._keep = keep
 
     def get(self, slug: str) -> PageRecord | None:
         row = (
@@ -119,7 +141,9 @@ class SqlitePages:
         )
         return None if row is None else _record(row)
 
-    def create(self, page: PageRecord, chunks: Sequence[Chunk]) -> None:
+    def create(
+        self, page: PageRecord, chunks: Sequence[Chunk], revision: Revision | None = None
+    ) -> None:
         with self._db.write() as conn:
             try:
                 conn.execute(
@@ -133,9 +157,15 @@ class SqlitePages:
                 ) from exc
             _index_paths(conn, page)
             chunk_rows.replace(conn, page, chunks)
+            _keep_revision(conn, revision, self._keep)
 
     def update(
-        self, page: PageRecord, chunks: Sequence[Chunk] | None, *, expected_version: int
+        self,
+        page: PageRecord,
+        chunks: Sequence[Chunk] | None,
+        *,
+        expected_version: int,
+        revision: Revision | None = None,
     ) -> None:
         with self._db.write() as conn:
             row = conn.execute("SELECT version FROM pages WHERE slug = ?", (page.slug,)).fetchone()
@@ -158,6 +188,7 @@ class SqlitePages:
                 chunk_rows.refresh_page_fields(conn, page)
             else:
                 chunk_rows.replace(conn, page, chunks)
+            _keep_revision(conn, revision, self._keep)
 
     def count(self) -> int:
         row = self._db.connection().execute("SELECT COUNT(*) AS n FROM pages").fetchone()

@@ -1,0 +1,29 @@
+"""``biblioteca accept SLUG|PROPOSAL``: promote a draft, or apply a proposal as a new
+version (a proposal whose page moved on is refused: exit 1, nothing written)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from shared.bootstrap import wiring
+from shared.cli.output import cli_actor, emit, setup
+from shared.cli.review_text import decided
+from shared.services.review import accept
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "accept", help="promote a draft (active) or apply a proposal (a new version)"
+    )
+    parser.add_argument("target", metavar="SLUG|PROPOSAL")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup(args)
+    w = wiring()
+    result = accept(args.target, w.store, w.embedder, actor=cli_actor(w.settings))
+    emit(args, result, decided(result))
+    return 0

@@ -1,0 +1,44 @@
+"""A proposal as JSON-ready data and back: the one shape both stores keep."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from shared.ports import Proposal
+
+
+def proposal_data(proposal: Proposal) -> dict[str, Any]:
+    """A proposal as JSON-ready data (both stores keep this shape)."""
+    return {
+        "id": proposal.id,
+        "slug": proposal.slug,
+        "base_version": proposal.base_version,
+        "content": proposal.content,
+        "metadata": dict(proposal.metadata),
+        "actor": proposal.actor,
+        "created_at": proposal.created_at.isoformat(),
+        "status": proposal.status,
+        "closed_at": proposal.closed_at.isoformat() if proposal.closed_at else None,
+        "closed_by": proposal.closed_by,
+        "reason": proposal.reason,
+        "version": proposal.version,
+    }
+
+
+def proposal_from(data: dict[str, Any]) -> Proposal:
+    closed = data.get("closed_at")
+    return Proposal(
+        id=str(data["id"]),
+        slug=str(data["slug"]),
+        base_version=int(data["base_version"]),
+        content=data.get("content"),
+        metadata=dict(data.get("metadata") or {}),
+        actor=str(data.get("actor") or "unknown"),
+        created_at=datetime.fromisoformat(str(data["created_at"])),
+        status=data.get("status", "open"),
+        closed_at=datetime.fromisoformat(closed) if closed else None,
+        closed_by=data.get("closed_by"),
+        reason=data.get("reason"),
+        version=data.get("version"),
+    )
