@@ -345,7 +345,7 @@ def complete(
     keep_trace(
         store,
         answer_id=answer_id,
-        question=question.text,
+        question=question.asked or question.text,
         answer=checked.text,
         passages=passages,
         model=generation.model,
