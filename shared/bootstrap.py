@@ -159,7 +159,7 @@ def build_embedder(settings: Settings) -> Embedder:
         return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
     from shared.providers.local_embedder import shared_local_embedder
 
-    return shared_local_embedder()
+    return shared_local_embedder(settings.model_cache_dir)
 
 
 def build_generator(settings: Settings) -> Generator | None:

