@@ -23,7 +23,9 @@ from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavai
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.schema import FRONT_MATTER_KEYS, parse_front_matter
+from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, prepare, read_nav
+from shared.services.indexing import chunk_hash, embedding_texts
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
@@ -148,21 +150,38 @@ def import_directory(
 ) -> ImportReport:
     report = ImportReport()
     tree = tree_of(root)
-    for name, parsed in stored_files(tree, report, progress):
-        try:
-            status = _write(parsed, store, embedder, default_type, default_status)
-        except Unavailable:
-            raise  # every other file would fail the same way: the command says it once
-        except BibliotecaError as exc:
-            report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
-            continue
-        setattr(report, status, getattr(report, status) + 1)
+    # The vectors of the next pages are computed while these are parsed and written.
+    batched = EmbedAhead(embedder)
+    try:
+        files = stored_files(tree, report, progress)
+        for name, parsed in ahead(files, lambda f: _new_texts(f[1], store, embedder), batched):
+            try:
+                status = _write(parsed, store, batched, default_type, default_status)
+            except Unavailable:
+                raise  # every other file would fail the same way: the command says it once
+            except BibliotecaError as exc:
+                report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
+                continue
+            setattr(report, status, getattr(report, status) + 1)
+    finally:
+        batched.close()
     nav, problems = read_nav(tree)
     report.warnings += [{"file": "mkdocs.yml", "warning": problem} for problem in problems]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
     return report
+
+
+def _new_texts(parsed: ParsedFile, store: Store, embedder: Embedder) -> list[str]:
+    """The texts the write of ``parsed`` will ask the embedder for: its chunks' texts
+    whose vectors the store does not hold already (an unchanged file asks for none)."""
+    title = parsed.metadata.get("title")
+    if not isinstance(title, str) or not title.strip():
+        return []  # the write path finds the title; its chunks are embedded when written
+    texts = embedding_texts(title.strip(), parsed.content)
+    held = store.chunks.vectors_for(parsed.slug) if store.pages.get(parsed.slug) else {}
+    return [t for t in texts if chunk_hash(embedder.name, t) not in held]
 
 
 def tree_of(root: Path) -> Tree:
