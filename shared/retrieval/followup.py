@@ -20,8 +20,10 @@ from collections.abc import Sequence
 from shared.retrieval.text import STOPWORDS, fold
 
 # At most this many content words and a question is a follow-up whatever its opening
-# (bench/followups.py: 4 kept R@5 of the pairs' new subjects; more carried noise into them).
-SHORT_WORDS = 4
+# ("modal ones?"). bench/followups.py: 2 is the best of 2/4/6 on R@1 of the pairs
+# (fastapi-es 0.85 against 0.77): from 4 on, a terse new subject ("¿cómo sirvo archivos
+# estáticos?") was taken for a follow-up and got the old subject's words.
+SHORT_WORDS = 2
 # How follow-ups open, folded (accents off, lower case), before the first content word.
 _OPENINGS = (
     "y ",
