@@ -1,4 +1,5 @@
-"""Cold start: importing each function's main.py beside the floor, in the same run.
+"""Cold start: importing each function's main.py beside the floor, in the same run; and
+``--first-answer``: process start to the first answer of a fresh ``ask`` instance.
 
 The floor is a fresh interpreter importing functions-framework, pydantic, httpx and
 google-cloud-firestore (what any function of this stack pays). Each figure is the
@@ -7,6 +8,14 @@ row, when the official MCP SDK is installed (a test dependency), is what ``mcp``
 cost built on the SDK's server instead of ``shared/mcp``: why it is not.
 
     .venv/bin/python bench/cold_start.py [--runs 8] [--json]
+    .venv/bin/python bench/cold_start.py --first-answer [--runs 5]
+
+``--first-answer`` loads the demo wiki into a temporary store once, then times fresh
+interpreters that import ``functions/ask/main.py``, build functions-framework's app and
+answer one help question on the offline default (the local embedder and extractive
+answerer) through its test client, beside the interpreter's floors (``python -c pass``,
+``import shared``) measured in the same run: with the converted, memory-mapped model
+(``BIBLIOTECA_MODEL_CACHE``, as deployed) and with the wheel's own loading (``off``).
 """
 
 from __future__ import annotations
@@ -31,20 +40,82 @@ LOAD = (
 SDK_SERVER = "import mcp.server.lowlevel, mcp.server.streamable_http_manager\n"
 
 
-def fastest(args: list[str], runs: int) -> float:
+def fastest(args: list[str], runs: int, env: dict[str, str] | None = None) -> float:
     best = float("inf")
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run([sys.executable, *args], cwd=ROOT, check=True)
+        subprocess.run(
+            [sys.executable, *args], cwd=ROOT, check=True, env=env, stdout=subprocess.DEVNULL
+        )
         best = min(best, time.perf_counter() - started)
     return best
+
+
+FIRST_ANSWER = (
+    "import functions_framework, sys\n"
+    "app = functions_framework.create_app('ask', sys.argv[1])\n"
+    "reply = app.test_client().post('/', json={'question': sys.argv[2]})\n"
+    "assert reply.status_code == 200 and reply.get_json()['sources'], reply.get_data()\n"
+)
+QUESTION = "¿Cómo se promueve un borrador?"
+
+
+def first_answer(runs: int, as_json: bool) -> int:
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("BIBLIOTECA_")},
+            "BIBLIOTECA_DATA_DIR": f"{tmp}/data",
+            "BIBLIOTECA_MODEL_CACHE": f"{tmp}/models",
+        }
+        # As deployed: the wiki is there, the model converted, and an earlier instance's
+        # first question stored the lexical index's snapshot (docs/scale.md).
+        load = (
+            "import functions_framework, sys\n"
+            "from shared.bootstrap import wiring\n"
+            "from shared.demo import load_demo_if_empty\n"
+            "from shared.retrieval import hybrid\n"
+            "w = wiring()\n"
+            "assert load_demo_if_empty(w.store, w.embedder) > 0\n"
+            "app = functions_framework.create_app('ask', sys.argv[1])\n"
+            "assert app.test_client().post('/', json={'question': 'x'}).status_code == 200\n"
+            "hybrid.settle()\n"
+        )
+        main_py = str(ROOT / "functions" / "ask" / "main.py")
+        subprocess.run(
+            [sys.executable, "-c", load, main_py],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        ask = ["-c", FIRST_ANSWER, str(ROOT / "functions" / "ask" / "main.py"), QUESTION]
+        rows = {
+            "python -c pass": fastest(["-c", "pass"], runs, env),
+            "import shared": fastest(["-c", "import shared.bootstrap"], runs, env),
+            "first answer, model mapped": fastest(ask, runs, env),
+            "first answer, wheel loading": fastest(
+                ask, runs, {**env, "BIBLIOTECA_MODEL_CACHE": "off"}
+            ),
+        }
+    if as_json:
+        print(json.dumps({k: round(v * 1000) for k, v in rows.items()}))
+    else:
+        for name, seconds in rows.items():
+            print(f"{name:28s} {seconds * 1000:6.0f} ms")
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--first-answer", action="store_true")
     args = parser.parse_args()
+    if args.first_answer:
+        return first_answer(args.runs, args.json)
     floor = fastest(["-c", FLOOR], args.runs)
     rows = {"floor": floor}
     for main_py in sorted((ROOT / "functions").glob("*/main.py")):

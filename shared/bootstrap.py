@@ -135,7 +135,7 @@ def http_client() -> httpx.Client:
         if _http is None:
             import httpx
 
-            from shared.providers.gemini_client import DEFAULT_DEADLINE_S
+            from shared.providers.model_http import DEFAULT_DEADLINE_S
 
             _http = httpx.Client(timeout=DEFAULT_DEADLINE_S, follow_redirects=False)
         return _http
@@ -172,11 +172,19 @@ def build_embedder(settings: Settings) -> Embedder:
         return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
     from shared.providers.local_embedder import shared_local_embedder
 
-    return shared_local_embedder()
+    return shared_local_embedder(settings.model_cache_dir)
 
 
 def build_generator(settings: Settings) -> Generator | None:
-    """The configured language model (``BIBLIOTECA_LLM=gemini``), or None when offline."""
+    """The configured language model (``BIBLIOTECA_LLM=gemini`` or ``openai``), or None
+    when offline; ``NotConfigured`` naming the variable a model needs and lacks."""
+    if settings.llm == "openai":
+        from shared.providers.model_http import ModelHttp
+        from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
+
+        base_url, model = settings.require_llm_endpoint()
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        return OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http_client()), model)
     if settings.llm != "gemini":
         return None
     from shared.providers.gemini_generator import GeminiGenerator
@@ -189,6 +197,8 @@ def answerer_name(settings: Settings) -> str:
     provenance when the caller did not say)."""
     if settings.llm == "gemini":
         return f"gemini:{settings.gemini_model.removeprefix('models/')}"
+    if settings.llm == "openai":
+        return f"openai:{settings.llm_model or 'unconfigured'}"
     from shared.providers.answerers import LOCAL_MODEL
 
     return LOCAL_MODEL
@@ -254,9 +264,11 @@ class Wiring:
         # None: the archive gates use their local rules only (BIBLIOTECA_LLM=local).
         self.judge: Generator | None = (
             _LazyGenerator(answerer_name(settings), lambda: build_generator(settings))
-            if settings.llm == "gemini"
+            if settings.llm != "local"
             else None
         )
+        # The same model reads a follow-up as a standalone question (None: the offline rule).
+        self.condenser: Generator | None = self.judge
         self.answerer_name = answerer_name(settings)
 
     def answerer(self) -> Answerer:

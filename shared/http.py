@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from shared.errors import (
     UnsupportedMediaType,
 )
 from shared.logs import configure_logging, get_logger, request_trace, scrub, trace_fields
+from shared.providers import sse
 from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
 
@@ -61,8 +62,29 @@ class RequestContext:
         return self.actor or IAM_ACTOR
 
 
-# The status and JSON body of the answer; a body of None is an empty answer (a 202).
-Handler = Callable[[dict[str, Any], RequestContext], tuple[int, dict[str, Any] | None]]
+@dataclass(frozen=True, slots=True)
+class EventStream:
+    """An answer sent as server-sent events, each ``(name, JSON data)``, as they come.
+
+    Whatever could fail before the first event has failed already (the handler returns
+    one only once the stream is sure to start); a failure later is an event of its own.
+    """
+
+    events: Iterable[tuple[str, Any]]
+
+
+# Response headers of an event stream: no proxy or CDN in between (Cloud Run's front end,
+# nginx, a corporate proxy) may hold the events back to buffer or compress the answer.
+STREAM_HEADERS = {
+    "Cache-Control": "no-cache, no-transform",
+    "X-Accel-Buffering": "no",
+}
+
+# The status and JSON body of the answer; a body of None is an empty answer (a 202), an
+# ``EventStream`` an answer in events (``text/event-stream``).
+Handler = Callable[
+    [dict[str, Any], RequestContext], tuple[int, dict[str, Any] | EventStream | None]
+]
 
 
 def handle(
@@ -113,9 +135,12 @@ def _handle(
             status, payload = _serve(
                 request, handler, settings, write=write, private=private, origin=origin
             )
-            response = (
-                flask.Response(status=status) if payload is None else json_response(status, payload)
-            )
+            if payload is None:
+                response = flask.Response(status=status)
+            elif isinstance(payload, EventStream):
+                response = event_stream_response(status, payload, name)
+            else:
+                response = json_response(status, payload)
     except BibliotecaError as exc:
         response = error_response(exc)
     except ValidationError as exc:
@@ -139,7 +164,7 @@ def _serve(
     write: bool | Callable[[Settings], bool],
     private: bool,
     origin: str | None,
-) -> tuple[int, dict[str, Any] | None]:
+) -> tuple[int, dict[str, Any] | EventStream | None]:
     required = write(settings) if callable(write) else write
     actor = _check_credentials(request, settings, required=required, private=private)
     request.environ[_ACTOR_KEY] = actor  # for the request's log line
@@ -293,6 +318,25 @@ def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
         status=status,
         mimetype="application/json",
     )
+
+
+def event_stream_response(status: int, stream: EventStream, name: str) -> flask.Response:
+    """``stream`` as ``text/event-stream``, each event written as soon as it is made
+    (gunicorn sends each piece a WSGI app yields at once); no registered secret survives
+    in it, and a bug mid-stream ends it with an ``error`` event, logged in full."""
+
+    def body() -> Iterator[bytes]:
+        try:
+            for event, data in stream.events:
+                yield scrub(sse.encode(event, data)).encode("utf-8")
+        except Exception:
+            _log.exception("unhandled error in %s's stream", name, extra={"function": name})
+            failed = {"error": "internal error: the failure was logged", "code": "internal_error"}
+            yield sse.encode("error", failed).encode("utf-8")
+
+    response = flask.Response(body(), status=status, mimetype="text/event-stream")
+    response.headers.update(STREAM_HEADERS)
+    return response
 
 
 def error_response(exc: BibliotecaError) -> flask.Response:

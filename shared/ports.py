@@ -8,10 +8,11 @@ real implementation, and one contract suite runs against both stores.
 
 from __future__ import annotations
 
+import collections.abc
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -432,6 +433,10 @@ class AnswerTrace:
     origin: str  # the door it came by: ask, mcp
     created_at: datetime
     expires_at: datetime
+    # A follow-up's conversation: the earlier questions, oldest first, and the standalone
+    # question it was read as (None when it was asked on its own).
+    thread: tuple[str, ...] = ()
+    standalone: str | None = None
 
 
 class AnswerTraces(Protocol):
@@ -625,11 +630,23 @@ class Generation:
 
 
 class Generator(Protocol):
-    """Prompt -> text from a language model (``gemini``); used for answers and triage."""
+    """Prompt -> text from a language model (``gemini``, ``openai``); answers and triage."""
 
     name: str
 
     def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...
+
+
+# Text as it is written, piece by piece; the generator's return value is the whole
+# ``Generation`` (``answer = yield from stream``).
+TextStream = collections.abc.Generator[str, None, Generation]
+
+
+@runtime_checkable
+class StreamingGenerator(Generator, Protocol):
+    """A ``Generator`` that can also hand its text over as the model writes it."""
+
+    def stream(self, system: str, prompt: str, *, max_tokens: int = 1024) -> TextStream: ...
 
 
 # How well the wiki's passages answer a question: "low" makes the answer say so first.
@@ -668,3 +685,15 @@ class Answerer(Protocol):
         confidence: Confidence = "high",
         unmentioned: Sequence[str] = (),
     ) -> Generation: ...
+
+    def stream(
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        mode: Literal["help", "tutor"],
+        confidence: Confidence = "high",
+        unmentioned: Sequence[str] = (),
+    ) -> TextStream:
+        """The same answer as ``answer``, handed over in pieces as it is written."""
+        ...

@@ -18,6 +18,7 @@ pytest_plugins = [
     "tests.fixtures.firestore",
     "tests.fixtures.server",
     "tests.fixtures.gemini",
+    "tests.fixtures.openai",
     "tests.fixtures.gcs",
     "tests.fixtures.corpora",
 ]

@@ -78,14 +78,24 @@ class RequestBody(BaseModel):
     def _error(cls, exc: ValidationError) -> InvalidInput:
         error = exc.errors()[0]
         where = invalid_input(exc).field
-        name = str(error["loc"][0]) if error["loc"] else ""
-        field = cls.model_fields.get(name)
+        # The innermost field the path names, through nested request models (history[i]).
+        model: Any = cls
+        field = None
+        for part in error["loc"]:
+            if isinstance(part, int):
+                continue
+            fields = getattr(model, "model_fields", {})
+            field = fields.get(str(part))
+            if field is None:
+                break
+            inner = [a for a in getattr(field.annotation, "__args__", ()) if isinstance(a, type)]
+            model = next((a for a in inner if issubclass(a, BaseModel)), field.annotation)
         if field is None or not field.description:
             return invalid_input(exc)
         description = field.description[0].lower() + field.description[1:].rstrip(".")
         if error["type"] == "missing":
-            return InvalidInput(f"{name} is required: {description}", field=where)
-        return InvalidInput(f"{name} must be {description}", field=where)
+            return InvalidInput(f"{where} is required: {description}", field=where)
+        return InvalidInput(f"{where} must be {description}", field=where)
 
 
 def _quoted(key: str) -> str:
@@ -208,6 +218,37 @@ class WikiUpdateRequest(RequestBody):
         return value  # values are checked with the stored page they complete
 
 
+MAX_HISTORY_TURNS = 6
+# An earlier answer as the widget got it back: a model's runs to a few thousand characters.
+MAX_HISTORY_ANSWER_CHARS = 20_000
+
+
+class Turn(RequestBody):
+    """One earlier question of the conversation and the answer it got (other keys are
+    ignored, as in ``AskRequest``)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+
+    question: str = Field(
+        max_length=MAX_QUESTION_CHARS,
+        pattern=r"\S",
+        description="A non-blank string of at most 2,000 characters: an earlier question.",
+    )
+    answer: str = Field(
+        default="",
+        max_length=MAX_HISTORY_ANSWER_CHARS,
+        description="A string of at most 20,000 characters: the answer it got.",
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, value: str) -> str:
+        text = strip_invisible(_non_blank(value)).strip()
+        if not text:
+            raise ValueError("no visible characters")
+        return text
+
+
 class AskRequest(RequestBody):
     """``POST /ask``: a question for the wiki. Unknown keys are ignored (the widget's)."""
 
@@ -242,6 +283,18 @@ class AskRequest(RequestBody):
         description="True to send the answer through the archive gates (write credentials, "
         "or BIBLIOTECA_ARCHIVE_FROM_WIDGET=1); any other value is false.",
     )
+    stream: bool = Field(
+        default=False,
+        description="True to answer text/event-stream: an event 'sources', then 'delta' "
+        "events with text, then 'done' with the whole response body; any other value is "
+        "false.",
+    )
+    history: list[Turn] = Field(
+        default_factory=list,
+        max_length=MAX_HISTORY_TURNS,
+        description="At most 6 earlier turns of the conversation, oldest first: the "
+        "question is read as a follow-up of them.",
+    )
 
     @field_validator("question")
     @classmethod
@@ -272,10 +325,15 @@ class AskRequest(RequestBody):
     def _limit(cls, value: object) -> object:
         return DEFAULT_LIMIT if value is None else value
 
-    @field_validator("archive", mode="before", json_schema_input_type=Any)
+    @field_validator("archive", "stream", mode="before", json_schema_input_type=Any)
     @classmethod
     def _archive(cls, value: object) -> bool:
         return value is True
+
+    @field_validator("history", mode="before", json_schema_input_type=list[Turn] | None)
+    @classmethod
+    def _history(cls, value: object) -> object:
+        return [] if value is None else value
 
 
 # The draft cites every source as a wiki source plus the question itself: one less than a
@@ -667,6 +725,11 @@ class AskResponse(ResponseBody):
     grounding: Grounding | None = Field(
         default=None,
         description="Help mode: the grounding gate's check of the code paths the answer cites.",
+    )
+    standalone_question: str | None = Field(
+        default=None,
+        description="With a history: the question as it was read on its own (searched and "
+        "answered), when it differs from the one asked.",
     )
     timings: dict[str, float] | None = Field(
         default=None, description="embed_ms, search_ms and generate_ms."

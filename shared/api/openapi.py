@@ -80,6 +80,56 @@ _HEADERS = {
 }
 
 
+# ask with "stream": true. In OpenAPI 3.1 the schema of an event stream describes each
+# event ({"event", "data"}); our data is JSON, described by contentSchema per event name.
+_EVENTS_DOC = (
+    "Server-sent events, each `event: <name>` and one line of JSON `data:`. First "
+    '`sources` ({"sources": [...]}, as in the JSON response), then `delta` events '
+    '({"text": "..."}, the answer as it is written), then `done` with the whole JSON '
+    "response body (its `answer` checked against the sources: it is the text to keep). A "
+    "failure after the stream started is an `error` event with the error body; before, "
+    "the usual JSON error. Sent with `Cache-Control: no-cache, no-transform` and "
+    "`X-Accel-Buffering: no`."
+)
+
+
+def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"const": name},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": data,
+            },
+        },
+    }
+
+
+def _event_stream(done: dict[str, Any], error: dict[str, Any]) -> dict[str, Any]:
+    sources = {
+        "type": "object",
+        "required": ["sources"],
+        "properties": {"sources": {"type": "array", "items": {"type": "object"}}},
+    }
+    delta = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}
+    return {
+        "schema": {
+            "description": _EVENTS_DOC,
+            "anyOf": [
+                _event("sources", sources),
+                _event("delta", delta),
+                _event("done", done),
+                _event("error", error),
+            ],
+        },
+        "example": 'event: sources\ndata: {"sources":[]}\n\nevent: delta\ndata: {"text":"..."}'
+        '\n\nevent: done\ndata: {"answer":"...","sources":[]}\n\n',
+    }
+
+
 Mode = Literal["validation", "serialization"]
 Refs = dict[tuple[type[BaseModel], Mode], dict[str, Any]]
 
@@ -114,6 +164,10 @@ def _operation(name: str, refs: Refs) -> Any:
     responses: dict[str, Any] = {
         str(ok): _response(response.__doc__ or name, refs[(response, "serialization")], ok)
     }
+    if name == "ask":
+        responses[str(ok)]["content"]["text/event-stream"] = _event_stream(
+            refs[(response, "serialization")], error
+        )
     for status, text in sorted(statuses.items()):
         schema = error
         if name == "rebuild" and status in _REBUILD_REPORTED:

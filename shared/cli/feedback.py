@@ -60,7 +60,11 @@ def lines(groups: list[dict[str, Any]], since: str) -> str:
                 if item["question"]:
                     out.append(f"      question: {_short(item['question'])}")
                 continue
+            for n, earlier in enumerate(trace.get("thread") or [], start=1):
+                out.append(f"      thread {n}: {_short(earlier)}")
             out.append(f"      question: {_short(trace['question'])}")
+            if trace.get("standalone"):
+                out.append(f"      read as:  {_short(trace['standalone'])}")
             out.append(f"      answer:   {_short(trace['answer'])}")
             cited = ", ".join(
                 f"{s['slug']} v{s['version'] if s['version'] is not None else '?'} ({s['score']})"

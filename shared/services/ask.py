@@ -2,18 +2,22 @@
 hit, maybe archive.
 
 ``tutor`` mode touches neither the embedder nor the store. A store built with another
-embedder than the configured one is a 503 ``reindex_required``.
+embedder than the configured one is a 503 ``reindex_required``. A question with a
+``history`` is first read as a standalone one (``standalone_question``). ``ask_stream``
+is the same answer as server-sent events: everything that can fail before the first
+piece of text fails before the stream starts, as the usual error.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from shared import plaintext
-from shared.api.models import AskRequest
+from shared.api.models import MAX_QUESTION_CHARS, AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.freshness import all_gone, demote_gone, state_of
@@ -26,12 +30,14 @@ from shared.ports import (
     Embedder,
     Freshness,
     FreshnessState,
+    Generation,
     Generator,
     Passage,
     SearchFilter,
     Store,
+    TextStream,
 )
-from shared.retrieval import answer_checks, evidence, hybrid
+from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
@@ -49,26 +55,62 @@ _log = get_logger("ask")
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A validated ``ask`` request."""
+    """A validated ``ask`` request. ``text`` is what is searched and answered: the
+    question as asked, or a follow-up read as a standalone question (``asked`` keeps
+    the words the caller used, ``thread`` the earlier questions, oldest first)."""
 
     text: str
     mode: Literal["help", "tutor"]
     filters: SearchFilter
     limit: int
     archive: bool
+    asked: str = ""
+    thread: tuple[str, ...] = ()
+
+    @property
+    def standalone(self) -> str | None:
+        """The standalone reading of a follow-up; None for a question asked on its own."""
+        return self.text if self.thread and self.text != self.asked else None
 
 
-def as_question(request: AskRequest) -> Question:
-    """The checked request as the service uses it: the filters as one ``SearchFilter``."""
+def as_question(request: AskRequest, condenser: Generator | None = None) -> Question:
+    """The checked request as the service uses it: the filters as one ``SearchFilter``,
+    a follow-up read as a standalone question (``condenser``: the model that rewrites
+    it; None: the offline rule of ``retrieval.followup``)."""
+    thread = tuple(turn.question for turn in request.history)
     return Question(
-        text=request.question,
+        text=standalone_question(request, condenser),
         mode=request.mode,
         filters=SearchFilter(
             page_type=request.source_type, category=request.category, tag=request.tag
         ),
         limit=request.limit,
         archive=request.archive,
+        asked=request.question,
+        thread=thread,
     )
+
+
+def standalone_question(request: AskRequest, condenser: Generator | None = None) -> str:
+    """The question a follow-up asks, read with its ``history``: rewritten by the model
+    when there is one (its reply kept only when it is a plausible question), else the
+    earlier question's subject carried over by the offline rule."""
+    if not request.history:
+        return request.question
+    if condenser is None:
+        return followup.standalone(request.question, [t.question for t in request.history])
+    generation = condenser.generate(
+        prompts.CONDENSE_SYSTEM,
+        prompts.condense_prompt(
+            request.question, [(t.question, t.answer) for t in request.history]
+        ),
+        max_tokens=prompts.CONDENSE_MAX_TOKENS,
+    )
+    rewritten = strip_invisible(generation.text).strip().strip('"').strip()
+    if generation.finish != "stop" or not rewritten or len(rewritten) > MAX_QUESTION_CHARS:
+        _log.warning("the condensed follow-up was unusable; the offline rule reads it")
+        return followup.standalone(request.question, [t.question for t in request.history])
+    return rewritten
 
 
 def ask(
@@ -80,42 +122,184 @@ def ask(
     embedder: Embedder,
     answerer: Answerer,
     judge: Generator | None = None,
+    condenser: Generator | None = None,
     client_id: str = "",
     origin: str = "ask",
 ) -> dict[str, Any]:
     """Answer one checked ``ask`` request; the store is touched only in help mode.
 
     ``judge`` is the archive gates' triage model (None: their local rules only);
-    ``client_id`` is who asks (the HTTP edge's client address), for the widget's own,
-    lower limit on archiving; ``origin`` names the door it came by in the utility hit
-    (``ask``, or ``mcp`` for an agent).
+    ``condenser`` the model that reads a follow-up as a standalone question (None: the
+    offline rule); ``client_id`` is who asks (the HTTP edge's client address), for the
+    widget's own, lower limit on archiving; ``origin`` names the door it came by in the
+    utility hit (``ask``, or ``mcp`` for an agent).
     """
     started = time.perf_counter()
-    question = as_question(request)
+    question = as_question(request, condenser)
     if question.mode == "tutor":
         generated = time.perf_counter()
         generation = answerer.answer(question.text, [], mode="tutor")
-        done = time.perf_counter()
-        return {
-            "answer": generation.text,
-            "sources": [],
-            "model": generation.model,
-            "chunks_used": 0,
-            "duration_ms": _ms(started, done),
-            "mode": "tutor",
-            "archive": {"attempted": False, "reason": "tutor-mode"},
-            "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
-        }
+        return _tutor_response(generation, started, generated)
     found = gather(question.text, question.filters, question.limit, store, embedder)
-    passages, confidence = found.passages, found.confidence
     t2 = time.perf_counter()
     generation = answerer.answer(
         question.text,
-        passages,
+        found.passages,
         mode="help",
-        confidence=confidence,
+        confidence=found.confidence,
         unmentioned=found.unmentioned,
     )
+    return complete(
+        question,
+        found,
+        generation,
+        settings,
+        started=started,
+        generating=t2,
+        authorized=authorized,
+        store=store,
+        embedder=embedder,
+        judge=judge,
+        client_id=client_id,
+        origin=origin,
+    )
+
+
+# One event of ``ask``'s stream: its name and its JSON data.
+Event = tuple[str, dict[str, Any]]
+
+
+def ask_stream(
+    request: AskRequest,
+    settings: Settings,
+    *,
+    authorized: bool,
+    store: Store,
+    embedder: Embedder,
+    answerer: Answerer,
+    judge: Generator | None = None,
+    condenser: Generator | None = None,
+    client_id: str = "",
+    origin: str = "ask",
+) -> Iterator[Event]:
+    """``ask`` as events: ``sources`` (the sources the answer may cite), ``delta``
+    (``{"text": …}``, as it is written), then ``done`` with the whole body ``ask``
+    returns; a failure once the stream is under way is an ``error`` event with the
+    contract's error body.
+
+    Everything up to the first piece of text runs before this returns (retrieval, the
+    model's status line): a refused key or a model that is down is then the usual
+    error, raised here, not an event.
+    """
+    started = time.perf_counter()
+    question = as_question(request, condenser)
+    found: Evidence | None = None
+    if question.mode == "tutor":
+        pieces = answerer.stream(question.text, [], mode="tutor")
+    else:
+        found = gather(question.text, question.filters, question.limit, store, embedder)
+        pieces = answerer.stream(
+            question.text,
+            found.passages,
+            mode="help",
+            confidence=found.confidence,
+            unmentioned=found.unmentioned,
+        )
+    generating = time.perf_counter()
+    first, finished = _first_piece(pieces)
+
+    def events() -> Iterator[Event]:
+        sources = (
+            []
+            if found is None
+            else [source(p, found.state(p.slug), settings.site_url) for p in found.passages]
+        )
+        yield "sources", {"sources": sources}
+        try:
+            if first:
+                yield "delta", {"text": first}
+            generation = finished
+            if generation is None:
+                generation = yield from _deltas(pieces)
+            if found is None:
+                yield "done", _tutor_response(generation, started, generating)
+                return
+            body = complete(
+                question,
+                found,
+                generation,
+                settings,
+                started=started,
+                generating=generating,
+                authorized=authorized,
+                store=store,
+                embedder=embedder,
+                judge=judge,
+                client_id=client_id,
+                origin=origin,
+            )
+            yield "done", body
+        except BibliotecaError as exc:
+            _log.warning("the answer's stream failed: %s", exc.message)
+            yield "error", exc.body()
+
+    return events()
+
+
+def _first_piece(pieces: TextStream) -> tuple[str, Generation | None]:
+    """The first piece of text (its call is where a model's errors surface), or the
+    whole ``Generation`` when the answer ended without any."""
+    try:
+        return next(pieces), None
+    except StopIteration as stop:
+        generation: Generation = stop.value
+        return "", generation
+
+
+def _deltas(pieces: TextStream) -> collections.abc.Generator[Event, None, Generation]:
+    """Each further piece as a ``delta`` event; returns the whole ``Generation``."""
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration as stop:
+            generation: Generation = stop.value
+            return generation
+        if piece:
+            yield "delta", {"text": piece}
+
+
+def _tutor_response(generation: Generation, started: float, generated: float) -> dict[str, Any]:
+    done = time.perf_counter()
+    return {
+        "answer": generation.text,
+        "sources": [],
+        "model": generation.model,
+        "chunks_used": 0,
+        "duration_ms": _ms(started, done),
+        "mode": "tutor",
+        "archive": {"attempted": False, "reason": "tutor-mode"},
+        "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
+    }
+
+
+def complete(
+    question: Question,
+    found: Evidence,
+    generation: Generation,
+    settings: Settings,
+    *,
+    started: float,
+    generating: float,
+    authorized: bool,
+    store: Store,
+    embedder: Embedder,
+    judge: Generator | None,
+    client_id: str,
+    origin: str,
+) -> dict[str, Any]:
+    """The help-mode response of a written answer: checked against its passages, its
+    trace kept, its hit recorded, archived if asked (whole or streamed alike)."""
+    passages, confidence = found.passages, found.confidence
     t3 = time.perf_counter()
     # Whatever wrote it, the answer cites only passages it was given and says so when weak.
     checked = answer_checks.review(
@@ -142,9 +326,11 @@ def ask(
         "timings": {
             "embed_ms": found.embed_ms,
             "search_ms": found.search_ms,
-            "generate_ms": _ms(t2, t3),
+            "generate_ms": _ms(generating, t3),
         },
     }
+    if question.standalone is not None:
+        response["standalone_question"] = question.standalone
     grounding: dict[str, Any] | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
@@ -179,13 +365,15 @@ def ask(
     keep_trace(
         store,
         answer_id=answer_id,
-        question=question.text,
+        question=question.asked or question.text,
         answer=checked.text,
         passages=passages,
         model=generation.model,
         confidence=checked.confidence,
         origin=origin,
         days=settings.trace_days,
+        thread=question.thread,
+        standalone=question.standalone,
     )
     record_hit(
         store,

@@ -27,7 +27,9 @@ from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Origin, Store
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
+from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
+from shared.services.indexing import chunk_hash, embedding_texts
 from shared.services.wiki import create_validated, update_validated
 from shared.slugs import slug_from_path, slug_problem
 
@@ -234,17 +236,23 @@ def import_directory(
     actor = import_actor(root)
     nav, problems = read_nav(tree)
     placed: list[sidebar.Placed] = []
-    for name, parsed in stored_files(tree, report, progress, _nav_labels(nav)):
-        placed.append(sidebar.Placed(name, parsed.slug, parsed.metadata["title"], parsed.hint))
-        try:
-            status = _write(parsed, store, embedder, default_type, default_status, actor)
-        except Unavailable:
-            raise  # every other file would fail the same way: the command says it once
-        except BibliotecaError as exc:
-            report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
-            continue
-        setattr(report, status, getattr(report, status) + 1)
-        origins[parsed.slug] = Origin(name_of_tree, name)
+    # The vectors of the next pages are computed while these are parsed and written.
+    batched = EmbedAhead(embedder)
+    try:
+        files = stored_files(tree, report, progress, _nav_labels(nav))
+        for name, parsed in ahead(files, lambda f: _new_texts(f[1], store, embedder), batched):
+            placed.append(sidebar.Placed(name, parsed.slug, parsed.metadata["title"], parsed.hint))
+            try:
+                status = _write(parsed, store, batched, default_type, default_status, actor)
+            except Unavailable:
+                raise  # every other file would fail the same way: the command says it once
+            except BibliotecaError as exc:
+                report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
+                continue
+            setattr(report, status, getattr(report, status) + 1)
+            origins[parsed.slug] = Origin(name_of_tree, name)
+    finally:
+        batched.close()
     taken = tree.assets.taken
     if taken:
         held = store.site.held_assets(taken.keys())
@@ -269,6 +277,17 @@ def import_directory(
         _save_tree_nav(tree, placed, store)
     record_import(store, actor, root, report, by)
     return report
+
+
+def _new_texts(parsed: ParsedFile, store: Store, embedder: Embedder) -> list[str]:
+    """The texts the write of ``parsed`` will ask the embedder for: its chunks' texts
+    whose vectors the store does not hold already (an unchanged file asks for none)."""
+    title = parsed.metadata.get("title")
+    if not isinstance(title, str) or not title.strip():
+        return []  # the write path finds the title; its chunks are embedded when written
+    texts = embedding_texts(title.strip(), parsed.content)
+    held = store.chunks.vectors_for(parsed.slug) if store.pages.get(parsed.slug) else {}
+    return [t for t in texts if chunk_hash(embedder.name, t) not in held]
 
 
 def _save_tree_nav(tree: Tree, placed: list[sidebar.Placed], store: Store) -> None:

@@ -26,6 +26,11 @@ def embedding_text(title: str, heading: str, text: str) -> str:
     return f"{context}\n\n{text}"
 
 
+def embedding_texts(title: str, content: str) -> list[str]:
+    """What each chunk of a page with this title and content embeds, in order."""
+    return [embedding_text(title, p.heading, p.text) for p in split_markdown(title, content)]
+
+
 def chunk_hash(embedder: str, text: str) -> str:
     return hashlib.sha256(f"{embedder}\0{text}".encode()).hexdigest()[:32]
 

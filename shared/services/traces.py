@@ -32,6 +32,8 @@ def keep_trace(
     confidence: str,
     origin: str,
     days: int,
+    thread: Sequence[str] = (),
+    standalone: str | None = None,
 ) -> None:
     """Save the trace of one help-mode answer for ``days``; log (never raise) a failure."""
     now = datetime.now(UTC)
@@ -45,6 +47,8 @@ def keep_trace(
         origin=origin,
         created_at=now,
         expires_at=now + timedelta(days=days),
+        thread=tuple(thread),
+        standalone=standalone,
     )
     try:
         store.traces.save(trace)

@@ -52,7 +52,12 @@ def test_keyboard_user_asks_and_gets_answer_with_source_links(page: Any, stub: S
     cite = page.locator(".bib-cite")
     assert cite.get_attribute("href") == expected
     assert stub.requests == [
-        {"_content_type": "application/json", "question": "¿Cómo instalo?", "mode": "help"}
+        {
+            "_content_type": "application/json",
+            "question": "¿Cómo instalo?",
+            "mode": "help",
+            "stream": True,
+        }
     ]
 
 
@@ -209,6 +214,7 @@ def test_filters_and_limit_come_from_data_attributes(page: Any, stub: StubAsk) -
         "_content_type": "application/json",
         "question": "¿cómo despliego?",
         "mode": "help",
+        "stream": True,
         "limit": 3,
         "source_type": "runbook",
         "category": "ops",

@@ -123,3 +123,30 @@ def test_the_curator_report_lists_the_feedback_with_its_trace(
     assert "Feedback, last 30 days (2 down, 0 up)" in html
     assert "<code>runbook—pool</code> v1" in html
     assert "el valor por defecto ya es 20" in html
+
+
+def test_feedback_on_a_follow_up_names_its_thread(
+    store_env: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 👎 on "¿y su valor por defecto?" shows the question it followed and how it was read,
+    on either store."""
+    del store_env
+    reset_limiters()
+    api = Api("client")
+    for page in PAGES:
+        assert api.post("wiki_create", page).status == 201
+    history = [{"question": QUESTION, "answer": "Fija el tamaño del pool [1]."}]
+    body = {"question": "¿y su valor por defecto?", "history": history}
+    answer = api.post("ask", body, token=None).json
+    vote = {"answer_id": answer["answer_id"], "rating": "down"}
+    assert api.post("feedback", vote, token=None).status == 200
+    capsys.readouterr()  # the requests' own log lines
+    status, out = run(capsys, "--json")
+    assert status == 0
+    [trace] = [i["trace"] for g in json.loads(out)["pages"] for i in g["items"]]
+    assert trace["question"] == "¿y su valor por defecto?"
+    assert trace["thread"] == [QUESTION]
+    assert trace["standalone"] == answer["standalone_question"]
+    status, out = run(capsys)
+    assert f"thread 1: {QUESTION}" in out
+    assert f"read as:  {answer['standalone_question']}" in out

@@ -6,7 +6,13 @@
  *           data-source-type="runbook" data-category="..." data-tag="..."></script>
  * Optional: data-mode (help|tutor), data-limit (1..20), data-timeout (seconds, default 60),
  * data-site-root (where page links point; default: the folder above static/widget.js),
- * data-feedback-url (where 👍/👎 go; default: the ask URL with its last segment "feedback").
+ * data-feedback-url (where 👍/👎 go; default: the ask URL with its last segment "feedback"),
+ * data-stream ("off" to ask for whole answers instead of server-sent events).
+ *
+ * Answers stream: the widget asks with "stream": true and renders the text as it arrives
+ * (the `done` event's checked answer then replaces it); Cancel stops an answer midway
+ * (AbortController) and keeps what was written. The conversation is kept: each question
+ * is sent with the earlier turns as `history` (at most 6), until "New conversation".
  *
  * Safety: the answer is Markdown written by a model from wiki text, so it is untrusted.
  * It is rendered by building DOM nodes (createElement + text nodes) for a small subset;
@@ -24,6 +30,8 @@
   var SLUG = /^[a-z0-9]+([a-z0-9_\u2014-]*[a-z0-9])?$/;
   var MAX_SNIPPET = 220;
   var MAX_SERVER_MESSAGE = 300;
+  var MAX_TURNS = 6; // the contract's limit on `history`
+  var MAX_TURN_ANSWER = 20000;
 
   var STRINGS = {
     en: {
@@ -35,6 +43,11 @@
       hint: "Enter to send, Shift+Enter for a new line.",
       submit: "Ask",
       cancel: "Cancel",
+      stop: "Stop",
+      stopped: "Stopped: the answer above is incomplete.",
+      streamFailed: "The answer stopped midway: {msg}",
+      newThread: "New conversation",
+      thread: "Earlier in this conversation",
       sources: "Sources",
       source: "Source",
       waiting: "Searching the wiki and writing an answer…",
@@ -83,6 +96,11 @@
       hint: "Intro para enviar, Mayús+Intro para una línea nueva.",
       submit: "Preguntar",
       cancel: "Cancelar",
+      stop: "Detener",
+      stopped: "Detenida: la respuesta de arriba está incompleta.",
+      streamFailed: "La respuesta se interrumpió: {msg}",
+      newThread: "Nueva conversación",
+      thread: "Antes en esta conversación",
       sources: "Fuentes",
       source: "Fuente",
       waiting: "Buscando en la wiki y redactando la respuesta…",
@@ -170,6 +188,7 @@
       mode: attr("mode") === "tutor" ? "tutor" : "help",
       limit: limit >= 1 && limit <= 20 ? limit : null,
       timeoutMs: timeout > 0 ? timeout * 1000 : 60000,
+      stream: attr("stream") !== "off",
       filters: { source_type: attr("source-type"), category: attr("category"), tag: attr("tag") },
       root: siteRoot(script)
     };
@@ -436,6 +455,7 @@
     this.config = config;
     this.t = STRINGS[config.lang];
     this.controller = null;
+    this.history = []; // [{question, answer}], oldest first: sent as `history`
     this.build();
   }
 
@@ -494,8 +514,12 @@
     this.cancel = el("button", PREFIX + "-cancel", t.cancel);
     this.cancel.type = "button";
     this.cancel.hidden = true;
+    this.newThread = el("button", PREFIX + "-new", t.newThread);
+    this.newThread.type = "button";
+    this.newThread.hidden = true;
     actions.appendChild(this.submit);
     actions.appendChild(this.cancel);
+    actions.appendChild(this.newThread);
     this.form.appendChild(label);
     this.form.appendChild(this.input);
     this.form.appendChild(hint);
@@ -504,6 +528,9 @@
     this.status = el("div", PREFIX + "-status");
     this.status.setAttribute("role", "status");
     this.status.setAttribute("aria-live", "polite");
+    this.thread = el("ol", PREFIX + "-thread");
+    this.thread.setAttribute("aria-label", t.thread);
+    this.thread.hidden = true;
     this.answer = el("div", PREFIX + "-answer");
     this.answer.setAttribute("aria-live", "polite");
     this.answer.setAttribute("aria-busy", "false");
@@ -511,6 +538,7 @@
     var body = el("div", PREFIX + "-body");
     body.appendChild(this.form);
     body.appendChild(this.status);
+    body.appendChild(this.thread);
     body.appendChild(this.answer);
     this.panel.appendChild(header);
     this.panel.appendChild(body);
@@ -525,6 +553,10 @@
     });
     this.cancel.addEventListener("click", function () {
       self.abort("cancel");
+    });
+    this.newThread.addEventListener("click", function () {
+      self.forget();
+      self.input.focus();
     });
     this.form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -627,6 +659,113 @@
     this.answer.setAttribute("aria-busy", busy ? "true" : "false");
     this.submit.disabled = busy;
     this.cancel.hidden = !busy;
+    this.cancel.textContent = this.t.cancel;
+    this.newThread.disabled = busy;
+  };
+
+  // -- the conversation: earlier turns, sent as `history` ------------------------------
+
+  Widget.prototype.remember = function (question, answer) {
+    this.history.push({ question: question, answer: answer.slice(0, MAX_TURN_ANSWER) });
+    this.history = this.history.slice(-MAX_TURNS);
+    this.thread.textContent = "";
+    for (var i = 0; i < this.history.length - 1; i++) {
+      this.thread.appendChild(el("li", PREFIX + "-turn", this.history[i].question));
+    }
+    this.thread.hidden = this.history.length < 2;
+    this.newThread.hidden = false;
+  };
+
+  Widget.prototype.forget = function () {
+    this.history = [];
+    this.thread.textContent = "";
+    this.thread.hidden = true;
+    this.newThread.hidden = true;
+    this.answer.textContent = "";
+    this.say("", null);
+  };
+
+  // -- a streamed answer: server-sent events sources, delta…, done (or error) ----------
+
+  Widget.prototype.readStream = function (reader) {
+    var self = this;
+    var decoder = new TextDecoder();
+    var live = { sources: [], text: "", node: null, ended: false };
+    var buffer = "";
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) {
+          if (!live.ended) {
+            self.say(self.t.badResponse, "error"); // the stream ended without its `done`
+          }
+          return;
+        }
+        buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n?/g, "\n");
+        var cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          var event = parseEvent(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (event) {
+            self.onEvent(event.name, event.data, live);
+          }
+        }
+        return live.ended ? reader.cancel() : pump();
+      });
+    }
+    return pump();
+  };
+
+  function parseEvent(block) {
+    var name = "message";
+    var data = [];
+    block.split("\n").forEach(function (line) {
+      var colon = line.indexOf(":");
+      var field = colon < 0 ? line : line.slice(0, colon);
+      var value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") {
+        name = value;
+      } else if (field === "data") {
+        data.push(value);
+      }
+    });
+    if (!data.length) {
+      return null;
+    }
+    try {
+      return { name: name, data: JSON.parse(data.join("\n")) };
+    } catch (err) {
+      return null;
+    }
+  }
+
+  Widget.prototype.onEvent = function (name, data, live) {
+    if (!data || typeof data !== "object") {
+      return;
+    }
+    if (name === "sources" && Array.isArray(data.sources)) {
+      live.sources = data.sources.filter(function (s) {
+        return s && typeof s === "object";
+      });
+    } else if (name === "delta" && typeof data.text === "string") {
+      if (!live.node) {
+        this.say("", null);
+        this.cancel.textContent = this.t.stop;
+        live.node = el("div", PREFIX + "-markdown " + PREFIX + "-live");
+        this.answer.appendChild(live.node);
+      }
+      live.text += data.text;
+      // Rendered again whole: a half-written list or code block settles as text arrives.
+      live.node.textContent = "";
+      live.node.appendChild(renderMarkdown(live.text, { root: this.config.root, sources: live.sources, t: this.t }));
+    } else if (name === "done") {
+      live.ended = true;
+      this.answer.textContent = ""; // the checked answer replaces the text as it came
+      this.finish(200, data, null);
+    } else if (name === "error") {
+      live.ended = true;
+      var message = typeof data.error === "string" ? data.error.slice(0, MAX_SERVER_MESSAGE) : "";
+      this.say(format(this.t.streamFailed, { msg: message || data.code || "?" }), "error");
+    }
   };
 
   Widget.prototype.abort = function (reason) {
@@ -651,6 +790,12 @@
     this.open();
     this.lastQuestion = text;
     var body = { question: text, mode: this.config.mode };
+    if (this.config.stream) {
+      body.stream = true;
+    }
+    if (this.history.length && this.config.mode !== "tutor") {
+      body.history = this.history.slice(-MAX_TURNS);
+    }
     if (this.config.limit) {
       body.limit = this.config.limit;
     }
@@ -673,26 +818,37 @@
     var retryAfter = null;
     fetch(this.config.askUrl, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: this.config.stream ? "text/event-stream, application/json" : "application/json"
+      },
       body: JSON.stringify(body),
       signal: this.controller.signal
     })
       .then(function (response) {
         status = response.status;
         retryAfter = response.headers.get("Retry-After");
-        return response.text();
-      })
-      .then(function (raw) {
-        var data = null;
-        try {
-          data = JSON.parse(raw);
-        } catch (err) {
-          data = null;
+        var type = response.headers.get("Content-Type") || "";
+        if (response.ok && /^text\/event-stream/.test(type) && response.body && response.body.getReader) {
+          return self.readStream(response.body.getReader());
         }
-        self.finish(status, data, retryAfter);
+        // An error (always JSON), or a server that answered whole.
+        return response.text().then(function (raw) {
+          var data = null;
+          try {
+            data = JSON.parse(raw);
+          } catch (err) {
+            data = null;
+          }
+          self.finish(status, data, retryAfter);
+        });
       })
       .catch(function () {
-        if (self.abortReason === "cancel") {
+        var partial = self.answer.querySelector("." + PREFIX + "-live");
+        if (self.abortReason === "cancel" && partial) {
+          partial.className += " " + PREFIX + "-stopped"; // what was written stays, marked
+          self.say(t.stopped, "info");
+        } else if (self.abortReason === "cancel") {
           self.say(t.cancelled, "info");
         } else if (self.abortReason === "timeout") {
           self.say(format(t.timeout, { s: Math.round(self.config.timeoutMs / 1000) }), "error");
@@ -746,6 +902,9 @@
     }
     answer.appendChild(renderMarkdown(data.answer, ctx));
     this.answer.appendChild(answer);
+    if (this.config.mode !== "tutor" && this.lastQuestion) {
+      this.remember(this.lastQuestion, data.answer);
+    }
 
     if (this.config.mode !== "tutor") {
       var section = el("section", PREFIX + "-sources");
