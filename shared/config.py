@@ -238,9 +238,7 @@ class Settings(BaseModel):
             return None
         if self.model_cache:
             return Path(self.model_cache)
-        from shared.providers.use_cache import default_cache
-
-        return default_cache()
+        return default_model_cache()
 
     @property
     def rate_limit_window(self) -> tuple[int, int]:
@@ -363,3 +361,10 @@ def get_settings() -> Settings:
     for secret in (settings.api_token, settings.google_ai_api_key, settings.llm_api_key, *named):
         register_secret(secret.get_secret_value() if secret else None)
     return settings
+
+
+def default_model_cache() -> Path:
+    """``$XDG_CACHE_HOME/biblioteca/models`` (else ``~/.cache/…``): shared by every data
+    dir of the machine, so tests and wikis convert the offline model once."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "biblioteca" / "models"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import pickle
 import shutil
 import tempfile
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from shared.config import default_model_cache
 from shared.logs import get_logger
 
 FORMAT = 1  # bump when the layout of the folder changes
@@ -208,10 +208,8 @@ def _trusted(path: Path) -> Any:
 
 
 def default_cache() -> Path:
-    """``$XDG_CACHE_HOME/biblioteca/models`` (else ``~/.cache/…``): shared by every data
-    dir of the machine, so tests and wikis convert once."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "biblioteca" / "models"
+    """The cache ``BIBLIOTECA_MODEL_CACHE`` defaults to (one rule, in the settings)."""
+    return default_model_cache()
 
 
 def main(argv: list[str] | None = None) -> int:
