@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import Settings
-from shared.errors import BibliotecaError, Unavailable
+from shared.errors import BibliotecaError, NotConfigured, Unavailable
 from shared.logs import get_logger
 from shared.ports import (
     STAGE_INDEX,
@@ -44,7 +44,7 @@ from shared.schema import Page
 from shared.services import feedback_digest
 from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
-from shared.site import paths, renderer, search
+from shared.site import highlight, paths, renderer, search
 from shared.site.chrome import toc
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
@@ -117,11 +117,41 @@ class BuildReport:
 
 
 def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteConfig:
+    logo_file = settings.site_logo_file
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
         base_url=settings.site_url or publisher.public_url,
+        site_name=settings.site_name,
+        logo=logo_path(logo_file) if logo_file is not None else settings.site_logo,
     )
+
+
+def code_stylesheet() -> Output:
+    """``static/code.css``: the colours of highlighted code in both themes, generated from
+    the Pygments styles the renderer's classes belong to (``shared.site.highlight``)."""
+    return Output(f"{paths.STATIC_DIR}/code.css", highlight.stylesheet().encode(), STAGE_PAGES)
+
+
+def logo_path(file: Path) -> str:
+    """Where the site publishes a logo file: ``static/logo.<ext>``."""
+    return f"{paths.STATIC_DIR}/logo{file.suffix.lower()}"
+
+
+def logo_output(settings: Settings) -> list[Output]:
+    """The logo file of ``BIBLIOTECA_SITE_LOGO`` as a static file of the site (none for a
+    URL). A file that cannot be read is a configuration error, named before anything is
+    published, rather than a site whose header shows a broken image."""
+    file = settings.site_logo_file
+    if file is None:
+        return []
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise NotConfigured(
+            f"BIBLIOTECA_SITE_LOGO: the logo file {str(file)!r} cannot be read: {exc.strerror}"
+        ) from exc
+    return [Output(logo_path(file), data, STAGE_PAGES)]
 
 
 def build_site(
@@ -692,7 +722,7 @@ class _Build:
         """Static files, listings, sitemap, search index and shards, nav.js, the index page;
         and the search's split prefixes. ``split`` given: the shards are unchanged since
         the last build (same titles and headings) and are not built again."""
-        out = static_files()
+        out = [*static_files(), code_stylesheet(), *logo_output(self.settings)]
         if split is None:
             shards, split = renderer.render_search_shards(site, headings)
             for path, text in shards.items():

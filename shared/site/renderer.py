@@ -33,7 +33,7 @@ from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "3"
+RENDERER_VERSION = "4"
 TEMPLATES = Path(__file__).parent / "templates"
 # libyaml's safe dumper when PyYAML has it: the pure-Python one costs as much per page
 # as parsing its Markdown (3 ms), on every page of a full build.
@@ -48,10 +48,21 @@ class SiteConfig:
     ask_url: str = "/ask"
     code_url: str | None = None  # e.g. https://github.com/org/{repo}/blob/main/{path}
     base_url: str | None = None  # absolute URL of the site root, for the sitemap
+    site_name: str = "Biblioteca"  # BIBLIOTECA_SITE_NAME: header, <title>, llms.txt
+    logo: str | None = None  # an http(s) URL, or a path under the site root (static/logo.png)
 
     def key(self) -> str:
         """Changes whenever the same pages would render differently (forces a full build)."""
-        text = json.dumps([RENDERER_VERSION, template_digest(), self.ask_url, self.code_url])
+        text = json.dumps(
+            [
+                RENDERER_VERSION,
+                template_digest(),
+                self.ask_url,
+                self.code_url,
+                self.site_name,
+                self.logo,
+            ]
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -133,12 +144,17 @@ def _source(
 
 
 def _chrome(language: str, root: str, config: SiteConfig, slug: str = "") -> dict[str, Any]:
+    logo = config.logo
+    if logo is not None and not logo.startswith(("https://", "http://")):
+        logo = root + logo
     return {
         "lang": language,
         "ui": lang.UI[language],
         "root": root,
         "ask_url": config.ask_url,
         "slug": slug,
+        "site_name": config.site_name,
+        "logo": logo,
     }
 
 
@@ -293,7 +309,7 @@ def render_llms_txt(site: SiteView, config: SiteConfig) -> str:
     absolute when ``BIBLIOTECA_SITE_URL`` (or a bucket) gives the site's address."""
     base = _base(config)
     ui = lang.UI[site.language()]
-    lines = [f"# {ui['site']}", "", f"> {ui['llms_summary']}", ""]
+    lines = [f"# {_md_text(config.site_name)}", "", f"> {ui['llms_summary']}", ""]
     top: list[str] = []
 
     def page_line(slug: str, title: str) -> str:
