@@ -15,6 +15,7 @@ from shared.slugs import slug_problem
 
 INDEX = "index.html"
 MARKDOWN = "index.md"  # the page's Markdown beside its HTML
+PAGE_SEARCH = "search.js"  # the page's passages for the search box (shared.site.search)
 LLMS_TXT = "llms.txt"
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"
@@ -59,6 +60,18 @@ def page_path(slug: str) -> str:
 def markdown_path(slug: str) -> str:
     """The Markdown of a page: ``<slug>/index.md``."""
     return page_path(slug).removesuffix(INDEX) + MARKDOWN
+
+
+def search_page_path(slug: str) -> str:
+    """The search passages of a page: ``<slug>/search.js``."""
+    return page_path(slug).removesuffix(INDEX) + PAGE_SEARCH
+
+
+def page_files(slug: str) -> tuple[str, str, str]:
+    """Everything a page folder holds, written or kept together: HTML, Markdown, passages."""
+    html = page_path(slug)  # validates the slug once for the three
+    folder = html.removesuffix(INDEX)
+    return html, folder + MARKDOWN, folder + PAGE_SEARCH
 
 
 def markdown_href(root: str, slug: str) -> str:

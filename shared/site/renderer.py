@@ -403,17 +403,13 @@ def render_nav_script(site: SiteView, split: Sequence[str] = ()) -> str:
 
 
 def render_search_shards(
-    site: SiteView, headings: Mapping[str, Sequence[search.Heading]]
+    site: SiteView, terms: Mapping[str, search.PageTerms]
 ) -> tuple[dict[str, str], list[str]]:
     """``search/<key>.js`` files for the search box and the split prefixes (see
     ``shared.site.search``; the prefixes go into ``nav.js``)."""
-    index = search.build(site.entries.values(), headings)
+    index = search.build(site.entries.values(), terms)
     files = {
-        search.shard_path(key): "window.BibliotecaSearch&&BibliotecaSearch.shard("
-        + safe_json(key)
-        + ","
-        + safe_json(rows)
-        + ");\n"
-        for key, rows in index.shards.items()
+        search.shard_path(key): search.shard_script(key, shard)
+        for key, shard in index.shards.items()
     }
     return files, sorted(index.split)
