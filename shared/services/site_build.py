@@ -729,6 +729,8 @@ class _Build:
             shards, split = renderer.render_search_shards(site, terms)
             for path, text in shards.items():
                 out.append(Output(path, text.encode(), STAGE_LISTINGS))
+        for path, html in renderer.render_section_files(site, self.config).items():
+            out.append(Output(path, html.encode(), STAGE_LISTINGS))
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))

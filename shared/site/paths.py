@@ -22,6 +22,7 @@ SEARCH_INDEX = "search-index.json"
 NAV_SCRIPT = "nav.js"  # the sidebar's tree (one file per build, see renderer.render_nav_script)
 MARKER = ".biblioteca-build.json"  # which build a published site is: see publish.py
 STATIC_DIR = "static"
+SECTIONS_DIR = "sections"  # one file per section: the sidebar without script
 TYPE_DIR = "type"
 _FORBIDDEN = set('\\\0:*?"<>|\r\n\t')
 
@@ -76,6 +77,13 @@ def page_files(slug: str) -> tuple[str, str, str]:
 
 def markdown_href(root: str, slug: str) -> str:
     return f"{root}{_quoted(slug)}/{MARKDOWN}"
+
+
+def section_path(key: str) -> str:
+    """``sections/<key>.html``; keys are hex digests or ``top``."""
+    if not key.isalnum():
+        raise UnsafePath(f"invalid section key {key!r}")
+    return safe_relative(f"{SECTIONS_DIR}/{key}.html")
 
 
 def listing_path(page_type: str) -> str:

@@ -184,6 +184,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         "page.html",
         **_chrome(language, root, config, page.slug),
         crumbs=chrome.crumbs(site.nav, page.slug, root),
+        section_href=f"{root}{paths.section_path(site.nav.home(page.slug))}",
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
         toc=chrome.toc(html),
         page={**fm.model_dump(), "version": page.version},
@@ -271,6 +272,24 @@ def render_index(site: SiteView, config: SiteConfig) -> str:
         tree=chrome.tree_html(site.nav, ""),
         types=types,
     )
+
+
+def render_section_files(site: SiteView, config: SiteConfig) -> dict[str, str]:
+    """``sections/<key>.html``: each section's links, which a page's sidebar shows in a
+    frame when script is off (with script, static/site.js draws the whole tree from
+    nav.js). A file per section rather than the links in every page: a new page would
+    otherwise re-render its whole section."""
+    root = "../"
+    language = site.language()
+    return {
+        paths.section_path(key): _render(
+            "section.html",
+            **_chrome(language, root, config),
+            title=section.title,
+            links=chrome.section_html(site.nav, key, root),
+        )
+        for key, section in site.nav.section_files().items()
+    }
 
 
 def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:

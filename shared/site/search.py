@@ -57,7 +57,8 @@ KEY_CHARS = 3
 MAX_SHARD_BYTES = 100_000  # the most one word of a search downloads (before gzip)
 MAX_PASSAGES = 60  # per page, as the table of contents: later headings join the last
 MAX_PASSAGE_CHARS = 4_000  # text of a passage shown for snippets (all of it is indexed)
-MAX_PAGE_CHARS = 24_000  # text of a page's passage file
+MAX_PAGE_CHARS = 32_000  # text of a page's passage file (about; see page_script)
+MIN_PASSAGE_CHARS = 400
 MAX_HEADING_CHARS = 120
 MAX_WEIGHT = 99  # occurrences counted per passage
 HEADING_WEIGHT = 100  # added to a posting's weight when the heading has the word
@@ -152,12 +153,15 @@ def _counted(forms: str) -> Iterable[tuple[str, int]]:
 
 def page_script(slug: str, title: str, found: Sequence[Passage]) -> str:
     """``<slug>/search.js``: the page's passages for snippets, text clipped."""
-    rows: list[list[str]] = []
-    budget = MAX_PAGE_CHARS
-    for anchor, heading, text in found:
-        clipped = text[: min(MAX_PASSAGE_CHARS, max(budget, 0))]
-        budget -= len(clipped)
-        rows.append([anchor, heading, clipped])
+    # Each passage keeps its start; a long page shares MAX_PAGE_CHARS among them, every
+    # passage keeping at least MIN_PASSAGE_CHARS (its heading's snippet).
+    sizes = [min(len(text), MAX_PASSAGE_CHARS) for _, _, text in found]
+    total = sum(sizes)
+    if total > MAX_PAGE_CHARS:
+        sizes = [min(n, max(MIN_PASSAGE_CHARS, n * MAX_PAGE_CHARS // total)) for n in sizes]
+    rows = [
+        [anchor, heading, text[:n]] for (anchor, heading, text), n in zip(found, sizes, strict=True)
+    ]
     return (
         "window.BibliotecaSearch&&BibliotecaSearch.page("
         + _safe_json(slug)

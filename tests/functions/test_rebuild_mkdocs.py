@@ -96,8 +96,9 @@ def test_the_stored_nav_orders_the_index_and_folders_make_sections(
 def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
     client: Client, auth: Any, store: Any
 ) -> None:
-    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js. A new
-    page re-renders itself and its two neighbours; renaming a section's index page
+    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js (and a
+    frame per section without script). A new page re-renders itself and its two
+    neighbours; renaming a section's index page
     re-renders the pages under it (their breadcrumbs)."""
     put(store, "t—index", title="Tema")
     for slug, title in (("t—a", "A"), ("t—c", "C"), ("t—e", "E"), ("u—x", "X"), ("u—y", "Y")):

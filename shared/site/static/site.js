@@ -90,21 +90,35 @@
     var nav = document.getElementById("sidebar");
     if (!button || !nav) { return; }
     button.hidden = false;
-    button.addEventListener("click", function () {
-      var open = nav.classList.toggle("open");
+    // Behind the open drawer, a backdrop dims the page; a tap on it closes the drawer.
+    var backdrop = el("div", { "class": "drawer-backdrop", "aria-hidden": "true" });
+    backdrop.hidden = true;
+    body.appendChild(backdrop);
+
+    function setOpen(open, refocus) {
+      nav.classList.toggle("open", open);
+      backdrop.hidden = !open;
+      document.documentElement.classList.toggle("drawer-open", open);
       button.setAttribute("aria-expanded", open ? "true" : "false");
       if (open) {
         var target = nav.querySelector('a[aria-current="page"]') || nav.querySelector("a");
         if (target) { target.focus(); }
-      }
-    });
-    document.addEventListener("keydown", function (event) {
-      if (event.key === "Escape" && nav.classList.contains("open")) {
-        nav.classList.remove("open");
-        button.setAttribute("aria-expanded", "false");
+      } else if (refocus) {
         button.focus();
       }
+    }
+
+    button.addEventListener("click", function () { setOpen(!nav.classList.contains("open"), false); });
+    backdrop.addEventListener("click", function () { setOpen(false, true); });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && nav.classList.contains("open")) { setOpen(false, true); }
     });
+    // Widening the window past the phone layout leaves no drawer (nor a backdrop) open.
+    if (window.matchMedia) {
+      var wide = window.matchMedia("(min-width: 48.01rem)");
+      var onWide = function () { if (wide.matches && nav.classList.contains("open")) { setOpen(false, false); } };
+      if (wide.addEventListener) { wide.addEventListener("change", onWide); }
+    }
   }
 
   // -- light and dark ----------------------------------------------------------------------
@@ -142,9 +156,9 @@
   var MAX_RESULTS = 10;
   var MAX_EXPANSIONS = 40; // forms a prefix expands to (the shortest first)
   var TITLE = 30, HEADING = 8; // a word in the title, in a passage's heading; text: 1..4
-  var shards = {};
-  var pagesSeen = {};
-  var waiting = {};
+  var shards = Object.create(null);
+  var pagesSeen = Object.create(null);
+  var waiting = Object.create(null);
 
   // shared.retrieval.text.fold: lower case, accents stripped.
   function fold(text) {
@@ -185,6 +199,12 @@
     jobs.forEach(function (job) { job(function () { if (--left === 0) { done(); } }); });
   }
 
+  // A value of a map from JSON or our own: never one of Object.prototype's ("constructor"
+  // is a word of the wiki too).
+  function own(map, key) {
+    return map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+  }
+
   function keyOf(word) {
     var key = word.slice(0, 3);
     while (SPLIT[key] && key.length < word.length) { key = word.slice(0, key.length + 1); }
@@ -204,10 +224,10 @@
   // The stems a query word stands for: its own form, and while it is being typed (the
   // last word) every form it starts, shortest first.
   function stemsOf(word, prefix) {
-    var forms = (shards[keyOf(word)] || {}).f || {};
-    var out = {};
-    var own = forms[word];
-    if (own) { own.split(" ").forEach(function (s) { out[s] = word; }); }
+    var forms = (own(shards, keyOf(word)) || {}).f || {};
+    var out = Object.create(null);
+    var mine = own(forms, word);
+    if (mine) { mine.split(" ").forEach(function (s) { out[s] = word; }); }
     if (prefix) {
       Object.keys(forms).filter(function (f) { return f.indexOf(word) === 0 && f !== word; })
         .sort(function (a, b) { return a.length - b.length || (a < b ? -1 : 1); })
@@ -224,14 +244,14 @@
   // Every page's score for the query: per word its best place (title > heading > text),
   // summed; the passage holding most of the words is the one the result opens.
   function rank(terms, prefixLast) {
-    var docs = {};
+    var docs = Object.create(null);
     terms.forEach(function (term, t) {
-      var shard = shards[keyOf(term)] || { d: [], t: {} };
+      var shard = own(shards, keyOf(term)) || { d: [], t: {} };
       var stems = stemsOf(term, prefixLast && t === terms.length - 1);
       Object.keys(stems).forEach(function (stem) {
-        (shard.t[stem] || []).forEach(function (posting) {
+        (own(shard.t, stem) || []).forEach(function (posting) {
           var slug = shard.d[posting[0]];
-          var doc = docs[slug] || (docs[slug] = { slug: slug, words: {}, passages: {} });
+          var doc = docs[slug] || (docs[slug] = { slug: slug, words: {}, passages: Object.create(null) });
           var best = posting[1] ? TITLE : 0;
           for (var i = 2; i + 1 < posting.length; i += 2) {
             var weight = posting[i + 1];
@@ -311,9 +331,9 @@
   function matchesStem(word, stems) {
     // A word of the text is one of the query's when it is a form of its stems: the
     // forms map of the loaded shard says so exactly.
-    var forms = (shards[keyOf(word)] || {}).f || {};
-    var own = forms[word];
-    return !!own && own.split(" ").some(function (s) { return !!stems[s]; });
+    var forms = (own(shards, keyOf(word)) || {}).f || {};
+    var mine = own(forms, word);
+    return !!mine && mine.split(" ").some(function (s) { return !!stems[s]; });
   }
 
   function setupSearch() {
