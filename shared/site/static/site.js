@@ -228,8 +228,18 @@
     var out = Object.create(null);
     var mine = own(forms, word);
     if (mine) { mine.split(" ").forEach(function (s) { out[s] = word; }); }
+    var start = word;
+    if (!mine && !prefix && word.length > 5) {
+      // A form the wiki never wrote ("desconexión" beside its "desconexiones"): the
+      // forms that share all but its last two letters and are about as long, standing
+      // in for the stemmer the box does not have.
+      start = word.slice(0, word.length - 2);
+      prefix = true;
+    }
     if (prefix) {
-      Object.keys(forms).filter(function (f) { return f.indexOf(word) === 0 && f !== word; })
+      Object.keys(forms).filter(function (f) {
+        return f.indexOf(start) === 0 && f !== word && (start === word || f.length <= word.length + 3);
+      })
         .sort(function (a, b) { return a.length - b.length || (a < b ? -1 : 1); })
         .slice(0, MAX_EXPANSIONS)
         .forEach(function (f) {
