@@ -232,10 +232,13 @@ def _collect(
 ) -> tuple[dict[str, set[str]], _Postings]:
     forms: dict[str, set[str]] = {}  # form -> stems
     postings: _Postings = {}
+    seen: dict[tuple[str, str], str] = {}  # (form, language) -> stem: each noted once
 
     def add(form: str, language: str) -> str:
-        root = stem(form, language)
-        forms.setdefault(form, set()).add(root)
+        root = seen.get((form, language))
+        if root is None:
+            root = seen[form, language] = stem(form, language)
+            forms.setdefault(form, set()).add(root)
         return root
 
     for entry in sorted(entries, key=lambda e: e.slug):
@@ -249,7 +252,10 @@ def _collect(
                 where = counts.setdefault(add(form, entry.lang), {})
                 where[n] = where.get(n, 0) + count
         for root in titled | headed.keys() | counts.keys():
-            where = {n: min(c, MAX_WEIGHT) for n, c in counts.get(root, {}).items()}
+            where = counts.get(root, {})
+            for n, c in where.items():
+                if c > MAX_WEIGHT:
+                    where[n] = MAX_WEIGHT
             for n in headed.get(root, ()):
                 where[n] = where.get(n, 0) + HEADING_WEIGHT
             postings.setdefault(root, {})[entry.slug] = (root in titled, where)
@@ -296,11 +302,11 @@ def _place(
     stems = {root for f in members for root in forms[f]}
     size = sum(sizes[root] + 12 for root in stems) + sum(len(f) * 2 + 6 for f in members)
     if not longer or size <= MAX_SHARD_BYTES:
-        index.shards[key] = _shard(members, forms, postings, index)
+        index.shards[key] = _shard(members, forms, postings, sizes, index)
         return
     index.split.append(key)
     if key in forms:  # the form equal to the prefix
-        index.shards[key] = _shard([key], forms, postings, index)
+        index.shards[key] = _shard([key], forms, postings, sizes, index)
     by_key: dict[str, list[str]] = {}
     for form in longer:
         by_key.setdefault(form[: len(key) + 1], []).append(form)
@@ -309,22 +315,24 @@ def _place(
 
 
 def _shard(
-    members: Iterable[str], forms: Mapping[str, set[str]], postings: _Postings, index: Index
+    members: Iterable[str],
+    forms: Mapping[str, set[str]],
+    postings: _Postings,
+    sizes: Mapping[str, int],
+    index: Index,
 ) -> Shard:
     shard = Shard()
     members = sorted(members)
     stems = sorted({root for f in members for root in forms[f]})
     budget = MAX_SHARD_BYTES - sum(len(f) * 2 + 6 for f in members)
     kept: dict[str, list[tuple[str, bool, dict[int, int]]]] = {}
-    total = sum(
-        _posting_bytes(slug, where) for root in stems for slug, (_, where) in postings[root].items()
-    )
+    total = sum(sizes[root] for root in stems)
     for root in stems:
         rows = [(slug, titled, where) for slug, (titled, where) in postings[root].items()]
         if total > budget:
             # Too big even as whole forms: each stem keeps its strongest postings, in
             # proportion to its share of the shard.
-            share = budget * sum(_posting_bytes(s, w) for s, _, w in rows) // total
+            share = budget * sizes[root] // total
             rows.sort(key=lambda r: _strength(r[1], r[2]), reverse=True)
             fitted, used = [], 0
             for row in rows:
@@ -341,10 +349,12 @@ def _shard(
     shard.pages = pages
     shard.forms = {f: " ".join(sorted(forms[f])) for f in members}
     for root, rows in kept.items():
-        shard.postings[root] = [
-            [number[slug], int(titled), *(x for n in sorted(where) for x in (n, where[n]))]
-            for slug, titled, where in rows
-        ]
+        out = shard.postings[root] = []
+        for slug, titled, where in rows:
+            posting = [number[slug], int(titled)]
+            for n in sorted(where):
+                posting += (n, where[n])
+            out.append(posting)
     return shard
 
 
