@@ -38,6 +38,8 @@ DEFAULT_REVISIONS_KEEP = 100
 # The actor of the single BIBLIOTECA_API_TOKEN (the contract's name for it).
 DEFAULT_ACTOR = "default"
 _ACTOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+# BIBLIOTECA_SITE_LOGO as a file: the image types a browser shows in an <img>.
+LOGO_TYPES = frozenset({".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico"})
 
 # Environment variable -> Settings field. One table, so error messages can name
 # the variable a bad value came from.
@@ -70,6 +72,8 @@ ENV = {
     "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
     "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
     "BIBLIOTECA_SITE_URL": "site_url",
+    "BIBLIOTECA_SITE_NAME": "site_name",
+    "BIBLIOTECA_SITE_LOGO": "site_logo",
     "BIBLIOTECA_TRACE_DAYS": "trace_days",
     "BIBLIOTECA_FEEDBACK_FROM_WIDGET": "feedback_from_widget",
 }
@@ -122,6 +126,8 @@ class Settings(BaseModel):
     trusted_proxies: int = Field(default=0, ge=0, le=10)
     body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
     site_url: str | None = None  # the public site's base URL, without the trailing '/'
+    site_name: str = Field(default="Biblioteca", min_length=1, max_length=100)
+    site_logo: str | None = None  # a path under the site root or an http(s) URL
     trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
     feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
 
@@ -193,6 +199,7 @@ class Settings(BaseModel):
         "llm_base_url",
         "llm_model",
         "model_cache",
+        "site_logo",
         mode="before",
     )
     @classmethod
@@ -218,6 +225,38 @@ class Settings(BaseModel):
         if not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", url):
             raise ValueError("expected an absolute http(s) URL, e.g. https://docs.example.com")
         return url
+
+    @field_validator("site_name", mode="before")
+    @classmethod
+    def _site_name(cls, value: object) -> object:
+        # One line of text (the header, <title>, llms.txt's heading); blank: the default.
+        if isinstance(value, str):
+            return " ".join(value.split()) or "Biblioteca"
+        return value
+
+    @field_validator("site_logo")
+    @classmethod
+    def _site_logo(cls, value: str | None) -> str | None:
+        # An http(s) URL is shown as is; anything else is an image file on this machine
+        # that the build publishes as static/logo.<ext> (a path inside the site would not
+        # survive a full build, which deletes what the site does not have).
+        if value is None:
+            return None
+        logo = value.strip()
+        if re.match(r"[a-z][a-z0-9+.-]+:", logo, re.I):
+            if not re.fullmatch(r"https?://[^\s\"'<>]+", logo):
+                raise ValueError("expected an image file's path or an http(s) URL")
+            return logo
+        if Path(logo).suffix.lower() not in LOGO_TYPES:
+            raise ValueError(f"expected an image file ({', '.join(sorted(LOGO_TYPES))})")
+        return logo
+
+    @property
+    def site_logo_file(self) -> Path | None:
+        """The logo file the build publishes, when ``BIBLIOTECA_SITE_LOGO`` is a path."""
+        if self.site_logo is None or re.match(r"https?://", self.site_logo):
+            return None
+        return Path(self.site_logo).expanduser()
 
     # -- derived values -------------------------------------------------------------
 

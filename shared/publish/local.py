@@ -37,10 +37,10 @@ from pathlib import Path
 
 from shared.errors import NotConfigured, Unavailable
 from shared.ports import Publication, StalePublication
-from shared.site.paths import INDEX, MARKDOWN, MARKER, safe_relative
+from shared.site.paths import INDEX, MARKDOWN, MARKER, PAGE_SEARCH, safe_relative
 
 _BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")
-PAGE_FILES = frozenset({INDEX, MARKDOWN})  # what a pooled page folder may hold
+PAGE_FILES = frozenset({INDEX, MARKDOWN, PAGE_SEARCH})  # what a pooled page folder may hold
 POOL = ".pages"  # in the builds folder; never a build id (those start with a digit or letter)
 LISTINGS = ".listings"  # beside the pool: one JSON file per generation
 

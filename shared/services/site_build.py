@@ -28,7 +28,7 @@ from typing import Any
 
 from shared.config import Settings
 from shared.dialects.assets import ASSET_DIR
-from shared.errors import BibliotecaError, Unavailable
+from shared.errors import BibliotecaError, NotConfigured, Unavailable
 from shared.logs import get_logger
 from shared.ports import (
     STAGE_INDEX,
@@ -46,8 +46,7 @@ from shared.schema import Page
 from shared.services import feedback_digest, review
 from shared.services.report_loop import loop_sections
 from shared.services.site_records import Sorted, remember, sort_records
-from shared.site import paths, refs, renderer, search
-from shared.site.chrome import toc
+from shared.site import highlight, paths, refs, renderer, search
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
 from shared.site.markdown import Body, RenderTimeout, render_body
@@ -63,7 +62,6 @@ from shared.site.plan import (
     page_hash,
     reframed,
 )
-from shared.site.search import clip
 
 LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
@@ -119,11 +117,41 @@ class BuildReport:
 
 
 def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteConfig:
+    logo_file = settings.site_logo_file
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
         base_url=settings.site_url or publisher.public_url,
+        site_name=settings.site_name,
+        logo=logo_path(logo_file) if logo_file is not None else settings.site_logo,
     )
+
+
+def code_stylesheet() -> Output:
+    """``static/code.css``: the colours of highlighted code in both themes, generated from
+    the Pygments styles the renderer's classes belong to (``shared.site.highlight``)."""
+    return Output(f"{paths.STATIC_DIR}/code.css", highlight.stylesheet().encode(), STAGE_PAGES)
+
+
+def logo_path(file: Path) -> str:
+    """Where the site publishes a logo file: ``static/logo.<ext>``."""
+    return f"{paths.STATIC_DIR}/logo{file.suffix.lower()}"
+
+
+def logo_output(settings: Settings) -> list[Output]:
+    """The logo file of ``BIBLIOTECA_SITE_LOGO`` as a static file of the site (none for a
+    URL). A file that cannot be read is a configuration error, named before anything is
+    published, rather than a site whose header shows a broken image."""
+    file = settings.site_logo_file
+    if file is None:
+        return []
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise NotConfigured(
+            f"BIBLIOTECA_SITE_LOGO: the logo file {str(file)!r} cannot be read: {exc.strerror}"
+        ) from exc
+    return [Output(logo_path(file), data, STAGE_PAGES)]
 
 
 def build_site(
@@ -324,9 +352,10 @@ def _cited(page: Page) -> list[str]:
     return [*page.front_matter.related, *wiki]
 
 
-def _headings(body: Body) -> tuple[tuple[str, str], ...]:
-    """A page's h2/h3 as (anchor, text), kept in the manifest for the search shards."""
-    return clip((t.anchor, t.text) for t in toc(body.html))
+def _passages(bodies: Mapping[str, Body]) -> dict[str, tuple[search.Passage, ...]]:
+    """The search passages of the pages parsed in this build (the others' terms come
+    from the manifest)."""
+    return {slug: search.passages(body.html) for slug, body in bodies.items()}
 
 
 def static_files(folder: Path = STATIC) -> list[Output]:
@@ -522,21 +551,22 @@ class _Build:
                 bodies.update(batch.bodies)
                 if not self._leave_out(batch.failed, published, render_failed):
                     break
-            headings = {
-                slug: _headings(bodies[slug]) if slug in bodies else before[slug].headings
+            found = _passages(bodies)
+            terms = {
+                slug: search.page_terms(found[slug]) if slug in found else before[slug].terms
                 for slug in published.keys() | kept
             }
             page_outputs, states, keep = self._pages(
-                published, kept, bodies, site, before, hashes, chrome, headings, full
+                published, kept, bodies, site, before, hashes, chrome, found, terms, full
             )
-            search_key = search.input_key(site.entries.values(), headings)
+            search_key = search.input_key(site.entries.values(), terms)
             reused: dict[str, str] = {}
             split: list[str] | None = None
             if previous is not None and not full and previous.search.get("key") == search_key:
                 shards = f"{search.FOLDER}/"
                 reused = {p: h for p, h in previous.files.items() if p.startswith(shards)}
                 split = [str(k) for k in previous.search.get("split", [])]
-            others, split = self._others(site, headings, split)
+            others, split = self._others(site, terms, split)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -667,7 +697,8 @@ class _Build:
         before: Mapping[str, PageState],
         hashes: Mapping[str, str],
         chrome: Mapping[str, str],
-        headings: Mapping[str, tuple[tuple[str, str], ...]],
+        found: Mapping[str, tuple[search.Passage, ...]],
+        terms: Mapping[str, search.PageTerms],
         full: bool,
     ) -> tuple[list[Output], dict[str, PageState], list[str]]:
         """Render the pages that need it; the rest are kept as published."""
@@ -675,27 +706,28 @@ class _Build:
         keep: list[str] = []
         states: dict[str, PageState] = {}
         for slug in kept:
-            keep.extend((paths.page_path(slug), paths.markdown_path(slug)))
+            keep.extend(paths.page_files(slug))
             states[slug] = before[slug]
         for slug, page in published.items():
-            # A page's folder is written or kept whole: its HTML and its Markdown.
-            html_path = paths.page_path(slug)  # validates the slug once for both files
-            files = (html_path, html_path.removesuffix(paths.INDEX) + paths.MARKDOWN)
+            # A page's folder is written or kept whole: its HTML, Markdown and passages.
+            files = paths.page_files(slug)
             old = before.get(slug)
             if slug in bodies:
                 text = renderer.render_page(page, bodies[slug], site, self.config)
                 html = text.encode()
                 markdown = renderer.render_markdown(page).encode()
-                out = content_hash(html + b"\0" + markdown)
+                passages = search.page_script(slug, page.title, found[slug]).encode()
+                out = content_hash(html + b"\0" + markdown + b"\0" + passages)
                 if full or old is None or old.out != out:
                     outputs.append(Output(files[0], html, STAGE_PAGES))
                     outputs.append(Output(files[1], markdown, STAGE_PAGES))
+                    outputs.append(Output(files[2], passages, STAGE_PAGES))
                 else:
                     keep.extend(files)
             else:
                 assert old is not None  # not rendered means unchanged since the last build
                 keep.extend(files)
-                # Same hash, links, title, language, summary, chrome and headings; what it
+                # Same hash, links, title, language, summary, chrome and terms; what it
                 # shows is taken from the page read (an older manifest may lack a field).
                 states[slug] = dataclasses.replace(old, shown=shown_of(site.entries[slug]))
                 continue
@@ -710,7 +742,7 @@ class _Build:
                 summary=entry.summary,
                 shown=shown_of(entry),
                 chrome=chrome[slug],
-                headings=headings[slug],
+                terms=terms[slug],
                 refs=refs.scan(text),
             )
         return outputs, states, keep
@@ -757,17 +789,19 @@ class _Build:
     def _others(
         self,
         site: SiteView,
-        headings: Mapping[str, tuple[tuple[str, str], ...]],
+        terms: Mapping[str, search.PageTerms],
         split: list[str] | None,
     ) -> tuple[list[Output], list[str]]:
         """Static files, listings, sitemap, search index and shards, nav.js, the index page;
         and the search's split prefixes. ``split`` given: the shards are unchanged since
-        the last build (same titles and headings) and are not built again."""
-        out = static_files()
+        the last build (same titles and page terms) and are not built again."""
+        out = [*static_files(), code_stylesheet(), *logo_output(self.settings)]
         if split is None:
-            shards, split = renderer.render_search_shards(site, headings)
+            shards, split = renderer.render_search_shards(site, terms)
             for path, text in shards.items():
                 out.append(Output(path, text.encode(), STAGE_LISTINGS))
+        for path, html in renderer.render_section_files(site, self.config).items():
+            out.append(Output(path, html.encode(), STAGE_LISTINGS))
         for page_type in renderer.listing_types(site):
             html = renderer.render_listing(page_type, site, self.config)
             out.append(Output(paths.listing_path(page_type), html.encode(), STAGE_LISTINGS))
@@ -793,8 +827,7 @@ class _Build:
         for slug in before:
             if slug not in published:
                 try:
-                    yield paths.page_path(slug)
-                    yield paths.markdown_path(slug)
+                    yield from paths.page_files(slug)
                 except paths.UnsafePath:
                     continue  # a tampered manifest: such a page was never published
         for path in old_files:

@@ -82,6 +82,40 @@ def neighbours(
     }
 
 
+def section_html(nav: Nav, key: str, root: str) -> Markup:
+    """One section's links as the sidebar shows them without script (``nav/<key>.html``,
+    shown in a frame): its title, its index page, pages, links and subsections (linked
+    to their index pages). The frame is the same for every page of the section, so it
+    does not mark the current one (a fragment to mark it would also scroll the page:
+    browsers scroll a frame's target into view through its parents); the breadcrumbs do."""
+    section = nav.section_files()[key]
+    rows: list[str] = []
+    if section.title:
+        title = str(escape(section.title))
+        if section.index:
+            href = escape(paths.page_href(root, section.index))
+            title = f'<a href="{href}" target="_top">{title}</a>'
+        rows.append(f'<p class="section-title">{title}</p>')
+    items: list[str] = []
+    for item in section.items:
+        if isinstance(item, NavPage):
+            href = escape(paths.page_href(root, item.slug))
+            items.append(f'<li><a href="{href}" target="_top">{escape(item.title)}</a></li>')
+        elif isinstance(item, NavLink):
+            items.append(
+                f'<li><a href="{escape(item.url)}" rel="noopener" target="_top">'
+                f"{escape(item.title)}</a></li>"
+            )
+        elif item.index:
+            href = escape(paths.page_href(root, item.index))
+            link = f'<a href="{href}" target="_top">{escape(item.title)}</a>'
+            items.append(f'<li class="subsection">{link}</li>')
+        else:
+            items.append(f'<li class="subsection"><span>{escape(item.title)}</span></li>')
+    rows.append("<ul>" + "".join(items) + "</ul>")
+    return Markup("\n".join(rows))  # noqa: S704 - built from escaped values
+
+
 def tree_html(nav: Nav, root: str) -> Markup:
     """The whole tree as nested lists (the index page); every value escaped."""
     return Markup(_list(nav.items, root, 2))  # noqa: S704 - built from escaped values

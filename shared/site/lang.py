@@ -35,7 +35,6 @@ STOPWORDS = (
 UI: dict[str, dict[str, str]] = {
     "es": {
         "home": "Inicio",
-        "site": "Biblioteca",
         "type": "Tipo",
         "status": "Estado",
         "category": "Categoría",
@@ -76,7 +75,6 @@ UI: dict[str, dict[str, str]] = {
     },
     "en": {
         "home": "Home",
-        "site": "Biblioteca",
         "type": "Type",
         "status": "Status",
         "category": "Category",

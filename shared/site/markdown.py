@@ -24,7 +24,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from shared import mkdocs, wikilinks
-from shared.site import md_blocks, md_html
+from shared.site import highlight, md_blocks, md_html
 from shared.slugs import SEPARATOR, slug_from_path, slugify
 
 # Schemes refused in links and images. ``data:`` is refused even for images: a page
@@ -343,25 +343,35 @@ def _fence_language(state: StateCore) -> None:
 def _render_fence(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
+    """A fence as ``<pre><code>``: coloured by Pygments when its language is known and the
+    page's highlighting budget allows (``shared.site.highlight``), its ``hl_lines`` wrapped
+    in ``<span class="hll">``, its ``title`` above it."""
     token = tokens[idx]
     meta = token.meta or {}
-    language = f' class="language-{token.info}"' if token.info else ""
     code = token.content
-    highlight = meta.get("highlight", ())
-    if highlight:
-        first = meta.get("first", 1)
-        lines = code.split("\n")
-        tail = lines.pop() if lines and lines[-1] == "" else None
-        code_html = "".join(
-            f'<span class="hll">{escape(line, quote=False)}\n</span>'
-            if mkdocs.in_ranges(first + n, highlight)
-            else escape(line, quote=False) + "\n"
-            for n, line in enumerate(lines)
-        )
-        if tail is None and code_html.endswith("\n"):
-            code_html = code_html[:-1]
+    _check_deadline({"budget": [env["budget"][0], 1]} if "budget" in env else {})
+    budget = env.setdefault("highlight_budget", highlight.Budget())
+    coloured = highlight.lines(code, token.info) if token.info and budget.take(code) else None
+    if coloured is None:
+        lines = [escape(line, quote=False) for line in code.split("\n")]
+        if code.endswith("\n"):
+            lines.pop()
     else:
-        code_html = escape(code, quote=False)
+        lines = coloured
+    highlight_lines = meta.get("highlight", ())
+    first = meta.get("first", 1)
+    code_html = "".join(
+        f'<span class="hll">{line}\n</span>'
+        if highlight_lines and mkdocs.in_ranges(first + n, highlight_lines)
+        else line + "\n"
+        for n, line in enumerate(lines)
+    )
+    if not code.endswith("\n") and code_html.endswith("\n"):
+        code_html = code_html[:-1]
+    classes = [f"language-{token.info}"] if token.info else []
+    if coloured is not None:
+        classes.append("hl")
+    language = f' class="{" ".join(classes)}"' if classes else ""
     block = f"<pre><code{language}>{code_html}</code></pre>\n"
     if meta.get("title"):
         caption = f'<p class="code-title"><code>{escape(meta["title"])}</code></p>\n'

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # entries builds the nav: import only for the annotations
 
 INDEX_NAMES = ("index", "readme")
 MAX_DEPTH = 10
+TOP = "top"  # the key of the top level's section file (nav/top.html)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,10 @@ class Nav:
     items: tuple[NavPage | NavLink | Section, ...]
     order: tuple[str, ...]
     trails: Mapping[str, tuple[Crumb, ...]]
+    # The key of the section each page is in (the one it opens, for an index page), and
+    # the sections by key: the sidebar without script is one file per section.
+    homes: Mapping[str, str] = field(default_factory=dict)
+    sections: Mapping[str, Section] = field(default_factory=dict)
     position: Mapping[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -82,6 +87,14 @@ class Nav:
         before = self.order[i - 1] if i > 0 else None
         after = self.order[i + 1] if i + 1 < len(self.order) else None
         return before, after
+
+    def home(self, slug: str) -> str:
+        """The key of the section a page is in (``TOP`` for the top level)."""
+        return self.homes.get(slug, TOP)
+
+    def section_files(self) -> dict[str, Section]:
+        """Every section by key, the top level included (a section without a title)."""
+        return {TOP: Section("", None, list(self.items)), **self.sections}
 
     def to_json(self) -> list[Any]:
         """The tree for ``nav.js``: ``{"t", "s"}`` pages, ``{"t", "u"}`` links,
@@ -203,8 +216,10 @@ def build(
     items += _tree(rest, language)
     order: list[str] = []
     trails: dict[str, tuple[Crumb, ...]] = {}
-    _walk(items, (), order, trails)
-    return Nav(tuple(items), tuple(order), trails)
+    homes: dict[str, str] = {}
+    sections: dict[str, Section] = {}
+    _walk(items, (), order, trails, homes, sections)
+    return Nav(tuple(items), tuple(order), trails, homes, sections)
 
 
 def _walk(
@@ -212,24 +227,43 @@ def _walk(
     trail: tuple[Crumb, ...],
     order: list[str],
     trails: dict[str, tuple[Crumb, ...]],
+    homes: dict[str, str],
+    sections: dict[str, Section],
+    home: str = TOP,
 ) -> None:
     for item in items:
         if isinstance(item, NavPage):
             order.append(item.slug)
             trails[item.slug] = trail
+            homes[item.slug] = home
         elif isinstance(item, Section):
             crumb = Crumb(item.title, item.index)
+            inner = (*trail, crumb)
+            key = section_key(inner)
+            while key in sections:  # two sections of one name and place: both kept
+                key = section_key((*inner, Crumb(key, None)))
+            sections[key] = item
             if item.index:
                 order.append(item.index)
                 trails[item.index] = trail
-            _walk(item.items, (*trail, crumb), order, trails)
+                homes[item.index] = key
+            _walk(item.items, inner, order, trails, homes, sections, key)
+
+
+def section_key(trail: Sequence[Crumb]) -> str:
+    """A section's file name: a hash of the sections down to it (their titles and index
+    pages), so it stays put while the section does."""
+    text = "\1".join(f"{c.title}\0{c.slug or ''}" for c in trail)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def chrome_hash(nav: Nav, slug: str, titles: Mapping[str, str]) -> str:
-    """Hash of what a page shows of the others through the navigation: its breadcrumbs
-    and its previous/next pages. A page whose hash changed is rendered again."""
+    """Hash of what a page shows of the others through the navigation: its breadcrumbs,
+    its previous/next pages and which section file its sidebar shows without script. A
+    page whose hash changed is rendered again."""
     before, after = nav.neighbours(slug)
     parts = [f"{c.title}\0{c.slug or ''}" for c in nav.trails.get(slug, ())]
     for other in (before, after):
         parts.append(f"\2{other or ''}\0{titles.get(other or '', '')}")
+    parts.append(f"\3{nav.home(slug)}")
     return hashlib.sha256("\1".join(parts).encode()).hexdigest()[:16]

@@ -15,12 +15,14 @@ from shared.slugs import slug_problem
 
 INDEX = "index.html"
 MARKDOWN = "index.md"  # the page's Markdown beside its HTML
+PAGE_SEARCH = "search.js"  # the page's passages for the search box (shared.site.search)
 LLMS_TXT = "llms.txt"
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"
 NAV_SCRIPT = "nav.js"  # the sidebar's tree (one file per build, see renderer.render_nav_script)
 MARKER = ".biblioteca-build.json"  # which build a published site is: see publish.py
 STATIC_DIR = "static"
+SECTIONS_DIR = "sections"  # one file per section: the sidebar without script
 TYPE_DIR = "type"
 _FORBIDDEN = set('\\\0:*?"<>|\r\n\t')
 
@@ -61,8 +63,27 @@ def markdown_path(slug: str) -> str:
     return page_path(slug).removesuffix(INDEX) + MARKDOWN
 
 
+def search_page_path(slug: str) -> str:
+    """The search passages of a page: ``<slug>/search.js``."""
+    return page_path(slug).removesuffix(INDEX) + PAGE_SEARCH
+
+
+def page_files(slug: str) -> tuple[str, str, str]:
+    """Everything a page folder holds, written or kept together: HTML, Markdown, passages."""
+    html = page_path(slug)  # validates the slug once for the three
+    folder = html.removesuffix(INDEX)
+    return html, folder + MARKDOWN, folder + PAGE_SEARCH
+
+
 def markdown_href(root: str, slug: str) -> str:
     return f"{root}{_quoted(slug)}/{MARKDOWN}"
+
+
+def section_path(key: str) -> str:
+    """``sections/<key>.html``; keys are hex digests or ``top``."""
+    if not key.isalnum():
+        raise UnsafePath(f"invalid section key {key!r}")
+    return safe_relative(f"{SECTIONS_DIR}/{key}.html")
 
 
 def listing_path(page_type: str) -> str:

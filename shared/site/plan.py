@@ -64,8 +64,10 @@ class PageState:
     # not read it: type, tags, category, date…
     shown: Mapping[str, Any] = field(default_factory=dict)
     chrome: str = ""  # nav.chrome_hash: breadcrumbs and previous/next as last rendered
-    headings: tuple[tuple[str, str], ...] = ()  # (anchor, text) of h2/h3, for search
     refs: Refs = field(default_factory=Refs)  # its HTML's addresses and ids (``site.refs``)
+    # Per passage (anchor, heading, counted forms): what the search shards need of the
+    # page (shared.site.search.PageTerms), so unchanged pages are not read to build them.
+    terms: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,8 +80,8 @@ class PageState:
             "s": self.summary,
             "e": dict(self.shown),
             "c": self.chrome,
-            "k": [list(h) for h in self.headings],
             "r": self.refs.to_json(),
+            "p": [list(t) for t in self.terms],
         }
 
     @classmethod
@@ -94,8 +96,8 @@ class PageState:
             summary=str(data["s"]),
             shown=dict(data["e"]),
             chrome=str(data.get("c", "")),
-            headings=tuple((str(a), str(t)) for a, t in data.get("k", ())),
             refs=Refs.from_json(data.get("r", {})),
+            terms=tuple((str(a), str(h), str(f)) for a, h, f in data.get("p", ())),
         )
 
 
@@ -135,7 +137,7 @@ class Manifest:
     files: Mapping[str, str] = field(default_factory=dict)  # non-page outputs -> hash
     held: Mapping[str, Held] = field(default_factory=dict)  # pages not published
     read_at: str = ""  # ISO time just before the build read the store
-    # The search shards' input (titles and headings) hash and split prefixes: when the
+    # The search shards' input (titles and page terms) hash and split prefixes: when the
     # input did not change, the shards are kept instead of built again.
     search: Mapping[str, Any] = field(default_factory=dict)
 

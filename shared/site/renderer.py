@@ -34,7 +34,7 @@ from shared.site.nav import NavLink, NavPage, Section
 from shared.slugs import slug_problem
 
 # Bump when the output changes for the same input, so the next build is a full one.
-RENDERER_VERSION = "4"  # 4: paragraphs and list items take a trailing { #id }
+RENDERER_VERSION = "5"  # 5: paragraph ids, highlighted code, site name (two branches' 4s)
 TEMPLATES = Path(__file__).parent / "templates"
 # libyaml's safe dumper when PyYAML has it: the pure-Python one costs as much per page
 # as parsing its Markdown (3 ms), on every page of a full build.
@@ -49,10 +49,21 @@ class SiteConfig:
     ask_url: str = "/ask"
     code_url: str | None = None  # e.g. https://github.com/org/{repo}/blob/main/{path}
     base_url: str | None = None  # absolute URL of the site root, for the sitemap
+    site_name: str = "Biblioteca"  # BIBLIOTECA_SITE_NAME: header, <title>, llms.txt
+    logo: str | None = None  # an http(s) URL, or a path under the site root (static/logo.png)
 
     def key(self) -> str:
         """Changes whenever the same pages would render differently (forces a full build)."""
-        text = json.dumps([RENDERER_VERSION, template_digest(), self.ask_url, self.code_url])
+        text = json.dumps(
+            [
+                RENDERER_VERSION,
+                template_digest(),
+                self.ask_url,
+                self.code_url,
+                self.site_name,
+                self.logo,
+            ]
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -135,12 +146,17 @@ def _source(
 
 
 def _chrome(language: str, root: str, config: SiteConfig, slug: str = "") -> dict[str, Any]:
+    logo = config.logo
+    if logo is not None and not logo.startswith(("https://", "http://")):
+        logo = root + logo
     return {
         "lang": language,
         "ui": lang.UI[language],
         "root": root,
         "ask_url": config.ask_url,
         "slug": slug,
+        "site_name": config.site_name,
+        "logo": logo,
     }
 
 
@@ -172,6 +188,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         "page.html",
         **_chrome(language, root, config, page.slug),
         crumbs=chrome.crumbs(site.nav, page.slug, root),
+        section_href=f"{root}{paths.section_path(site.nav.home(page.slug))}",
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
         toc=chrome.toc(html),
         page={**fm.model_dump(), "version": page.version},
@@ -272,6 +289,24 @@ def render_index(site: SiteView, config: SiteConfig) -> str:
     )
 
 
+def render_section_files(site: SiteView, config: SiteConfig) -> dict[str, str]:
+    """``sections/<key>.html``: each section's links, which a page's sidebar shows in a
+    frame when script is off (with script, static/site.js draws the whole tree from
+    nav.js). A file per section rather than the links in every page: a new page would
+    otherwise re-render its whole section."""
+    root = "../"
+    language = site.language()
+    return {
+        paths.section_path(key): _render(
+            "section.html",
+            **_chrome(language, root, config),
+            title=section.title,
+            links=chrome.section_html(site.nav, key, root),
+        )
+        for key, section in site.nav.section_files().items()
+    }
+
+
 def render_listing(page_type: str, site: SiteView, config: SiteConfig) -> str:
     """``type/<type>/index.html``: the published pages of one type."""
     root = "../../"
@@ -308,7 +343,7 @@ def render_llms_txt(site: SiteView, config: SiteConfig) -> str:
     absolute when ``BIBLIOTECA_SITE_URL`` (or a bucket) gives the site's address."""
     base = _base(config)
     ui = lang.UI[site.language()]
-    lines = [f"# {ui['site']}", "", f"> {ui['llms_summary']}", ""]
+    lines = [f"# {_md_text(config.site_name)}", "", f"> {ui['llms_summary']}", ""]
     top: list[str] = []
 
     def page_line(slug: str, title: str) -> str:
@@ -403,17 +438,13 @@ def render_nav_script(site: SiteView, split: Sequence[str] = ()) -> str:
 
 
 def render_search_shards(
-    site: SiteView, headings: Mapping[str, Sequence[search.Heading]]
+    site: SiteView, terms: Mapping[str, search.PageTerms]
 ) -> tuple[dict[str, str], list[str]]:
     """``search/<key>.js`` files for the search box and the split prefixes (see
     ``shared.site.search``; the prefixes go into ``nav.js``)."""
-    index = search.build(site.entries.values(), headings)
+    index = search.build(site.entries.values(), terms)
     files = {
-        search.shard_path(key): "window.BibliotecaSearch&&BibliotecaSearch.shard("
-        + safe_json(key)
-        + ","
-        + safe_json(rows)
-        + ");\n"
-        for key, rows in index.shards.items()
+        search.shard_path(key): search.shard_script(key, shard)
+        for key, shard in index.shards.items()
     }
     return files, sorted(index.split)

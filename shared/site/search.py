@@ -1,45 +1,85 @@
-"""The search box's index: small shards by the first letters of each word.
+"""The search box's full-text index: word shards by prefix, and one passage file per page.
 
-A reader's first search must not download the whole wiki (10,000 pages of titles and
-headings are megabytes). Each word of a page's title and headings (folded: lower case,
-no accents; Spanish and English function words left out) puts the page in the shard of
-the word's first three letters, ``search/<abc>.js`` (two-letter words: two). A shard
-over ``MAX_SHARD_BYTES`` is split by one more letter, again and again, down to whole
-words (the words equal to a split prefix stay in its shard); ``split`` lists the split
-prefixes so the box knows how far to read its query. A shard holds per page its slug,
-title and only the headings that have a word of that shard. A whole word in so many
-pages that its shard is still too big keeps the pages that have it in the title first,
-up to the limit (a more specific word finds the others).
+The site is static and offline, so the index is files the browser loads on demand, and
+a first search must not download the wiki (10,000 pages are tens of megabytes of text).
 
-The box loads the one shard of the query's longest word and filters it in the browser.
-Shards are scripts (``BibliotecaSearch.shard(key, rows)``), not JSON, so the search
-works from ``file://`` as the rest of the site does (``fetch`` does not).
+**Passages.** A page's body is cut at its h2/h3 headings into passages (anchor, heading,
+plain text); the text before the first heading is the passage of the page's top. Each
+page folder gets ``search.js`` (``BibliotecaSearch.page(slug, [title, [anchor, heading,
+text]...])``), which the box loads only for the results it shows, to cut the snippet
+around the words found and to open the page at that heading. It is written and kept
+with the page's HTML (a page folder is one unit, see ``shared.publish.local``).
+
+**Words.** Every word of the title, the headings and the text, folded by the one fold
+(``shared.retrieval.text.fold``: lower case, no accents) and without Spanish and English
+function words, is stemmed with the snowball stemmer of the page's language
+(``parámetros`` and ``parametro`` are one term). A passage's words are kept per page in
+the manifest as counted forms (``PageTerms``), so an incremental build rebuilds the
+shards without reading the unchanged pages.
+
+**Shards.** The box has no stemmer: a shard maps each *form* the wiki contains to its
+stem, so the typed word is looked up as written, and a prefix (the word being typed)
+expands to every form it starts. The form's first three letters name its shard,
+``search/<abc>.js`` (two-letter words: two); the shard holds those forms, and for each of
+their stems the postings ``[page, in title, passage, weight, passage, weight, ...]``
+(weight: occurrences in the passage's text, capped at 99, plus 100 when the passage's
+heading has the word), pages numbered within the shard (``d``, their slugs). A shard
+over ``MAX_SHARD_BYTES`` is split by one more letter, down to whole forms; ``split``
+lists the split prefixes so the box knows how far to read a word. A stem in so many
+pages that its shard is still too big keeps its strongest postings (title, then
+heading, then most occurrences): a more specific word finds the rest.
+
+Ranking (``static/site.js``): title > heading > text, every query word required (the
+pages with most of them when none has all), the passage with most of the words wins
+the snippet and the link's anchor. Shards are scripts (``BibliotecaSearch.shard``), not
+JSON, so the search works from ``file://`` as the rest of the site does.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
+import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import snowballstemmer
+
+from shared.retrieval.text import fold
 from shared.site import lang
 from shared.site.entries import Entry
-from shared.slugs import fold
 
 FOLDER = "search"
 KEY_CHARS = 3
-MAX_SHARD_BYTES = 100_000  # the most one search downloads (before gzip)
-MAX_HEADINGS = 30  # per page, kept in the manifest: enough to find a section of a long page
-MAX_HEADING_CHARS = 90
+MAX_SHARD_BYTES = 100_000  # the most one word of a search downloads (before gzip)
+MAX_PASSAGES = 60  # per page, as the table of contents: later headings join the last
+MAX_PASSAGE_CHARS = 4_000  # text of a passage shown for snippets (all of it is indexed)
+MAX_PAGE_CHARS = 32_000  # text of a page's passage file (about; see page_script)
+MIN_PASSAGE_CHARS = 400
+MAX_HEADING_CHARS = 120
+MAX_WEIGHT = 99  # occurrences counted per passage
+HEADING_WEIGHT = 100  # added to a posting's weight when the heading has the word
 _WORD = re.compile(r"[a-z0-9]+")
 MAX_KEY = 40
 _KEY = re.compile(rf"[a-z0-9]{{1,{MAX_KEY}}}")
 STOPWORDS = lang.STOPWORDS
+_STEMMERS = {"es": "spanish", "en": "english"}
 
-Heading = tuple[str, str]  # (anchor, text)
-Row = list[object]  # [slug, title, [anchor, text]...]
+# h2/h3 with the renderer's ids (shared.site.markdown gives every heading one).
+_HEADING = re.compile(r'<h([23]) id="([^"<>]+)">(.*?)</h\1>', re.S)
+_BLOCK = re.compile(
+    r"</?(?:p|div|li|ul|ol|pre|h[1-6]|tr|td|th|table|blockquote|details|summary|br|dd|dt)\b[^>]*>",
+    re.I,
+)
+_TAG = re.compile(r"<[^>]*>")
+
+Passage = tuple[str, str, str]  # (anchor, heading, plain text); the top's anchor is ""
+# Per passage: (anchor, heading, "form form:3 ..."): its text's folded words, counted.
+PageTerms = tuple[tuple[str, str, str], ...]
+Posting = list[int]
 
 
 @lru_cache(maxsize=65536)
@@ -48,13 +88,105 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(w for w in _WORD.findall(fold(text)) if len(w) > 1 and w not in STOPWORDS)
 
 
-def input_key(entries: Iterable[Entry], headings: Mapping[str, Sequence[Heading]]) -> str:
+@lru_cache(maxsize=4)
+def _stemmer(language: str) -> snowballstemmer.Stemmer:
+    return snowballstemmer.stemmer(_STEMMERS.get(language, "spanish"))
+
+
+@lru_cache(maxsize=262144)
+def stem(form: str, language: str) -> str:
+    """The stem of a folded word in a page's language (Spanish unless English); digits
+    and codes stay whole."""
+    if form.isdigit():
+        return form
+    return str(_stemmer(language).stemWord(form)) or form
+
+
+# -- a page's passages and terms --------------------------------------------------------
+
+
+def plain(fragment: str) -> str:
+    """Text of an HTML fragment: blocks become spaces, inline tags vanish, entities decode."""
+    text = _TAG.sub("", _BLOCK.sub(" ", fragment))
+    return " ".join(html.unescape(text).split())
+
+
+def passages(body_html: str) -> tuple[Passage, ...]:
+    """The body cut at its h2/h3 headings (see the module docstring), whole text; past
+    ``MAX_PASSAGES`` the last passage runs to the end of the body."""
+    # (anchor, heading, where the heading starts, where its passage starts)
+    marks = [("", "", 0, 0)]
+    for match in _HEADING.finditer(body_html):
+        heading = plain(match.group(3))[:MAX_HEADING_CHARS]
+        marks.append((html.unescape(match.group(2)), heading, match.start(), match.end()))
+        if len(marks) > MAX_PASSAGES:
+            break
+    ends = [start for _, _, start, _ in marks[1:]] + [len(body_html)]
+    out = [
+        (anchor, heading, plain(body_html[begin:end]))
+        for (anchor, heading, _, begin), end in zip(marks, ends, strict=True)
+    ]
+    if len(out) > 1 and not out[0][2]:
+        out.pop(0)  # nothing before the first heading
+    if len(out) > MAX_PASSAGES:
+        anchor, heading, _ = out[MAX_PASSAGES - 1]
+        begin = marks[len(marks) - len(out) + MAX_PASSAGES - 1][3]
+        out[MAX_PASSAGES - 1 :] = [(anchor, heading, plain(body_html[begin:]))]
+    return tuple(out)
+
+
+def page_terms(found: Sequence[Passage]) -> PageTerms:
+    """What the manifest keeps of a page's passages for the shards: counted forms."""
+    out = []
+    for anchor, heading, text in found:
+        counts = Counter(words(text))
+        forms = " ".join(f"{w}:{n}" if n > 1 else w for w, n in sorted(counts.items()))
+        out.append((anchor, heading, forms))
+    return tuple(out)
+
+
+def _counted(forms: str) -> Iterable[tuple[str, int]]:
+    for item in forms.split():
+        form, _, count = item.partition(":")
+        yield form, int(count) if count.isdigit() else 1
+
+
+def page_script(slug: str, title: str, found: Sequence[Passage]) -> str:
+    """``<slug>/search.js``: the page's passages for snippets, text clipped."""
+    # Each passage keeps its start; a long page shares MAX_PAGE_CHARS among them, every
+    # passage keeping at least MIN_PASSAGE_CHARS (its heading's snippet).
+    sizes = [min(len(text), MAX_PASSAGE_CHARS) for _, _, text in found]
+    total = sum(sizes)
+    if total > MAX_PAGE_CHARS:
+        sizes = [min(n, max(MIN_PASSAGE_CHARS, n * MAX_PAGE_CHARS // total)) for n in sizes]
+    rows = [
+        [anchor, heading, text[:n]] for (anchor, heading, text), n in zip(found, sizes, strict=True)
+    ]
+    return (
+        "window.BibliotecaSearch&&BibliotecaSearch.page("
+        + _safe_json(slug)
+        + ","
+        + _safe_json([title, *rows])
+        + ");\n"
+    )
+
+
+def _safe_json(data: object) -> str:
+    """JSON that stays inert even inlined into HTML (``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+# -- the shards -------------------------------------------------------------------------
+
+
+def input_key(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> str:
     """Hash of everything the shards are built from: same key, same shards."""
-    digest = hashlib.sha256(f"{KEY_CHARS}:{MAX_SHARD_BYTES}".encode())
+    digest = hashlib.sha256(f"{KEY_CHARS}:{MAX_SHARD_BYTES}:{MAX_PASSAGES}".encode())
     for entry in sorted(entries, key=lambda e: e.slug):
-        digest.update(f"\0{entry.slug}\0{entry.title}".encode())
-        for anchor, text in headings.get(entry.slug, ()):
-            digest.update(f"\1{anchor}\1{text}".encode())
+        digest.update(f"\0{entry.slug}\0{entry.title}\0{entry.lang}".encode())
+        for anchor, heading, forms in terms.get(entry.slug, ()):
+            digest.update(f"\1{anchor}\1{heading}\1{forms}".encode())
     return digest.hexdigest()[:20]
 
 
@@ -65,125 +197,173 @@ def shard_path(key: str) -> str:
     return f"{FOLDER}/{key}.js"
 
 
+def shard_key(form: str) -> str:
+    return form[:KEY_CHARS]
+
+
+@dataclass
+class Shard:
+    """``f``: form -> its stems (space-separated); ``d``: the pages' slugs; ``t``: stem ->
+    postings (``[page number in d, in title, passage, weight, ...]``)."""
+
+    forms: dict[str, str] = field(default_factory=dict)
+    pages: list[str] = field(default_factory=list)
+    postings: dict[str, list[Posting]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {"f": self.forms, "d": self.pages, "t": self.postings}
+
+
 @dataclass
 class Index:
-    """The shards (key -> rows) and the prefixes that were split into longer keys."""
+    """The shards (key -> shard) and the prefixes that were split into longer keys."""
 
-    shards: dict[str, list[Row]] = field(default_factory=dict)
+    shards: dict[str, Shard] = field(default_factory=dict)
     split: list[str] = field(default_factory=list)
-    truncated: list[str] = field(default_factory=list)  # whole words over the limit
+    truncated: list[str] = field(default_factory=list)  # stems that lost postings
 
 
-def _size(rows: Sequence[Row]) -> int:
-    """About the bytes of ``rows`` as JSON (strings as UTF-8 plus punctuation)."""
-    total = 0
-    for row in rows:
-        total += sum(len(str(part).encode()) + 8 for part in row)
-    return total
+# stem -> slug -> (in title, {passage: weight})
+_Postings = dict[str, dict[str, tuple[bool, dict[int, int]]]]
 
 
-def build(entries: Iterable[Entry], headings: Mapping[str, Sequence[Heading]]) -> Index:
-    """The search index of the site (see the module docstring); stable bytes between
-    builds (pages in slug order)."""
-    # word -> rows of the pages that have it: [slug, title, headings with the word]
-    postings: dict[str, list[tuple[str, str, bool, tuple[Heading, ...]]]] = {}
+def _collect(
+    entries: Iterable[Entry], terms: Mapping[str, PageTerms]
+) -> tuple[dict[str, set[str]], _Postings]:
+    forms: dict[str, set[str]] = {}  # form -> stems
+    postings: _Postings = {}
+    seen: dict[tuple[str, str], str] = {}  # (form, language) -> stem: each noted once
+
+    def add(form: str, language: str) -> str:
+        root = seen.get((form, language))
+        if root is None:
+            root = seen[form, language] = stem(form, language)
+            forms.setdefault(form, set()).add(root)
+        return root
+
     for entry in sorted(entries, key=lambda e: e.slug):
-        in_title = set(words(entry.title))
-        found: dict[str, list[Heading]] = {w: [] for w in in_title}
-        for anchor, text in headings.get(entry.slug, ()):
-            for word in set(words(text)):
-                found.setdefault(word, []).append((anchor, text))
-        for word, where in found.items():
-            postings.setdefault(word, []).append(
-                (entry.slug, entry.title, word in in_title, tuple(where))
-            )
-    # An upper bound of each word's bytes in a shard (pages shared by words counted
-    # twice), summed instead of serializing rows at every level of the split.
+        titled = {add(form, entry.lang) for form in words(entry.title)}
+        headed: dict[str, set[int]] = {}  # stem -> passages whose heading has it
+        counts: dict[str, dict[int, int]] = {}  # stem -> passage -> occurrences
+        for n, (_, heading, counted) in enumerate(terms.get(entry.slug, ())):
+            for form in words(heading):
+                headed.setdefault(add(form, entry.lang), set()).add(n)
+            for form, count in _counted(counted):
+                where = counts.setdefault(add(form, entry.lang), {})
+                where[n] = where.get(n, 0) + count
+        for root in titled | headed.keys() | counts.keys():
+            where = counts.get(root, {})
+            for n, c in where.items():
+                if c > MAX_WEIGHT:
+                    where[n] = MAX_WEIGHT
+            for n in headed.get(root, ()):
+                where[n] = where.get(n, 0) + HEADING_WEIGHT
+            postings.setdefault(root, {})[entry.slug] = (root in titled, where)
+    return forms, postings
+
+
+def _strength(titled: bool, where: Mapping[int, int]) -> tuple[int, int, int]:
+    """Which postings of a too common stem are kept: title, heading, occurrences."""
+    best = max(where.values(), default=0)
+    return (int(titled), best // HEADING_WEIGHT, sum(w % HEADING_WEIGHT for w in where.values()))
+
+
+def _posting_bytes(slug: str, where: Mapping[int, int]) -> int:
+    return len(slug.encode()) + 10 + 7 * len(where)
+
+
+def build(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> Index:
+    """The search index of the site (see the module docstring); stable bytes between
+    builds (forms, stems and pages in order)."""
+    forms, postings = _collect(entries, terms)
     sizes = {
-        word: sum(
-            len(slug.encode())
-            + len(title.encode())
-            + 8
-            + sum(len(a) + len(t) + 8 for a, t in where)
-            for slug, title, _, where in rows
-        )
-        for word, rows in postings.items()
+        root: sum(_posting_bytes(slug, where) for slug, (_, where) in pages.items())
+        for root, pages in postings.items()
     }
     index = Index()
     by_key: dict[str, list[str]] = {}
-    for word in postings:
-        by_key.setdefault(word[:KEY_CHARS], []).append(word)
+    for form in forms:
+        by_key.setdefault(shard_key(form), []).append(form)
     for key, members in by_key.items():
-        _place(key, members, postings, sizes, index)
+        _place(key, members, forms, postings, sizes, index)
     return index
-
-
-def _rows(
-    members: Iterable[str], postings: Mapping[str, list[tuple[str, str, bool, tuple[Heading, ...]]]]
-) -> list[Row]:
-    """One row per page of any of ``members``; the headings of all of them, once each."""
-    pages: dict[str, tuple[str, bool, dict[Heading, None]]] = {}
-    for word in members:
-        for slug, title, titled, where in postings[word]:
-            _, was_titled, seen = pages.get(slug, (title, False, {}))
-            seen.update(dict.fromkeys(where))
-            pages[slug] = (title, was_titled or titled, seen)
-    return [
-        [slug, title, *([a, t] for a, t in where)]
-        for slug, (title, _, where) in sorted(pages.items())
-    ]
-
-
-def _fit(
-    key: str,
-    rows: list[Row],
-    postings: Mapping[str, list[tuple[str, str, bool, tuple[Heading, ...]]]],
-    index: Index,
-) -> list[Row]:
-    """``rows`` within the limit: a whole word in too many pages keeps the pages that have
-    it in the title first."""
-    if _size(rows) <= MAX_SHARD_BYTES:
-        return rows
-    titled = {slug for slug, _, is_title, _ in postings.get(key, ()) if is_title}
-    rows = sorted(rows, key=lambda r: r[0] not in titled)
-    kept: list[Row] = []
-    total = 0
-    for row in rows:
-        total += _size([row])
-        if total > MAX_SHARD_BYTES:
-            break
-        kept.append(row)
-    index.truncated.append(key)
-    return sorted(kept, key=lambda r: str(r[0]))
 
 
 def _place(
     key: str,
     members: list[str],
-    postings: Mapping[str, list[tuple[str, str, bool, tuple[Heading, ...]]]],
+    forms: Mapping[str, set[str]],
+    postings: _Postings,
     sizes: Mapping[str, int],
     index: Index,
 ) -> None:
     # Keys stop at MAX_KEY letters (a file name's length): past it, one shard for all.
-    longer = [w for w in members if len(w) > len(key)] if len(key) < MAX_KEY else []
-    if not longer or sum(sizes[w] for w in members) <= MAX_SHARD_BYTES:
-        index.shards[key] = _fit(key, _rows(members, postings), postings, index)
+    longer = [f for f in members if len(f) > len(key)] if len(key) < MAX_KEY else []
+    stems = {root for f in members for root in forms[f]}
+    size = sum(sizes[root] + 12 for root in stems) + sum(len(f) * 2 + 6 for f in members)
+    if not longer or size <= MAX_SHARD_BYTES:
+        index.shards[key] = _shard(members, forms, postings, sizes, index)
         return
     index.split.append(key)
-    if key in postings:  # the word equal to the prefix
-        index.shards[key] = _fit(key, _rows([key], postings), postings, index)
+    if key in forms:  # the form equal to the prefix
+        index.shards[key] = _shard([key], forms, postings, sizes, index)
     by_key: dict[str, list[str]] = {}
-    for word in longer:
-        by_key.setdefault(word[: len(key) + 1], []).append(word)
+    for form in longer:
+        by_key.setdefault(form[: len(key) + 1], []).append(form)
     for sub, sub_members in by_key.items():
-        _place(sub, sub_members, postings, sizes, index)
+        _place(sub, sub_members, forms, postings, sizes, index)
 
 
-def clip(headings: Iterable[Heading]) -> tuple[Heading, ...]:
-    """The headings a page keeps for search (count and length bounded)."""
-    out = []
-    for anchor, text in headings:
-        out.append((anchor, text[:MAX_HEADING_CHARS]))
-        if len(out) >= MAX_HEADINGS:
-            break
-    return tuple(out)
+def _shard(
+    members: Iterable[str],
+    forms: Mapping[str, set[str]],
+    postings: _Postings,
+    sizes: Mapping[str, int],
+    index: Index,
+) -> Shard:
+    shard = Shard()
+    members = sorted(members)
+    stems = sorted({root for f in members for root in forms[f]})
+    budget = MAX_SHARD_BYTES - sum(len(f) * 2 + 6 for f in members)
+    kept: dict[str, list[tuple[str, bool, dict[int, int]]]] = {}
+    total = sum(sizes[root] for root in stems)
+    for root in stems:
+        rows = [(slug, titled, where) for slug, (titled, where) in postings[root].items()]
+        if total > budget:
+            # Too big even as whole forms: each stem keeps its strongest postings, in
+            # proportion to its share of the shard.
+            share = budget * sizes[root] // total
+            rows.sort(key=lambda r: _strength(r[1], r[2]), reverse=True)
+            fitted, used = [], 0
+            for row in rows:
+                used += _posting_bytes(row[0], row[2])
+                if used > share:
+                    break
+                fitted.append(row)
+            if len(fitted) < len(rows):
+                index.truncated.append(root)
+            rows = fitted
+        kept[root] = sorted(rows)
+    pages = sorted({slug for rows in kept.values() for slug, _, _ in rows})
+    number = {slug: n for n, slug in enumerate(pages)}
+    shard.pages = pages
+    shard.forms = {f: " ".join(sorted(forms[f])) for f in members}
+    for root, rows in kept.items():
+        out = shard.postings[root] = []
+        for slug, titled, where in rows:
+            posting = [number[slug], int(titled)]
+            for n in sorted(where):
+                posting += (n, where[n])
+            out.append(posting)
+    return shard
+
+
+def shard_script(key: str, shard: Shard) -> str:
+    """``search/<key>.js``: the shard as an inert script."""
+    return (
+        "window.BibliotecaSearch&&BibliotecaSearch.shard("
+        + _safe_json(key)
+        + ","
+        + _safe_json(shard.to_json())
+        + ");\n"
+    )

@@ -78,8 +78,13 @@ def test_search_finds_a_page_for_a_spanish_query_and_navigates(page: Any, site_u
     options.first.wait_for()
     titles = options.all_inner_texts()
     assert any(t.startswith("Parámetros de Query") for t in titles), titles
-    # typing "pa" asked for the two-letter shard, then "par" for its own: nothing else
-    assert [u.rsplit("/", 1)[1] for u in requests if "/search/" in u] == ["pa.js", "par.js"]
+    # each word's shard as it was typed ("pa", then "par"; "qu", then "que"), once each,
+    # and the passages of the pages shown on the way (at most 10 per list shown)
+    shards = [u.rsplit("/", 1)[1] for u in requests if "/search/" in u]
+    assert shards == ["pa.js", "par.js", "qu.js", "que.js"]
+    passages = [u for u in requests if u.endswith("/search.js")]
+    assert passages
+    assert len(passages) == len(set(passages))  # each loaded once
     assert not [u for u in requests if "search-index.json" in u]
     shot(page, "search")
     index = next(i for i, t in enumerate(titles) if t.startswith("Parámetros de Query"))

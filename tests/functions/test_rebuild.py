@@ -99,11 +99,14 @@ def test_a_full_build_publishes_every_active_page(client: Client, auth: Any, sto
 
 
 def test_every_page_carries_the_widget(client: Client, auth: Any, store: Any) -> None:
-    """Index, listings and pages include static/widget.* with the configured ask URL."""
+    """Index, listings and pages include static/widget.* with the configured ask URL
+    (not the section files, which only the pages' frames show without script)."""
     put(store, "concept—uno")
     assert rebuild(client, auth).status_code == 200
-    pages = [p for p in site_files() if p.suffix == ".html"]
+    html = [p for p in site_files() if p.suffix == ".html"]
+    pages = [p for p in html if p.parent.name != "sections"]
     assert len(pages) == 3  # index, the concept listing, the page
+    assert len(html) == 5  # and the files of the top level and of the section
     for page in pages:
         html = page.read_text()
         depth = len(page.relative_to(site()).parts) - 1

@@ -100,8 +100,9 @@ def test_the_stored_nav_orders_the_index_and_folders_make_sections(
 def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
     client: Client, auth: Any, store: Any
 ) -> None:
-    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js. A new
-    page re-renders itself and its two neighbours; renaming a section's index page
+    """Previous/next and breadcrumbs are baked into pages; the sidebar is nav.js (and a
+    frame per section without script). A new page re-renders itself and its two
+    neighbours; renaming a section's index page
     re-renders the pages under it (their breadcrumbs)."""
     put(store, "t—index", title="Tema")
     for slug, title in (("t—a", "A"), ("t—c", "C"), ("t—e", "E"), ("u—x", "X"), ("u—y", "Y")):
@@ -121,25 +122,36 @@ def test_a_new_page_re_renders_only_its_neighbours_in_the_reading_order(
     assert "Tema nuevo" in page_html("t—e")
 
 
-def test_search_shards_are_kept_when_no_title_or_heading_changed(
+def test_search_shards_are_kept_when_no_word_changed(
     client: Client, auth: Any, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A body edit keeps the shards (not even built again); a new heading rebuilds them."""
+    """An edit that changes no word (markup only) keeps the shards, not even built again;
+    a new word in the body rebuilds them from the manifest (the other pages not read)."""
     from shared.site import renderer
 
     builds: list[int] = []
     real = renderer.render_search_shards
     monkeypatch.setattr(renderer, "render_search_shards", lambda *a: builds.append(1) or real(*a))
-    put(store, "guide—alta", "## Requisitos\n\nTexto.", title="Alta de usuarios", type="guide")
+    put(
+        store,
+        "guide—alta",
+        "## Requisitos\n\nTexto del alta.",
+        title="Alta de usuarios",
+        type="guide",
+    )
+    put(store, "guide—baja", "## Pasos\n\nCerrar la cuenta.", title="Baja", type="guide")
     assert rebuild(client, auth).status_code == 200
     shard = site() / "search" / "req.js"
     assert '"guide—alta"' in shard.read_text(encoding="utf-8")
     before = shard.stat().st_ino
-    edit(store, "guide—alta", content="## Requisitos\n\nOtro texto.")
+    edit(store, "guide—alta", content="## Requisitos\n\n*Texto* del **alta**.")
     assert report_body(rebuild(client, auth))["built"] == 1
     assert (site() / "search" / "req.js").stat().st_ino == before  # the same file, linked
     assert len(builds) == 1  # only the first build made shards
-    edit(store, "guide—alta", content="## Requisitos\n\n## Permisos\n\nOtro texto.")
-    assert rebuild(client, auth).status_code == 200
+    edit(store, "guide—alta", content="## Requisitos\n\nTexto del alta, con permisos.")
+    assert report_body(rebuild(client, auth))["built"] == 1
     assert '"permisos"' in (site() / "search" / "per.js").read_text(encoding="utf-8")
+    assert '"cerrar"' in (site() / "search" / "cer.js").read_text(encoding="utf-8")  # kept page
+    passages = (site() / "guide—alta" / "search.js").read_text(encoding="utf-8")
+    assert '["requisitos","Requisitos","Texto del alta, con permisos."]' in passages
     assert len(builds) == 2

@@ -36,9 +36,29 @@ def test_a_page_shows_breadcrumbs_toc_and_previous_next() -> None:
     assert '<li class="toc-3"><a href="#detalle">Detalle</a></li>' in html
     assert re.search(r'rel="prev" href="../tutorial%E2%80%94a/index.html">.*Alfa', html)
     assert re.search(r'rel="next" href="../tutorial%E2%80%94c/index.html">.*Charlie', html)
-    # The sidebar is not in the page: only a link to the index and the nav.js script.
+    # The whole tree is nav.js; without script the sidebar is a frame of the section's
+    # file: a new page changes that file, not its section's pages.
     assert 'src="../nav.js"' in html
-    assert "Charlie" not in html.split('<nav class="sidebar"')[1].split("</nav>")[0]
+    sidebar = html.split('<nav class="sidebar"')[1].split("</nav>")[0]
+    assert "Charlie" not in sidebar
+    frame = re.search(r'<noscript><iframe class="section-frame" src="([^"]+)"', sidebar)
+    assert frame is not None
+    site = site_of(
+        page("tutorial—b", title="Bravo"),
+        page("tutorial—index", title="Tutorial"),
+        page("tutorial—a", title="Alfa"),
+        page("tutorial—c", title="Charlie"),
+    )
+    files = renderer.render_section_files(site, renderer.SiteConfig())
+    path = frame.group(1).removeprefix("../")
+    links = re.findall(r'<a href="([^"]+)" target="_top">([^<]+)</a>', files[path])
+    assert links == [
+        ("../tutorial%E2%80%94index/index.html", "Tutorial"),
+        ("../tutorial%E2%80%94a/index.html", "Alfa"),
+        ("../tutorial%E2%80%94b/index.html", "Bravo"),
+        ("../tutorial%E2%80%94c/index.html", "Charlie"),
+    ]
+    assert set(files) == {"sections/top.html", path}
 
 
 def test_hostile_titles_in_chrome_and_nav_script_stay_inert() -> None:

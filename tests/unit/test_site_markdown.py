@@ -146,11 +146,14 @@ def test_headings_get_ids_and_mkdocs_anchors_are_removed() -> None:
 
 
 def test_fenced_code_gets_a_language_class_and_escaped_content() -> None:
-    """A fence's first info word becomes language-<word> (lower-cased); code is escaped."""
+    """A fence's first info word becomes language-<word> (lower-cased); code is escaped,
+    highlighted or not (test_site_highlight.py has the colours)."""
     html = render_body('```Python hl_lines="2"\nif a < b: print("<b>")\n```\n').html
-    assert '<code class="language-python">' in html
-    assert "a &lt; b" in html
+    assert '<code class="language-python hl">' in html
+    assert '<span class="o">&lt;</span>' in html
     assert "&lt;b&gt;" in html
+    plain = render_body('```nolang\nif a < b: print("<b>")\n```\n').html
+    assert '<code class="language-nolang">if a &lt; b: print("&lt;b&gt;")\n</code>' in plain
 
 
 def test_hostile_fence_language_is_dropped() -> None:

@@ -111,8 +111,8 @@ def test_includes_become_markers_with_their_lines() -> None:
 def test_fences_highlight_lines_and_show_their_title() -> None:
     """hl_lines marks those lines; title="…" is shown above the code."""
     html = render_body('```python hl_lines="2" title="app/main.py"\na\nb\nc\n```\n').html
-    assert '<span class="hll">b\n</span>' in html
-    assert "a\n" in html
+    assert '<span class="hll"><span class="n">b</span>\n</span>' in html
+    assert '<span class="n">a</span>\n<span class="hll">' in html
     assert '<span class="hll">a' not in html
     assert '<p class="code-title"><code>app/main.py</code></p>' in html
 

@@ -90,21 +90,35 @@
     var nav = document.getElementById("sidebar");
     if (!button || !nav) { return; }
     button.hidden = false;
-    button.addEventListener("click", function () {
-      var open = nav.classList.toggle("open");
+    // Behind the open drawer, a backdrop dims the page; a tap on it closes the drawer.
+    var backdrop = el("div", { "class": "drawer-backdrop", "aria-hidden": "true" });
+    backdrop.hidden = true;
+    body.appendChild(backdrop);
+
+    function setOpen(open, refocus) {
+      nav.classList.toggle("open", open);
+      backdrop.hidden = !open;
+      document.documentElement.classList.toggle("drawer-open", open);
       button.setAttribute("aria-expanded", open ? "true" : "false");
       if (open) {
         var target = nav.querySelector('a[aria-current="page"]') || nav.querySelector("a");
         if (target) { target.focus(); }
-      }
-    });
-    document.addEventListener("keydown", function (event) {
-      if (event.key === "Escape" && nav.classList.contains("open")) {
-        nav.classList.remove("open");
-        button.setAttribute("aria-expanded", "false");
+      } else if (refocus) {
         button.focus();
       }
+    }
+
+    button.addEventListener("click", function () { setOpen(!nav.classList.contains("open"), false); });
+    backdrop.addEventListener("click", function () { setOpen(false, true); });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && nav.classList.contains("open")) { setOpen(false, true); }
     });
+    // Widening the window past the phone layout leaves no drawer (nor a backdrop) open.
+    if (window.matchMedia) {
+      var wide = window.matchMedia("(min-width: 48.01rem)");
+      var onWide = function () { if (wide.matches && nav.classList.contains("open")) { setOpen(false, false); } };
+      if (wide.addEventListener) { wide.addEventListener("change", onWide); }
+    }
   }
 
   // -- light and dark ----------------------------------------------------------------------
@@ -132,18 +146,23 @@
 
 
   // -- search ---------------------------------------------------------------------------
-  // Shards of search/<ab>.js (see shared/site/search.py), loaded when a query needs them.
+  // Word shards search/<abc>.js and each page's passages <slug>/search.js (see
+  // shared/site/search.py), loaded when a query needs them.
 
   var STOP = {};
   (window.BIBLIOTECA_STOPWORDS || []).forEach(function (w) { STOP[w] = true; });
   var SPLIT = {};
   (window.BIBLIOTECA_SEARCH_SPLIT || []).forEach(function (k) { SPLIT[k] = true; });
-  var shards = {};
-  var waiting = {};
+  var MAX_RESULTS = 10;
+  var MAX_EXPANSIONS = 40; // forms a prefix expands to (the shortest first)
+  var TITLE = 30, HEADING = 8; // a word in the title, in a passage's heading; text: 1..4
+  var shards = Object.create(null);
+  var pagesSeen = Object.create(null);
+  var waiting = Object.create(null);
 
+  // shared.retrieval.text.fold: lower case, accents stripped.
   function fold(text) {
-    return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
-      .replace(/ß/g, "ss").replace(/æ/g, "ae").replace(/œ/g, "oe").replace(/ø/g, "o");
+    return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
   }
 
   function words(text) {
@@ -153,46 +172,178 @@
   }
 
   window.BibliotecaSearch = {
-    shard: function (key, rows) {
-      shards[key] = rows;
-      (waiting[key] || []).forEach(function (done) { done(); });
-      delete waiting[key];
-    }
+    shard: function (key, data) { arrived("s:" + key, shards, key, data); },
+    page: function (slug, data) { arrived("p:" + slug, pagesSeen, slug, data); }
   };
 
-  function loadShard(key, done) {
-    if (shards[key]) { done(); return; }
-    if (waiting[key]) { waiting[key].push(done); return; }
-    waiting[key] = [done];
+  function arrived(id, store, key, data) {
+    store[key] = data;
+    (waiting[id] || []).forEach(function (done) { done(); });
+    delete waiting[id];
+  }
+
+  function load(id, store, key, src, done) {
+    if (store[key]) { done(); return; }
+    if (waiting[id]) { waiting[id].push(done); return; }
+    waiting[id] = [done];
     var script = document.createElement("script");
-    script.src = root + "search/" + key + ".js";
+    script.src = src;
     script.async = true;
-    script.onerror = function () { window.BibliotecaSearch.shard(key, []); };
+    script.onerror = function () { arrived(id, store, key, store === shards ? { f: {}, d: [], t: {} } : null); };
     document.head.appendChild(script);
   }
 
-  function prefixOf(query, haystack) {
-    return haystack.some(function (w) { return w.indexOf(query) === 0; });
+  function all(jobs, done) {
+    var left = jobs.length;
+    if (!left) { done(); return; }
+    jobs.forEach(function (job) { job(function () { if (--left === 0) { done(); } }); });
   }
 
-  function score(row, terms) {
-    // row: [slug, title, [anchor, text]...]; every term must start a word of the title
-    // or of one of the headings listed; title matches rank first.
-    var title = words(row[1]);
-    var best = null;
-    var titleHits = terms.filter(function (t) { return prefixOf(t, title); }).length;
-    if (titleHits === terms.length) {
-      var exact = terms.filter(function (t) { return title.indexOf(t) >= 0; }).length;
-      return { row: row, score: 100 + exact * 10 - title.length, heading: null };
+  // A value of a map from JSON or our own: never one of Object.prototype's ("constructor"
+  // is a word of the wiki too).
+  function own(map, key) {
+    return map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+  }
+
+  function keyOf(word) {
+    var key = word.slice(0, 3);
+    while (SPLIT[key] && key.length < word.length) { key = word.slice(0, key.length + 1); }
+    return key;
+  }
+
+  function shardJob(key) {
+    return function (done) { load("s:" + key, shards, key, root + "search/" + key + ".js", done); };
+  }
+
+  function pageJob(slug) {
+    return function (done) {
+      load("p:" + slug, pagesSeen, slug, root + encodeURIComponent(slug) + "/search.js", done);
+    };
+  }
+
+  // The stems a query word stands for: its own form, and while it is being typed (the
+  // last word) every form it starts, shortest first.
+  function stemsOf(word, prefix) {
+    var forms = (own(shards, keyOf(word)) || {}).f || {};
+    var out = Object.create(null);
+    var mine = own(forms, word);
+    if (mine) { mine.split(" ").forEach(function (s) { out[s] = word; }); }
+    var start = word;
+    if (!mine && !prefix && word.length > 5) {
+      // A form the wiki never wrote ("desconexión" beside its "desconexiones"): the
+      // forms that share all but its last two letters and are about as long, standing
+      // in for the stemmer the box does not have.
+      start = word.slice(0, word.length - 2);
+      prefix = true;
     }
-    for (var i = 2; i < row.length; i++) {
-      var heading = words(row[i][1]).concat(title);
-      if (terms.every(function (t) { return prefixOf(t, heading); })) {
-        var s = 50 + titleHits * 10 - heading.length;
-        if (!best || s > best.score) { best = { row: row, score: s, heading: row[i] }; }
-      }
+    if (prefix) {
+      Object.keys(forms).filter(function (f) {
+        return f.indexOf(start) === 0 && f !== word && (start === word || f.length <= word.length + 3);
+      })
+        .sort(function (a, b) { return a.length - b.length || (a < b ? -1 : 1); })
+        .slice(0, MAX_EXPANSIONS)
+        .forEach(function (f) {
+          forms[f].split(" ").forEach(function (s) { if (!out[s]) { out[s] = f; } });
+        });
     }
-    return best;
+    return out;
+  }
+
+  function textWeight(count) { return Math.min(4, 1 + Math.log(count) / Math.LN2 / 2); }
+
+  // Every page's score for the query: per word its best place (title > heading > text),
+  // summed; the passage holding most of the words is the one the result opens.
+  function rank(terms, prefixLast) {
+    var docs = Object.create(null);
+    terms.forEach(function (term, t) {
+      var shard = own(shards, keyOf(term)) || { d: [], t: {} };
+      var stems = stemsOf(term, prefixLast && t === terms.length - 1);
+      Object.keys(stems).forEach(function (stem) {
+        (own(shard.t, stem) || []).forEach(function (posting) {
+          var slug = shard.d[posting[0]];
+          var doc = docs[slug] || (docs[slug] = { slug: slug, words: {}, passages: Object.create(null) });
+          var best = posting[1] ? TITLE : 0;
+          for (var i = 2; i + 1 < posting.length; i += 2) {
+            var weight = posting[i + 1];
+            var here = (weight >= 100 ? HEADING : 0) + (weight % 100 ? textWeight(weight % 100) : 0);
+            var passage = doc.passages[posting[i]] || (doc.passages[posting[i]] = { words: {}, score: 0 });
+            if (!passage.words[t] || passage.words[t] < here) {
+              passage.score += here - (passage.words[t] || 0);
+              passage.words[t] = here;
+            }
+            best = Math.max(best, here);
+          }
+          doc.words[t] = Math.max(doc.words[t] || 0, best);
+        });
+      });
+    });
+    var found = Object.keys(docs).map(function (slug) {
+      var doc = docs[slug];
+      var matched = Object.keys(doc.words).length;
+      var score = 0;
+      Object.keys(doc.words).forEach(function (t) { score += doc.words[t]; });
+      var where = null, whereScore = -1, whereWords = 0;
+      Object.keys(doc.passages).forEach(function (n) {
+        var p = doc.passages[n];
+        var count = Object.keys(p.words).length;
+        if (count > whereWords || (count === whereWords && p.score > whereScore)) {
+          where = +n; whereScore = p.score; whereWords = count;
+        }
+      });
+      // Words found together in one passage rank above the same words scattered.
+      if (whereWords > 1) { score += 4 * (whereWords - 1); }
+      return { slug: slug, matched: matched, score: score, passage: where };
+    });
+    var most = found.reduce(function (m, d) { return Math.max(m, d.matched); }, 0);
+    return found.filter(function (d) { return d.matched === most; })
+      .sort(function (a, b) { return b.score - a.score || (a.slug < b.slug ? -1 : 1); });
+  }
+
+  // The part of a passage around the query's words, with each word found marked.
+  function snippet(text, terms, prefixLast, stemsByTerm) {
+    var hits = [];
+    var re = /[\p{L}\p{N}]+/gu;
+    var m;
+    while ((m = re.exec(text)) && hits.length < 200) {
+      var w = fold(m[0]);
+      var hit = terms.some(function (term, t) {
+        return w === term || (prefixLast && t === terms.length - 1 && w.indexOf(term) === 0) ||
+          matchesStem(w, stemsByTerm[t]);
+      });
+      if (hit) { hits.push([m.index, m.index + m[0].length]); }
+    }
+    var start = 0;
+    if (hits.length) {
+      // The window of 160 characters with most hits, starting a little before the first.
+      var bestCount = 0;
+      hits.forEach(function (h, i) {
+        var n = 0;
+        for (var j = i; j < hits.length && hits[j][1] - h[0] <= 160; j++) { n++; }
+        if (n > bestCount) { bestCount = n; start = Math.max(0, h[0] - 40); }
+      });
+      var space = text.lastIndexOf(" ", start);
+      start = start > 0 && space >= 0 && start - space < 20 ? space + 1 : start;
+    }
+    var end = Math.min(text.length, start + 200);
+    var parts = [];
+    var pos = start;
+    hits.forEach(function (h) {
+      if (h[0] < pos || h[1] > end) { return; }
+      parts.push([text.slice(pos, h[0]), false], [text.slice(h[0], h[1]), true]);
+      pos = h[1];
+    });
+    parts.push([text.slice(pos, end), false]);
+    if (start > 0) { parts[0][0] = "…" + parts[0][0]; }
+    if (end < text.length) { parts[parts.length - 1][0] += "…"; }
+    return parts;
+  }
+
+  function matchesStem(word, stems) {
+    // A word of the text is one of the query's when it is a form of its stems: the
+    // forms map of the loaded shard says so exactly.
+    var forms = (own(shards, keyOf(word)) || {}).f || {};
+    var mine = own(forms, word);
+    return !!mine && mine.split(" ").some(function (s) { return !!stems[s]; });
   }
 
   function setupSearch() {
@@ -223,16 +374,30 @@
       items[selected].scrollIntoView({ block: "nearest" });
     }
 
-    function show(found) {
+    function show(found, terms, prefixLast, stemsByTerm) {
       while (results.firstChild) { results.removeChild(results.firstChild); }
       if (!found.length) {
         results.appendChild(el("li", { "class": "none" }, none));
       }
       found.forEach(function (hit, i) {
-        var href = pageHref(hit.row[0]) + (hit.heading ? "#" + encodeURIComponent(hit.heading[0]) : "");
+        var data = pagesSeen[hit.slug];
+        if (!data) { return; }
+        var passage = hit.passage !== null ? data[hit.passage + 1] : null;
+        // The result opens the page where its snippet is: at the passage's heading.
+        var anchor = passage && passage[0] ? passage[0] : "";
+        var href = pageHref(hit.slug) + (anchor ? "#" + encodeURIComponent(anchor) : "");
         var li = el("li", { role: "option", id: "search-hit-" + i, "aria-selected": "false" });
-        var a = el("a", { href: href, tabindex: "-1" }, hit.row[1]);
-        if (hit.heading) { a.appendChild(el("span", { "class": "where" }, hit.heading[1])); }
+        var a = el("a", { href: href, tabindex: "-1" });
+        a.appendChild(el("span", { "class": "title" }, data[0]));
+        if (passage && passage[1]) { a.appendChild(el("span", { "class": "where" }, passage[1])); }
+        if (passage && passage[2]) {
+          var snip = el("span", { "class": "snippet" });
+          snippet(passage[2], terms, prefixLast, stemsByTerm).forEach(function (part) {
+            if (!part[0]) { return; }
+            snip.appendChild(part[1] ? el("mark", null, part[0]) : document.createTextNode(part[0]));
+          });
+          a.appendChild(snip);
+        }
         li.appendChild(a);
         results.appendChild(li);
       });
@@ -245,21 +410,19 @@
     function run() {
       var terms = words(input.value);
       if (!terms.length) { close(); return; }
-      var longest = terms.slice().sort(function (a, b) { return b.length - a.length; })[0];
-      var key = longest.slice(0, 3);
-      while (SPLIT[key] && key.length < longest.length) { key = longest.slice(0, key.length + 1); }
+      // The last word is still being typed unless a space follows it.
+      var prefixLast = !/\s$/.test(input.value);
       var mine = ++seq;
-      loadShard(key, function () {
+      var keys = {};
+      terms.forEach(function (t) { keys[keyOf(t)] = true; });
+      all(Object.keys(keys).map(shardJob), function () {
         if (mine !== seq) { return; }
-        var found = [];
-        (shards[key] || []).forEach(function (row) {
-          var hit = score(row, terms);
-          if (hit) { found.push(hit); }
+        var found = rank(terms, prefixLast).slice(0, MAX_RESULTS);
+        var stemsByTerm = terms.map(function (t, i) { return stemsOf(t, prefixLast && i === terms.length - 1); });
+        all(found.map(function (hit) { return pageJob(hit.slug); }), function () {
+          if (mine !== seq) { return; }
+          show(found, terms, prefixLast, stemsByTerm);
         });
-        found.sort(function (a, b) {
-          return b.score - a.score || a.row[1].localeCompare(b.row[1], "es");
-        });
-        show(found.slice(0, 12));
       });
     }
 
