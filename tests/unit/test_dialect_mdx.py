@@ -122,7 +122,7 @@ def test_steps_keep_their_list_inside_a_list_item_indentation() -> None:
     assert text.startswith("1. Instala.")
     html = render_body(text).html
     assert "<ol>" in html
-    assert '<code class="language-sh">npm run dev' in html
+    assert '<code class="language-sh hl">npm run dev' in html
 
 
 def test_a_file_tree_is_drawn_in_a_text_fence() -> None:
@@ -154,7 +154,7 @@ def test_a_code_container_keeps_its_files_with_titles_and_leaves_hidden_ones_out
     assert counts["code-file:hidden"]["dropped"] == 1
     html = render_body(text).html
     assert '<p class="code-title"><code>src/App.js</code></p>' in html
-    assert '<span class="hll">let a;' in html
+    assert '<span class="hll"><span class="kd">let</span> <span class="nx">a</span>' in html
 
 
 def test_a_code_group_and_a_fence_outside_keep_titles_and_highlights() -> None:
