@@ -634,6 +634,13 @@ class BrokenLink(ResponseBody):
     target: str
 
 
+class StaleLease(ResponseBody):
+    """A lease a stopped build never gave back, which this run waited out and took over."""
+
+    owner: str
+    expired_at: str
+
+
 class RebuildReport(ResponseBody):
     """The rebuild's report: always the body, whatever the status (the contract's exception).
 
@@ -647,6 +654,7 @@ class RebuildReport(ResponseBody):
     failed: list[FailedPage]
     broken_links: list[BrokenLink]
     duration_ms: int = Field(ge=0)
+    stale_lease: StaleLease | None = None
     error: str | None = None
     code: ErrorCode | None = None
     field: str | None = None
