@@ -257,3 +257,9 @@ def test_page_public_is_front_matter_plus_bookkeeping() -> None:
     assert public["created_at"] == "2025-01-02T03:04:05+00:00"
     assert public["title"] == "Biblioteca"
     assert "content" not in public
+
+
+def test_a_title_is_one_line() -> None:
+    """Line breaks, tabs and control characters in a title fold into single spaces."""
+    front = parse_front_matter({"title": " Hola\r\n\tmundo\u2028\x1b[2J ", "type": "guide"})
+    assert front.title == "Hola mundo [2J"
