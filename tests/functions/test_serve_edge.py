@@ -179,3 +179,16 @@ def test_idle_and_half_open_sockets_hold_no_thread_and_get_a_408(
     finally:
         for sock in silent + partial + hello:
             sock.close()
+
+
+def test_the_access_log_names_the_path_under_serve(url: str, serve: ServerFactory) -> None:
+    """Each function's request line under serve logs /<name>, not the mount's "/"."""
+    httpx.post(f"{url}/ask?x=1", json={"question": "hola", "mode": "tutor"}, timeout=30)
+    httpx.post(f"{url}/feedback", json={}, timeout=30)
+    out, _ = serve.output(url)
+    urls = {
+        line.split('"requestUrl": "')[1].split('"')[0]
+        for line in out.splitlines()
+        if '"requestUrl"' in line
+    }
+    assert {"/ask", "/feedback"} <= urls
