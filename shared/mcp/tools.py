@@ -127,6 +127,8 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         best_fused=found.best_fused,
         origin="mcp",
         tool="search",
+        vector=found.vector,
+        embedder=found.embedder,
     )
     results = [
         {**asking.source(p, found.state(p.slug)), "url": page_url(w.settings, p.slug)}

@@ -17,6 +17,7 @@ from shared.api.models import AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.freshness import all_gone, demote_gone, state_of
+from shared.gaps import pack_vector
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
@@ -30,6 +31,7 @@ from shared.ports import (
     Passage,
     SearchFilter,
     Store,
+    Vector,
 )
 from shared.retrieval import answer_checks, evidence, hybrid
 from shared.retrieval.evidence import Section
@@ -182,6 +184,8 @@ def ask(
         confidence=checked.confidence,
         best_fused=found.best_fused,
         origin=origin,
+        vector=found.vector,
+        embedder=found.embedder,
     )
     return response
 
@@ -197,6 +201,8 @@ class Evidence:
     embed_ms: float
     search_ms: float
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # of the cited pages
+    vector: Vector | None = None  # the question's, kept with its utility hit (gaps)
+    embedder: str | None = None  # the name of the embedder that made ``vector``
 
     def state(self, slug: str) -> FreshnessState:
         return state_of(self.freshness.get(slug))
@@ -241,6 +247,8 @@ def gather(
         embed_ms=_ms(t0, t1),
         search_ms=_ms(t1, t2),
         freshness=freshness,
+        vector=vector,
+        embedder=expected,
     )
 
 
@@ -311,6 +319,8 @@ def record_hit(
     best_fused: float,
     origin: str = "ask",
     tool: str | None = None,
+    vector: Vector | None = None,
+    embedder: str | None = None,
 ) -> None:
     """The utility hit for gap analytics (``confidence`` "low" and the best fused score
     mark what the wiki answered weakly); ``origin`` is the door (``ask``, ``mcp``) and
@@ -328,6 +338,11 @@ def record_hit(
     }
     if tool is not None:
         data["tool"] = tool
+    if vector is not None and embedder is not None:
+        # The question's vector, computed for the search anyway, goes with the hit: the
+        # gap report then embeds nothing (docs/limits.md, "Gap signals").
+        data["vector"] = pack_vector(vector)
+        data["embedder"] = embedder
     try:
         store.events.record("utility_hit", data)
     except Exception:  # analytics must never cost an answer

@@ -827,9 +827,10 @@ class _Build:
             "failed": report.failed,
             "broken_links": report.broken_links,
             "drafts": pages.drafts,
-            "feedback": feedback_digest.report_section(self.store),
-            **loop_sections(pages.published, self.store, self.embedder),
         }
+        with self.timer.phase("curator_report"):  # the gaps: what anonymous traffic grows
+            data["feedback"] = feedback_digest.report_section(self.store)
+            data.update(loop_sections(pages.published, self.store, self.embedder))
         html, text = renderer.render_report(data)
         location = self.curator_report.location
         try:
