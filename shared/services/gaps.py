@@ -36,6 +36,7 @@ MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic
 # on every scheduled build, which anonymous questions must not slow (``biblioteca gaps``
 # groups MAX_SIGNALS).
 REPORT_SIGNALS = 500
+REPORT_HITS = 2000  # ... read from this many recent hits (signals and answers that close)
 MAX_ANSWERED = 1000  # confident answers embedded to check closures
 DEFAULT_SINCE = timedelta(days=7)
 
@@ -94,13 +95,14 @@ def find_gaps(
     *,
     since: datetime,
     max_signals: int = MAX_SIGNALS,
+    max_hits: int = MAX_HITS,
 ) -> GapReport:
     """The report; a hit's question is embedded only when the hit kept no vector of the
     configured embedder (hits recorded before vectors were kept, ``missing`` feedback)."""
     signals: list[Signal] = []
     answered: list[Answered] = []
     hits: dict[int, Mapping[str, Any]] = {}  # id() of a signal or answer -> its hit
-    for hit in store.events.recent("utility_hit", MAX_HITS):
+    for hit in store.events.recent("utility_hit", max_hits):
         at = _at(hit)
         if at is None or at < since:
             continue
