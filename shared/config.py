@@ -26,6 +26,9 @@ DEFAULT_RATE_LIMIT = "30/minute"
 # The contract: a body that stops arriving gets its 408 within 30 s. Tests (and an operator
 # who wants slow clients dropped sooner) set BIBLIOTECA_BODY_TIMEOUT lower, never higher.
 MAX_BODY_TIMEOUT_S = 30.0
+# The request line and headers must arrive whole within this many seconds of their first
+# byte (``biblioteca serve``; docs/limits.md). A real client sends them in one packet.
+DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
@@ -71,6 +74,7 @@ ENV = {
     "BIBLIOTECA_ASK_URL": "ask_url",
     "BIBLIOTECA_TRUSTED_PROXIES": "trusted_proxies",
     "BIBLIOTECA_BODY_TIMEOUT": "body_timeout_s",
+    "BIBLIOTECA_HEADER_TIMEOUT": "header_timeout_s",
     "BIBLIOTECA_SITE_URL": "site_url",
     "BIBLIOTECA_SITE_NAME": "site_name",
     "BIBLIOTECA_SITE_LOGO": "site_logo",
@@ -125,6 +129,7 @@ class Settings(BaseModel):
     ask_url: str = "/ask"
     trusted_proxies: int = Field(default=0, ge=0, le=10)
     body_timeout_s: float = Field(default=MAX_BODY_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
+    header_timeout_s: float = Field(default=DEFAULT_HEADER_TIMEOUT_S, gt=0, le=MAX_BODY_TIMEOUT_S)
     site_url: str | None = None  # the public site's base URL, without the trailing '/'
     site_name: str = Field(default="Biblioteca", min_length=1, max_length=100)
     site_logo: str | None = None  # a path under the site root or an http(s) URL

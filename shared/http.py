@@ -389,7 +389,7 @@ def _log_request(
             "duration_ms": round(elapsed * 1000, 1),
             "httpRequest": {
                 "requestMethod": request.method,
-                "requestUrl": request.path,
+                "requestUrl": _logged_path(request),
                 "status": response.status_code,
                 "latency": f"{elapsed:.6f}s",
                 "userAgent": request.headers.get("User-Agent", "")[:200],
@@ -397,3 +397,11 @@ def _log_request(
             },
         },
     )
+
+
+def _logged_path(request: Any) -> str:
+    """The path the client asked for, without its query string (a token a client put there
+    reaches no log). ``biblioteca serve`` mounts each function under ``/<name>``, where the
+    function itself sees ``/``: the mount point is the path."""
+    root, path = str(request.script_root), str(request.path)
+    return root if root and path == "/" else root + path

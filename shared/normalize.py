@@ -23,6 +23,9 @@ _RELATED_KEYS = ("slug", "ref")
 MAX_SOURCES = 200
 MAX_RELATED = 200
 MAX_TAGS = 200
+# A tag is a label, and each is copied into every chunk of its page (Firestore filters on
+# it there): 64 characters is past any real one (the corpora's longest is under 30).
+MAX_TAG_CHARS = 64
 
 
 def today() -> str:
@@ -174,6 +177,11 @@ def normalize_tags(
                 f"a tag is a string, got {type(entry).__name__}", field=f"{field}[{i}]"
             )
         tag = text.lower()
+        if len(tag) > MAX_TAG_CHARS:
+            raise PayloadTooLarge(
+                f"a tag is at most {MAX_TAG_CHARS} characters, got {len(tag)}",
+                field=f"{field}[{i}]",
+            )
         if tag and tag not in seen:
             seen.add(tag)
             out.append(tag)

@@ -483,6 +483,14 @@ class FeedbackStore(Protocol):
 # -- site build state -----------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """Who holds the rebuild lease and until when (seconds since the epoch)."""
+
+    owner: str
+    expires_at: float
+
+
 class SiteState(Protocol):
     """The rebuild's lease (single flight), its manifest (incremental builds) and the
     navigation an import read (order and sections of the pages)."""
@@ -490,6 +498,10 @@ class SiteState(Protocol):
     def acquire_lease(self, owner: str, ttl_seconds: float) -> bool: ...
 
     def release_lease(self, owner: str) -> None: ...
+
+    def read_lease(self) -> Lease | None:
+        """The lease as stored (expired or not), None when nobody took it or it was released."""
+        ...
 
     def load_manifest(self) -> dict[str, Any] | None: ...
 

@@ -7,6 +7,8 @@ unknown keys; ``parse_front_matter`` turns any failure into ``InvalidInput`` who
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from typing import Any, Literal, get_args
 
@@ -18,11 +20,19 @@ from pydantic import (
     ValidationInfo,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
-from shared.errors import InvalidInput
+from shared.errors import InvalidInput, PayloadTooLarge
 from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
 from shared.ports import Freshness
+
+# A page's whole front matter as compact JSON: the lists' caps (200 each, tags of 64
+# characters) leave room for long source paths, and nothing larger is copied around.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+# A title is one line: line breaks, tabs and other control characters (C0, C1, the Unicode
+# line and paragraph separators) are folded with the spaces around them into one space.
+_TITLE_BREAKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 PageType = Literal["concept", "decision", "entity", "feature", "runbook", "guide", "reference"]
 Status = Literal["draft", "active", "archived"]
@@ -95,6 +105,11 @@ class FrontMatter(BaseModel):
     # have it): the page's <meta name="description"> and its line in llms.txt.
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
 
+    @field_validator("title", mode="before")
+    @classmethod
+    def _one_line(cls, value: object) -> object:
+        return _TITLE_BREAKS.sub(" ", value).strip() if isinstance(value, str) else value
+
     @field_validator("type", "status", mode="before")
     @classmethod
     def _enum_text(cls, value: object) -> object:
@@ -129,6 +144,20 @@ class FrontMatter(BaseModel):
         if isinstance(value, str):
             return " ".join(value.split()) or None
         return value
+
+    @model_validator(mode="after")
+    def _bounded(self, info: ValidationInfo) -> FrontMatter:
+        """The whole front matter fits ``MAX_FRONT_MATTER_BYTES`` (checked before any
+        embedding: it travels with the page to the store, the site and every index)."""
+        size = len(json.dumps(self.dump(), ensure_ascii=False, separators=(",", ":")).encode())
+        if size > MAX_FRONT_MATTER_BYTES:
+            base = (info.context or {}).get("field", "front_matter")
+            raise PayloadTooLarge(
+                f"the front matter is {size} bytes as JSON: at most "
+                f"{MAX_FRONT_MATTER_BYTES} are accepted",
+                field=base or None,
+            )
+        return self
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready front matter; ``last_seen`` left out where not given, and

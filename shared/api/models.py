@@ -771,6 +771,13 @@ class BrokenLink(ResponseBody):
     )
 
 
+class StaleLease(ResponseBody):
+    """A lease a stopped build never gave back, which this run waited out and took over."""
+
+    owner: str
+    expired_at: str
+
+
 class RebuildReport(ResponseBody):
     """The rebuild's report: always the body, whatever the status (the contract's exception).
 
@@ -784,6 +791,7 @@ class RebuildReport(ResponseBody):
     failed: list[FailedPage]
     broken_links: list[BrokenLink]
     duration_ms: int = Field(ge=0)
+    stale_lease: StaleLease | None = None
     error: str | None = None
     code: ErrorCode | None = None
     field: str | None = None

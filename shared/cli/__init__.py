@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from shared.cli.output import plain
 from shared.errors import BibliotecaError
 
 # Module names under shared.cli, in the order ``--help`` lists them, by command name.
@@ -84,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args))
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
-        print(f"biblioteca: {exc.message}{where}", file=sys.stderr)
+        print(plain(f"biblioteca: {exc.message}{where}"), file=sys.stderr)
         return 2 if exc.status == 400 else 1
     except KeyboardInterrupt:
         return 130

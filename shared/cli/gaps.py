@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from shared.bootstrap import wiring
-from shared.cli.output import emit, setup
+from shared.cli.output import emit, plain, setup
 from shared.services.gaps import GapReport, find_gaps, parse_since
 
 SAMPLE_WIDTH = 70
@@ -24,6 +24,7 @@ def register(subparsers: Any) -> None:
 
 
 def _cut(text: str) -> str:
+    text = plain(text)
     return text if len(text) <= SAMPLE_WIDTH else text[: SAMPLE_WIDTH - 1] + "…"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sized
@@ -33,11 +34,32 @@ def cli_actor(settings: Settings) -> str:
     return f"cli:{user}"
 
 
+# What a terminal would act on rather than show: C0 and C1 controls (ESC starts the
+# sequences that clear, retitle or recolour a terminal), DEL, and the Unicode characters
+# that move text (line and paragraph separators, bidirectional overrides and isolates).
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BREAKS = re.compile(r"[\t\n\r\v\f\u2028\u2029]+")
+
+
+def plain(text: str) -> str:
+    """Text from outside (a question, a comment, a title, a reason) made safe to print on
+    one line of a terminal: line breaks and tabs fold into one space, every other control
+    character shows as its escape (``\\x1b``), so it can neither forge a line nor reach
+    the terminal as a command."""
+    return _CONTROLS.sub(_escape, _BREAKS.sub(" ", text))
+
+
+def _escape(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
 def emit(args: Any, payload: dict[str, Any], human: str) -> None:
+    """``--json``: one JSON document (``json.dumps`` escapes every control character);
+    otherwise the human lines, each made ``plain`` (the command's own line breaks stay)."""
     if getattr(args, "json", False):
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        print(human)
+        print("\n".join(plain(line) for line in human.split("\n")))
 
 
 PROGRESS_EVERY = 25  # items between two progress lines when stderr is not a terminal

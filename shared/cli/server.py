@@ -1,21 +1,38 @@
 """The HTTP server under ``biblioteca serve``: gunicorn's threaded worker, as in production.
 
 Its own refusals (URL or headers too long, broken HTTP) answer the contract's JSON, not HTML.
+A connection gets a worker thread only once its request line and headers are in: until
+then the worker's event loop reads them without blocking, under a deadline (408), so idle
+or half-open sockets (a few bytes of a request line, a TLS ClientHello on the plain port)
+hold no thread at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import json
 import os
+import selectors
+import time
+from collections import deque
+from functools import partial
 from typing import Any
 
 import gunicorn.app.base
 from gunicorn import util
 from gunicorn.http import errors as http_errors
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from shared.errors import BibliotecaError, HeadersTooLarge, InvalidBody, UriTooLong
+from shared.config import get_settings
+from shared.errors import (
+    BibliotecaError,
+    HeadersTooLarge,
+    InvalidBody,
+    RequestTimeout,
+    UriTooLong,
+)
 from shared.logs import get_logger, scrub
 from shared.request_body import left_unread
 
@@ -23,7 +40,17 @@ from shared.request_body import left_unread
 MAX_REQUEST_LINE = 8190
 MAX_HEADER_FIELDS = 100
 MAX_HEADER_FIELD_BYTES = 8190
-_REASONS = {400: "Bad Request", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
+# Connections of one peer address still sending their headers: past this many, its oldest
+# is dropped, so one peer cannot fill the worker's connection slots (1,000) with them.
+MAX_WAITING_PER_PEER = 64
+_READ_BYTES = 65_536
+NOT_HTTP = "the request is not well-formed HTTP/1.1 (it does not begin with a method)"
+_REASONS = {
+    400: "Bad Request",
+    408: "Request Timeout",
+    414: "URI Too Long",
+    431: "Request Header Fields Too Large",
+}
 _SERVER_FAULTS = (
     http_errors.ConfigurationProblem,
     http_errors.InvalidResponseHeader,
@@ -92,8 +119,172 @@ def closing_after_unread_bodies(app: Any) -> Any:
     return wrapped
 
 
+class HeadReader:
+    """Bytes of a request until its head (request line and headers) is in, read linearly.
+
+    ``feed`` says whether gunicorn's parser can now decide without another read: the empty
+    line that ends the headers has arrived, or enough to refuse the request (a line past
+    gunicorn's limit, more lines than its header limit, a first byte that cannot begin a
+    method, as in a TLS ClientHello). Each byte is looked at once, whatever the pieces.
+    """
+
+    __slots__ = ("_line", "_lines", "data", "not_http")
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.not_http = False  # refused here: gunicorn's parser would wait for a line end
+        self._line = 0  # bytes of the current line so far, its CR included
+        self._lines = 0  # lines ended so far
+
+    def feed(self, piece: bytes) -> bool:
+        start = len(self.data)
+        self.data += piece
+        if start == 0 and piece and not piece[:1].isalpha():
+            self.not_http = True  # cannot begin a method (a TLS ClientHello begins 0x16)
+            return True
+        for byte in piece:
+            if byte != 0x0A:  # "\n"
+                self._line += 1
+                if self._line > MAX_HEADER_FIELD_BYTES + 1:
+                    return True
+                continue
+            if self._line <= 1:  # an empty line ("\r\n" or "\n"): the head is whole
+                return True
+            self._lines += 1
+            self._line = 0
+            if self._lines > MAX_HEADER_FIELDS + 1:
+                return True
+        return False
+
+
 class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
-    """gunicorn's threaded worker whose own error answers are the contract's JSON body."""
+    """gunicorn's threaded worker whose own error answers are the contract's JSON body, and
+    which reads each request's head in its event loop before a thread takes it (see the
+    module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.head_timeout = get_settings().header_timeout_s
+        self.heads: deque[TConn] = deque()  # oldest deadline first
+        self.heads_by_peer: dict[str, deque[TConn]] = {}
+
+    # -- the head, read in the event loop ------------------------------------------------
+
+    def accept(self, listener: Any) -> None:
+        try:
+            sock, client = listener.accept()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        self.await_head(TConn(self.cfg, sock, client, listener.getsockname()), HeadReader())
+
+    def on_client_socket_readable(self, conn: TConn, client: Any) -> None:
+        """A kept-alive connection's next request begins: its head is read the same way."""
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self.await_head(conn, HeadReader())
+
+    def enqueue_req(self, conn: TConn) -> None:
+        if getattr(conn, "biblioteca_ready", False):
+            conn.biblioteca_ready = False
+            super().enqueue_req(conn)
+            return
+        # gunicorn hands over a kept-alive connection whose last body's drain read ahead
+        # into the next request: those bytes begin the next head, whole or not.
+        reader = HeadReader()
+        unreader = conn.parser.unreader
+        ahead = unreader.buf.getvalue()
+        unreader.buf = io.BytesIO()
+        if reader.feed(ahead):
+            self.hand_over(conn, reader)
+        else:
+            self.await_head(conn, reader)
+
+    def hand_over(self, conn: TConn, reader: HeadReader) -> None:
+        conn.biblioteca_head = reader
+        conn.biblioteca_ready = True
+        conn.data_ready = True
+        self.enqueue_req(conn)
+
+    def await_head(self, conn: TConn, reader: HeadReader) -> None:
+        conn.sock.setblocking(False)
+        conn.biblioteca_head = reader
+        conn.timeout = time.monotonic() + self.head_timeout
+        peer = _peer(conn.client)
+        waiting = self.heads_by_peer.setdefault(peer, deque())
+        if len(waiting) >= MAX_WAITING_PER_PEER:
+            self.drop_head(waiting[0], answer=self.late())
+        waiting.append(conn)
+        self.heads.append(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_head_readable, conn))
+
+    def on_head_readable(self, conn: TConn, client: Any) -> None:
+        try:
+            piece = conn.sock.recv(_READ_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            piece = b""
+        if not piece:  # closed before a whole request: nothing to answer
+            self.drop_head(conn, answer=None)
+            return
+        reader: HeadReader = conn.biblioteca_head
+        if not reader.feed(piece):
+            return
+        if reader.not_http:
+            self.drop_head(conn, answer=InvalidBody(NOT_HTTP))
+            return
+        self.forget_head(conn)
+        self.hand_over(conn, reader)
+
+    def murder_pending(self) -> None:
+        super().murder_pending()
+        now = time.monotonic()
+        while self.heads and self.heads[0].timeout <= now:
+            self.drop_head(self.heads[0], answer=self.late())
+
+    def late(self) -> BibliotecaError:
+        return RequestTimeout(
+            f"the request line and headers did not arrive within {self.head_timeout:g} s"
+        )
+
+    def forget_head(self, conn: TConn) -> None:
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self.poller.unregister(conn.sock)
+        with contextlib.suppress(ValueError):
+            self.heads.remove(conn)
+        peer = _peer(conn.client)
+        waiting = self.heads_by_peer.get(peer)
+        if waiting is not None:
+            with contextlib.suppress(ValueError):
+                waiting.remove(conn)
+            if not waiting:
+                del self.heads_by_peer[peer]
+
+    def drop_head(self, conn: TConn, *, answer: BibliotecaError | None) -> None:
+        """Close a connection whose head never came whole, with ``answer`` if it had begun
+        one (a connection that never sent a byte is closed without a word)."""
+        self.forget_head(conn)
+        if answer is not None and conn.biblioteca_head.data:
+            _log.warning("serve refused a request: %d (%s)", answer.status, answer.code)
+            with contextlib.suppress(OSError):
+                conn.sock.send(wire(answer))
+        self.nr_conns -= 1
+        conn.close()
+
+    def handle(self, conn: TConn) -> Any:
+        """In a worker thread: the parser reads the head this worker already read first."""
+        head = getattr(conn, "biblioteca_head", None)
+        if head is not None:
+            conn.biblioteca_head = None
+            conn.sock.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(bytes(head.data))
+        return super().handle(conn)
+
+    # -- answers -------------------------------------------------------------------------
 
     def handle_request(self, req: Any, conn: Any) -> bool:
         keep_alive = bool(super().handle_request(req, conn))
@@ -114,6 +305,11 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
             _log.warning("serve refused a request: %d (%s)", error.status, type(exc).__name__)
         with contextlib.suppress(OSError):  # the client is gone: nothing to answer
             util.write_nonblock(client, wire(error))
+
+
+def _peer(client: Any) -> str:
+    """The peer's address without its port (a unix socket has none)."""
+    return str(client[0]) if isinstance(client, tuple) and client else str(client)
 
 
 def refusal(exc: BaseException) -> BibliotecaError:

@@ -130,6 +130,8 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         best_fused=found.best_fused,
         origin="mcp",
         tool="search",
+        vector=found.vector,
+        embedder=found.embedder,
     )
     # What passed the relevance gate, then what only shares words with the query: an agent
     # judges a weak match by its score and the confidence, it is not told "nothing".

@@ -21,6 +21,7 @@ from shared.api.models import MAX_QUESTION_CHARS, AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.freshness import all_gone, demote_gone, state_of
+from shared.gaps import pack_vector
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
@@ -36,6 +37,7 @@ from shared.ports import (
     SearchFilter,
     Store,
     TextStream,
+    Vector,
 )
 from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
@@ -384,6 +386,8 @@ def complete(
         confidence=checked.confidence,
         best_fused=found.best_fused,
         origin=origin,
+        vector=found.vector,
+        embedder=found.embedder,
     )
     return response
 
@@ -403,6 +407,8 @@ class Evidence:
     # Chunks the gate left out that share words with the question, numbered after the
     # passages: what an agent's search still shows, marked by their low score.
     matched: list[Passage] = field(default_factory=list)
+    vector: Vector | None = None  # the question's, kept with its utility hit (gaps)
+    embedder: str | None = None  # the name of the embedder that made ``vector``
 
     def state(self, slug: str) -> FreshnessState:
         return state_of(self.freshness.get(slug))
@@ -452,6 +458,8 @@ def gather(
         embed_ms=_ms(t0, t1),
         search_ms=_ms(t1, t2),
         freshness=freshness,
+        vector=vector,
+        embedder=expected,
     )
 
 
@@ -546,6 +554,8 @@ def record_hit(
     best_fused: float,
     origin: str = "ask",
     tool: str | None = None,
+    vector: Vector | None = None,
+    embedder: str | None = None,
 ) -> None:
     """The utility hit for gap analytics (``confidence`` "low" and the best fused score
     mark what the wiki answered weakly); ``origin`` is the door (``ask``, ``mcp``) and
@@ -563,6 +573,11 @@ def record_hit(
     }
     if tool is not None:
         data["tool"] = tool
+    if vector is not None and embedder is not None:
+        # The question's vector, computed for the search anyway, goes with the hit: the
+        # gap report then embeds nothing (docs/limits.md, "Gap signals").
+        data["vector"] = pack_vector(vector)
+        data["embedder"] = embedder
     try:
         store.events.record("utility_hit", data)
     except Exception:  # analytics must never cost an answer

@@ -9,6 +9,7 @@ an agent's ``report_issue``) joins them, read from the feedback store.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -25,11 +26,17 @@ from shared.gaps import (
     rank,
     signal_of,
     signal_of_feedback,
+    unpack_vector,
 )
-from shared.ports import Embedder, Store
+from shared.ports import Embedder, Store, Vector
 
 MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)
+# The rebuild's curator report groups fewer: it runs after every write under ``serve`` and
+# on every scheduled build, which anonymous questions must not slow (``biblioteca gaps``
+# groups MAX_SIGNALS).
+REPORT_SIGNALS = 500
+REPORT_HITS = 2000  # ... read from this many recent hits (signals and answers that close)
 MAX_ANSWERED = 1000  # confident answers embedded to check closures
 DEFAULT_SINCE = timedelta(days=7)
 
@@ -87,30 +94,49 @@ def find_gaps(
     embedder: Embedder,
     *,
     since: datetime,
+    max_signals: int = MAX_SIGNALS,
+    max_hits: int = MAX_HITS,
 ) -> GapReport:
+    """The report; a hit's question is embedded only when the hit kept no vector of the
+    configured embedder (hits recorded before vectors were kept, ``missing`` feedback)."""
     signals: list[Signal] = []
     answered: list[Answered] = []
-    for hit in store.events.recent("utility_hit", MAX_HITS):
+    hits: dict[int, Mapping[str, Any]] = {}  # id() of a signal or answer -> its hit
+    for hit in store.events.recent("utility_hit", max_hits):
         at = _at(hit)
         if at is None or at < since:
             continue
         signal = signal_of(hit, at)
+        item: Signal | Answered | None = signal
         if signal is not None:
             signals.append(signal)
-        elif (done := answered_of(hit, at)) is not None:
-            answered.append(done)
-    for item in store.feedback.list(since=since):
-        if (missing := signal_of_feedback(item)) is not None:
-            signals.append(missing)
+        elif (item := answered_of(hit, at)) is not None:
+            answered.append(item)
+        if item is not None:
+            hits[id(item)] = hit
+    for record in store.feedback.list(since=since):
+        if (reported := signal_of_feedback(record)) is not None:
+            signals.append(reported)
     if not signals:
         return GapReport(since=since, open=[], closed=[], signals=0)
 
-    signals = sorted(signals, key=lambda s: s.at)[-MAX_SIGNALS:]
+    signals = sorted(signals, key=lambda s: s.at)[-max_signals:]
     opened = signals[0].at
     answered = sorted((a for a in answered if a.at > opened), key=lambda a: a.at)[-MAX_ANSWERED:]
-    texts = [s.question for s in signals] + [a.question for a in answered]
-    vectors = list(embedder.embed_documents(texts))
-    signal_vectors, answer_vectors = vectors[: len(signals)], vectors[len(signals) :]
+    items: list[Signal | Answered] = [*signals, *answered]
+    kept: dict[int, Vector] = {}  # only those grouped are decoded
+    for each in items:
+        source = hits.get(id(each))
+        if source is not None and (vector := unpack_vector(source, embedder.name)) is not None:
+            kept[id(each)] = vector
+    unkept = [n for n, each in enumerate(items) if id(each) not in kept]
+    fresh: dict[int, Vector] = {}
+    if unkept:
+        embedded = embedder.embed_documents([items[n].question for n in unkept])
+        fresh = {n: embedded[k] for k, n in enumerate(unkept)}
+    vectors = [kept.get(id(each), fresh.get(n)) for n, each in enumerate(items)]
+    signal_vectors = [v for v in vectors[: len(signals)] if v is not None]
+    answer_vectors = [v for v in vectors[len(signals) :] if v is not None]
     written = {r.slug: r.updated_at for r in store.pages.list(updated_since=opened)}
 
     open_gaps: list[Gap] = []

@@ -15,7 +15,7 @@ from shared.freshness import stale_notice
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.schema import Page
-from shared.services.gaps import DEFAULT_SINCE, find_gaps
+from shared.services.gaps import DEFAULT_SINCE, REPORT_HITS, REPORT_SIGNALS, find_gaps
 
 _log = get_logger("rebuild")
 
@@ -40,7 +40,10 @@ def gaps_section(store: Store, embedder: Embedder | None) -> dict[str, Any]:
         return {"available": False, "why": "no embedder was given to this build"}
     try:
         since = datetime.now(UTC) - DEFAULT_SINCE
-        return {"available": True, **find_gaps(store, embedder, since=since).body()}
+        report = find_gaps(
+            store, embedder, since=since, max_signals=REPORT_SIGNALS, max_hits=REPORT_HITS
+        )
+        return {"available": True, **report.body()}
     except BibliotecaError as exc:
         _log.warning("gaps not reported: %s", exc.message)
         return {"available": False, "why": exc.message}

@@ -35,6 +35,7 @@ from shared.ports import (
     STAGE_LISTINGS,
     STAGE_PAGES,
     Embedder,
+    Lease,
     Output,
     Publication,
     ReportWriter,
@@ -63,7 +64,16 @@ from shared.site.plan import (
     reframed,
 )
 
-LEASE_SECONDS = 900.0  # longer than the function's timeout: a live run never loses it
+# The lease lives LEASE_SECONDS past its holder's last renewal, and a running build renews
+# it every RENEW_SECONDS. A build that stopped, or that could not write to give it back (a
+# full disk, a dead store), leaves a lease that expires within LEASE_SECONDS: the next build
+# waits that long at most for it, takes it over and says so in its report. A holder that
+# renews while the next one waits is alive: that one answers 409 at once. The renewal
+# interval is well past one store call's retry deadline (5 s), so a slow renewal does not
+# lose the lease; losing it anyway is caught before publishing.
+LEASE_SECONDS = 15.0
+RENEW_SECONDS = 3.0
+LEASE_POLL_SECONDS = 0.5
 PARALLEL_FROM = 1000  # pages to parse before worker processes pay for their start-up
 MAX_WORKERS = 8
 # One page's parse may take this long; past it the page fails alone (``failed``, field
@@ -90,6 +100,7 @@ class BuildReport:
     full: bool = False
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: BibliotecaError | None = None
+    stale_lease: Lease | None = None  # the expired, unreleased lease this run took over
 
     @property
     def http_status(self) -> int:
@@ -111,6 +122,12 @@ class BuildReport:
             "full": self.full,
             "timings_ms": self.timings_ms,
         }
+        if self.stale_lease is not None:
+            expired = datetime.fromtimestamp(self.stale_lease.expires_at, UTC)
+            out["stale_lease"] = {
+                "owner": self.stale_lease.owner,
+                "expired_at": expired.isoformat(timespec="seconds"),
+            }
         if self.error is not None:
             out.update(self.error.body())  # error, code (and field) beside the report
         return out
@@ -173,15 +190,17 @@ def build_site(
     owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
     try:
         curator_report.check()
-        if not store.site.acquire_lease(owner, lease_seconds):
+        taken, stale = _take_lease(store, owner, lease_seconds)
+        if not taken:
             report = BuildReport(status=IN_PROGRESS)
         else:
             try:
-                with _collector_paused():
+                with _collector_paused(), _renewing(store, owner, lease_seconds):
                     build = _Build(settings, store, publisher, curator_report, owner, embedder)
                     report = build.run(full, lease=lease_seconds)
             finally:
                 _release(store, owner)
+            report.stale_lease = stale
     except BibliotecaError as exc:
         _log.error("rebuild could not run: %s", exc.message, extra={"code": exc.code})
         report = BuildReport(status=FAILED, error=exc)
@@ -246,6 +265,65 @@ def _open_proposals(store: Store) -> list[dict[str, Any]]:
     except BibliotecaError as exc:
         _log.warning("the open proposals could not be read for the report: %s", exc.message)
         return []
+
+
+def _take_lease(store: Store, owner: str, ttl: float) -> tuple[bool, Lease | None]:
+    """Take the lease, waiting up to ``ttl`` for one whose holder stopped renewing it.
+
+    Returns whether it was taken and, when it was an expired lease nobody gave back, that
+    lease (the report names it). A lease that changes while we wait (renewed, or taken by
+    another run) has a live holder, and one that outlives the wait was not ours to wait
+    for: both are ``rebuild_in_progress`` at once.
+    """
+    deadline = time.monotonic() + ttl
+    first: Lease | None = None
+    while True:
+        seen = store.site.read_lease()
+        if store.site.acquire_lease(owner, ttl):
+            if seen is not None and seen.owner != owner and seen.expires_at <= time.time():
+                _log.warning(
+                    "the rebuild lease of %s expired without being given back (its build "
+                    "stopped, or could not write to the store): this run took it over",
+                    seen.owner,
+                )
+                return True, seen
+            return True, None
+        if seen is None or (first is not None and seen != first):
+            return False, None
+        first = seen
+        left = time.monotonic() + (seen.expires_at - time.time())
+        if left > deadline:
+            return False, None
+        time.sleep(LEASE_POLL_SECONDS)
+
+
+@contextmanager
+def _renewing(store: Store, owner: str, ttl: float) -> Iterator[None]:
+    """Renew the lease every ``RENEW_SECONDS`` while the build runs (see ``LEASE_SECONDS``).
+
+    A renewal that fails is logged once; the lease then expires on its own, and a build
+    that lost it to another run finds out before publishing (``_Build.run``).
+    """
+    stop = threading.Event()
+
+    def beat() -> None:
+        failing = False
+        while not stop.wait(RENEW_SECONDS):
+            try:
+                store.site.acquire_lease(owner, ttl)
+                failing = False
+            except BibliotecaError as exc:
+                if not failing:
+                    _log.error("the rebuild lease could not be renewed: %s", exc.message)
+                failing = True
+
+    thread = threading.Thread(target=beat, name="rebuild-lease", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _release(store: Any, owner: str) -> None:
@@ -854,9 +932,10 @@ class _Build:
             "broken_links": report.broken_links,
             "drafts": pages.drafts,
             "proposals": _open_proposals(self.store),
-            "feedback": feedback_digest.report_section(self.store),
-            **loop_sections(pages.published, self.store, self.embedder),
         }
+        with self.timer.phase("curator_report"):  # the gaps: what anonymous traffic grows
+            data["feedback"] = feedback_digest.report_section(self.store)
+            data.update(loop_sections(pages.published, self.store, self.embedder))
         html, text = renderer.render_report(data)
         location = self.curator_report.location
         try:

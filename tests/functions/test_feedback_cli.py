@@ -150,3 +150,34 @@ def test_feedback_on_a_follow_up_names_its_thread(
     status, out = run(capsys)
     assert f"thread 1: {QUESTION}" in out
     assert f"read as:  {answer['standalone_question']}" in out
+
+
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\r\u202e"  # clear, retitle, bell, carriage return, RTL
+
+
+def test_escape_sequences_from_anonymous_text_never_reach_the_terminal(
+    store_env: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A comment, a question and a reason holding terminal escapes print as visible text;
+    --json escapes them as JSON does."""
+    del store_env
+    reset_limiters()
+    api = Api("client")
+    for page in PAGES:
+        assert api.post("wiki_create", page).status == 201
+    vote = {
+        "slug": "guide—vacaciones",
+        "rating": "down",
+        "reason": "other",
+        "comment": f"borra{ESCAPES}la pantalla",
+        "question": f"¿y{ESCAPES}esto?\nforged: line",
+    }
+    assert api.post("feedback", vote, token=None).status == 200
+    status, out = run(capsys)
+    assert status == 0
+    assert not any(c in out for c in "\x1b\x07\r\u202e")
+    assert "\\x1b[2J" in out
+    assert not any(line.startswith("forged") for line in out.splitlines())
+    status, out = run(capsys, "--json")
+    assert "\x1b" not in out
+    assert "\\u001b" in out

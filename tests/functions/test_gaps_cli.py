@@ -63,3 +63,14 @@ def test_freshness_rechecks_every_page_and_lists_the_stale_ones(env: dict[str, s
     assert (body["read"], body["changed"]) == (1, 1)
     [stale] = body["stale"]
     assert (stale["slug"], stale["missing"]) == ("vieja", ["src/gone.py"])
+
+
+def test_gaps_prints_no_escape_sequence_of_a_question(env: dict[str, str]) -> None:
+    """An anonymous question that would clear the curator's terminal prints as text."""
+    _hit("¿cómo \x1b[2J\x1b]0;owned\x07 subo un archivo?\nforged", [], "low")
+    as_text = biblioteca("gaps", env=env)
+    assert as_text.returncode == 0, as_text.stderr
+    assert "\x1b" not in as_text.stdout
+    assert "\x07" not in as_text.stdout
+    assert "\\x1b[2J" in as_text.stdout
+    assert not any(line.startswith("forged") for line in as_text.stdout.splitlines())

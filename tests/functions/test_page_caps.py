@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -92,3 +93,30 @@ def test_content_of_more_than_2000_chunks_is_a_413_at_content(api: Api) -> None:
     update = api.post("wiki_update", {"slug": slug, "content": sections})
     assert_error(update, 413, "payload_too_large", "content")
     assert api.store.pages.get(slug).version == 1
+
+
+def test_a_tag_over_64_characters_is_a_413_at_that_tag_before_any_embedding(api: Api) -> None:
+    """200 tags of 2,400 characters (a 480 KB body) are refused at the first tag, at once and
+    alike on both stores (was: SQLite 201; Firestore 413 without field after 23 s)."""
+    slug = f"concept—etiquetas-{uuid.uuid4().hex[:8]}"
+    tags = [f"{i}-" + "e" * 2400 for i in range(CAP)]
+    started = time.monotonic()
+    reply = api.post(
+        "wiki_create", {"slug": slug, "content": "x " * 5000, "front_matter": fm(tags=tags)}
+    )
+    assert time.monotonic() - started < 3
+    assert_error(reply, 413, "payload_too_large", "front_matter.tags[0]")
+    assert api.store.pages.get(slug) is None
+    ok = api.post("wiki_create", {"content": "x", "front_matter": fm(tags=["t" * 64])})
+    assert ok.status == 201, ok.text[:300]
+    reply = api.post(
+        "wiki_update", {"slug": ok.json["slug"], "update_metadata": {"tags": ["a", "b" * 65]}}
+    )
+    assert_error(reply, 413, "payload_too_large", "update_metadata.tags[1]")
+
+
+def test_front_matter_over_64_kib_is_a_413_at_front_matter(api: Api) -> None:
+    """Each list under its cap, the whole over 64 KiB (200 long source paths): 413."""
+    sources = [f"src/{'d' * 400}/m{i}.py" for i in range(CAP)]
+    reply = api.post("wiki_create", {"content": "x", "front_matter": fm(sources=sources)})
+    assert_error(reply, 413, "payload_too_large", "front_matter")

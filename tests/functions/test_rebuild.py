@@ -271,6 +271,23 @@ def test_a_second_run_gets_409_while_the_lease_is_held(
     assert rebuild(client, auth).status_code == 200
 
 
+def test_a_lease_its_build_could_not_give_back_is_taken_over_with_a_report(
+    client: Client, auth: Any, store: Any
+) -> None:
+    """A lease left behind (a full disk, a dead store) blocks only until it expires: the next
+    run waits it out, builds, and its report names the lease it took over (was: 409)."""
+    put(store, "concept—a")
+    assert store.site.acquire_lease("stuck-run", 1)  # its build failed and never released it
+    started = time.monotonic()
+    reply = rebuild(client, auth)
+    assert reply.status_code == 200, reply.text[:300]
+    assert time.monotonic() - started < 10
+    body = report_body(reply)
+    assert body["stale_lease"]["owner"] == "stuck-run"
+    assert (site() / "concept—a" / "index.html").is_file()
+    assert store.site.read_lease() is None  # given back this time
+
+
 def test_a_rerun_after_a_crash_converges(client: Client, auth: Any, store: Any) -> None:
     """An expired lease and a half-written generation left by a crash do not block a rerun."""
     put(store, "concept—a")

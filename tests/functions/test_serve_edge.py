@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -122,3 +125,70 @@ def test_a_failure_while_serving_the_site_is_a_json_500(
         "code": "internal_error",
     }
     assert "the disk went away" in caplog.text
+
+
+# -- idle and half-open sockets ---------------------------------------------------------------
+
+THREADS = 4
+CLIENT_HELLO = bytes.fromhex("16030100a5010000a10303") + b"\x00" * 40  # a TLS record's start
+
+
+def _read_all(sock: socket.socket, limit_s: float) -> bytes:
+    sock.settimeout(limit_s)
+    got = b""
+    with contextlib.suppress(OSError):
+        while piece := sock.recv(65536):
+            got += piece
+    return got
+
+
+def test_idle_and_half_open_sockets_hold_no_thread_and_get_a_408(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """3 × threads sockets that send nothing, 8 bytes of a request line, or a TLS
+    ClientHello: real requests are still answered within a second; the half-open ones
+    get a JSON 408 at the header deadline, the silent ones are closed."""
+    url = serve({"THREADS": str(THREADS), "BIBLIOTECA_HEADER_TIMEOUT": "3"})
+    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    silent, partial, hello = [], [], []
+    for i in range(3 * THREADS):
+        sock = socket.create_connection(address, timeout=5)
+        if i % 3 == 1:
+            sock.sendall(b"POST /as")
+            partial.append(sock)
+        elif i % 3 == 2:
+            sock.sendall(CLIENT_HELLO)
+            hello.append(sock)
+        else:
+            silent.append(sock)
+    try:
+        time.sleep(0.3)  # every idle socket has reached the server
+        for _ in range(5):
+            started = time.monotonic()
+            reply = httpx.get(f"{url}/openapi.json", timeout=5)
+            assert reply.status_code == 200
+            assert time.monotonic() - started < 1.0
+        for sock in hello:  # not HTTP: refused at once, not held
+            assert _read_all(sock, 2).startswith(b"HTTP/1.1 400")
+        for sock in partial:
+            answer = _read_all(sock, 6)
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+            assert b'"code": "request_timeout"' in answer
+        for sock in silent:
+            assert _read_all(sock, 6) == b""  # closed without an answer
+    finally:
+        for sock in silent + partial + hello:
+            sock.close()
+
+
+def test_the_access_log_names_the_path_under_serve(url: str, serve: ServerFactory) -> None:
+    """Each function's request line under serve logs /<name>, not the mount's "/"."""
+    httpx.post(f"{url}/ask?x=1", json={"question": "hola", "mode": "tutor"}, timeout=30)
+    httpx.post(f"{url}/feedback", json={}, timeout=30)
+    out, _ = serve.output(url)
+    urls = {
+        line.split('"requestUrl": "')[1].split('"')[0]
+        for line in out.splitlines()
+        if '"requestUrl"' in line
+    }
+    assert {"/ask", "/feedback"} <= urls

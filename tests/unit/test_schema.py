@@ -271,3 +271,9 @@ def test_description_is_optional_one_line_capped_and_absent_from_pages_without_i
     with pytest.raises(InvalidInput) as caught:
         parse_front_matter({**base, "description": "x" * (MAX_DESCRIPTION + 1)})
     assert caught.value.field == "front_matter.description"
+
+
+def test_a_title_is_one_line() -> None:
+    """Line breaks, tabs and control characters in a title fold into single spaces."""
+    front = parse_front_matter({"title": " Hola\r\n\tmundo\u2028\x1b[2J ", "type": "guide"})
+    assert front.title == "Hola mundo [2J"

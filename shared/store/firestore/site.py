@@ -22,6 +22,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
+from shared.ports import Lease
 from shared.store.firestore.db import Database
 
 COLLECTION = "site_state"
@@ -86,6 +87,14 @@ class FirestoreSiteState:
                 ref.delete(option=since_read, **self._db.options)
             except (gexc.FailedPrecondition, gexc.NotFound):
                 pass  # expired and taken by another run meanwhile: it is theirs now
+
+    def read_lease(self) -> Lease | None:
+        with self._db.guard("reading the rebuild lease"):
+            snapshot = self._ref(LEASE).get(**self._db.options)
+        held = snapshot.to_dict() if snapshot.exists else None
+        if not held:
+            return None
+        return Lease(str(held.get("owner", "")), float(held.get("expires_at", 0)))
 
     # -- manifest ---------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ A save writes the parts under a fresh id (``index_snapshot_parts/<id>-<n>``), th
 the head (``index_snapshot/lexical``) at them in one write, so a reader sees the old
 snapshot or the new one, never a mix; it then deletes the parts of the snapshot before
 the one it replaced (a reader that loaded the head just before still finds its parts).
-A part missing all the same makes the load answer None: the caller reads everything.
+A part missing all the same makes the load answer None: the caller reads everything, and
+so does a head or a part of the wrong shape (damage of any kind counts as no snapshot).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ HEAD = "index_snapshot"
 PARTS = "index_snapshot_parts"
 HEAD_ID = "lexical"
 PART_BYTES = 900_000  # a document holds at most 1 MiB, field names and keys included
+MAX_PARTS = 1_000  # ~900 MB: far past any index; a damaged count asks for no more reads
 
 
 class Snapshots:
@@ -36,16 +38,24 @@ class Snapshots:
             data = head.to_dict() if head.exists else None
             if not data:
                 return None
-            refs = [self._part(str(data["id"]), n) for n in range(int(data["parts"]))]
+            snapshot_id, parts, cursor = data.get("id"), data.get("parts"), data.get("cursor")
+            if not (
+                isinstance(snapshot_id, str)
+                and isinstance(cursor, str)
+                and type(parts) is int
+                and 0 < parts <= MAX_PARTS
+            ):
+                return None
+            refs = [self._part(snapshot_id, n) for n in range(parts)]
             found = {
                 doc.id: doc.to_dict() or {}
                 for doc in self._db.client().get_all(refs, **self._db.stream_options)
                 if doc.exists
             }
-        if len(found) != len(refs):
+        pieces = [found.get(ref.id, {}).get("bytes") for ref in refs]
+        if not all(isinstance(piece, bytes) for piece in pieces):
             return None
-        payload = b"".join(bytes(found[ref.id].get("bytes", b"")) for ref in refs)
-        return StoredSnapshot(str(data["cursor"]), payload)
+        return StoredSnapshot(cursor, b"".join(pieces))  # type: ignore[arg-type]
 
     def save(self, snapshot: StoredSnapshot) -> None:
         snapshot_id = uuid.uuid4().hex[:12]

@@ -1,12 +1,18 @@
-"""Append-only analytics records (utility hits, archive outcomes) in the embedded store."""
+"""Append-only analytics records (utility hits, archive outcomes) in the embedded store.
+
+Kept ``retention_days`` (``BIBLIOTECA_TRACE_DAYS``, like answer traces): each write also
+deletes at most ``SWEEP_BATCH`` of the oldest expired rows, so the log stays bounded
+without a scheduler and no write pays for a long backlog at once.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from shared.config import DEFAULT_TRACE_DAYS
 from shared.ports import EventKind
 from shared.store.sqlite.db import Database
 
@@ -19,18 +25,28 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_kind ON events (kind, id);
 """
+SWEEP_BATCH = 100  # expired rows deleted per write: twice what one ask writes, at most
 
 
 class SqliteEvents:
     """``EventLog`` on SQLite."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, retention_days: int = DEFAULT_TRACE_DAYS) -> None:
         self._db = db
+        self.retention_days = retention_days
 
     def record(self, kind: EventKind, data: Mapping[str, Any]) -> None:
-        at = datetime.now(UTC).isoformat()
+        now = datetime.now(UTC)
+        at = now.isoformat()
         payload = json.dumps({**data, "at": at}, ensure_ascii=False, default=str)
+        oldest_kept = (now - timedelta(days=self.retention_days)).isoformat()
         with self._db.write() as conn:
+            # Rows are appended in time order: the smallest ids are the oldest.
+            conn.execute(
+                "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < ?"
+                " ORDER BY id LIMIT ?)",
+                (oldest_kept, SWEEP_BATCH),
+            )
             conn.execute(
                 "INSERT INTO events (kind, at, data) VALUES (?, ?, ?)", (kind, at, payload)
             )

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from shared.ports import Lease
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -64,6 +65,11 @@ class SqliteSiteState:
     def release_lease(self, owner: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM site_lease WHERE id = 1 AND owner = ?", (owner,))
+
+    def read_lease(self) -> Lease | None:
+        sql = "SELECT owner, expires_at FROM site_lease WHERE id = 1"
+        row = self._db.connection().execute(sql).fetchone()
+        return None if row is None else Lease(str(row["owner"]), float(row["expires_at"]))
 
     def load_manifest(self) -> dict[str, Any] | None:
         return self._load("site_manifest")

@@ -15,8 +15,11 @@ CREATE TABLE IF NOT EXISTS index_snapshot (
 
 
 def load(db: Database) -> StoredSnapshot | None:
+    """The row, or None; a row of the wrong types (damage) counts as no snapshot."""
     row = db.connection().execute("SELECT cursor, payload FROM index_snapshot").fetchone()
-    return None if row is None else StoredSnapshot(str(row["cursor"]), bytes(row["payload"]))
+    if row is None or not isinstance(row["cursor"], str) or not isinstance(row["payload"], bytes):
+        return None
+    return StoredSnapshot(row["cursor"], row["payload"])
 
 
 def save(db: Database, snapshot: StoredSnapshot) -> None:
