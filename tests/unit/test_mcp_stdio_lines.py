@@ -8,6 +8,7 @@ import tracemalloc
 from typing import Any
 
 from shared.mcp import stdio
+from shared.mcp.tools import Caller
 
 MIB = 1024 * 1024
 
@@ -43,7 +44,7 @@ def test_a_line_past_the_cap_is_a_json_rpc_error_and_the_next_is_answered(
     stdin = Lines(40 * MIB, '{"jsonrpc": "2.0", "id": 7, "method": "ping"}\n')
     tracemalloc.start()
     try:
-        stdio.serve(stdin, out, wiring=None, caller=None)  # type: ignore[arg-type]
+        stdio.serve(stdin, out, wiring=None, caller=Caller(may_write=False))  # type: ignore[arg-type]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
