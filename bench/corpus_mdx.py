@@ -58,7 +58,14 @@ def main() -> None:
     work = Path(tempfile.mkdtemp())
     store = SqliteStore(work / "data")
     start = time.perf_counter()
-    report = import_directory(spec.docs_dir, store, HashingEmbedder(), default_type="reference")
+    report = import_directory(
+        spec.docs_dir,
+        store,
+        HashingEmbedder(),
+        default_type=spec.default_type,
+        repo=spec.root / spec.repo if spec.repo else None,
+        assets=[spec.root / folder for folder in spec.assets],
+    )
     imported = time.perf_counter()
     settings = Settings(
         data_dir=work / "data", site_dir=str(work / "site"), report_dir=str(work / "report")

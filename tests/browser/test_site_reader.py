@@ -47,7 +47,11 @@ WIDEST_CHECKED = 60
 BODY_QUERIES = {
     "fastapi-es": ("navegador frontend puerto", "tutorial—cors", "steps"),
     "textual-en": ("application in a web browser", "guide—devtools", "serve"),
-    "astro-es": ("sitio estático despliegue", None, None),
+    "astro-es": (
+        "corchetes arbitrarias adelantado",
+        "guides—routing",
+        "rutas-dinamicas-bajo-demanda",
+    ),
 }
 
 
@@ -200,7 +204,7 @@ def test_prefix_search_as_the_reader_types(page: Any, serve: Callable[[str], Any
 CODE_PAGES = {
     "fastapi-es": "advanced—additional-responses",
     "textual-en": "guide—actions",
-    "astro-es": None,
+    "astro-es": "guides—routing",
 }
 
 

@@ -163,4 +163,4 @@ def test_an_import_is_written_by_its_tree_and_status_shows_the_last_sync(
     assert main(["status"]) == 0
     [sync] = [line for line in _out(capsys).splitlines() if line.startswith("sync:")]
     assert sync.startswith("sync:      import:manual by ci-docs at ")
-    assert sync.endswith("created 1, updated 0, unchanged 0, failed 0")
+    assert sync.endswith("created 1, updated 0, unchanged 0, failed 0, retired 0")
