@@ -53,10 +53,13 @@ def setting_name(request: pytest.FixtureRequest) -> str:
 
 def good_question(var: str) -> str:
     """A question both pages answer in part: the offline answer quotes one and adds the
-    other, long enough for triage (a quote of a single page is not a new page's worth)."""
+    other, long enough for triage (a quote of a single page is not a new page's worth).
+    It names Gunicorn, which only the runbook says, so the runbook leads clearly (the
+    second page's relevance is ~0.78 of its, under the toss-up margin that hedges an
+    answer, evidence.LEAD_MARGIN; without it the two pages came within 0.89–0.92)."""
     return (
-        f"¿Cuántas conexiones abre cada worker con {var} y a qué valor se fijó en producción "
-        "tras el incidente?"
+        f"¿Cuántas conexiones abre cada worker de Gunicorn con {var} y a qué valor se fijó "
+        "en producción tras el incidente?"
     )
 
 

@@ -75,7 +75,15 @@ def test_answer_has_every_field_and_cites_the_page(wiki: Api) -> None:
     body = reply.json
     assert reply.headers["Content-Type"].startswith("application/json")
     assert body["sources"][0]["slug"] == "runbook—pool"
-    assert set(body["sources"][0]) == {"slug", "title", "heading", "score", "snippet", "freshness"}
+    assert set(body["sources"][0]) == {
+        "slug",
+        "title",
+        "heading",
+        "score",
+        "snippet",
+        "freshness",
+        "url",
+    }
     assert body["sources"][0]["title"] == "Pool de conexiones"
     assert "DB_POOL_SIZE" in body["answer"]
     assert "[1]" in body["answer"]
