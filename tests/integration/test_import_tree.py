@@ -50,6 +50,7 @@ def test_every_imported_page_keeps_its_origin(store: Any, trees: tuple[Path, Pat
         "x",
         store,
         HashingEmbedder(),
+        actor="api",
     )
     assert store.pages.origins(tree_name(one)) == {"a": "a.md", "guias—b": "guias/b.md"}
     assert store.pages.origins(tree_name(other)) == {"c": "c.md"}
@@ -73,6 +74,7 @@ def test_sync_archives_only_this_trees_pages_whose_file_is_gone(
         "x",
         store,
         HashingEmbedder(),
+        actor="api",
     )
     (one / "guias" / "b.md").unlink()
     (other / "c.md").unlink()

@@ -14,7 +14,7 @@ def test_contents_of_returns_each_existing_pages_body(store: Any) -> None:
     """Two pages asked with one missing slug: their bodies, exactly as stored."""
     for slug, body in (("uno", "# Uno\n\n## Sección { #s }\n\nTexto."), ("dos", "Dos.")):
         front = parse_front_matter({"title": slug, "type": "guide", "status": "active"})
-        create_validated(slug, front, body, store, HashingEmbedder())
+        create_validated(slug, front, body, store, HashingEmbedder(), actor="test")
     assert store.pages.contents_of(["uno", "dos", "nadie"]) == {
         "uno": "# Uno\n\n## Sección { #s }\n\nTexto.",
         "dos": "Dos.",
