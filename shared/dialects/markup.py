@@ -39,6 +39,10 @@ ATTR_LIST = re.compile(r"\{:?[ \t]*" + _ONE_ATTR + r"(?:[ \t]+" + _ONE_ATTR + r"
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:.-]+)")
 _ANCHOR = re.compile(r"\[\]\(\)(" + ATTR_LIST.pattern + r")")
 _EMOJI = re.compile(r":(?:material|fontawesome|octicons|simple)-[\w-]{1,80}:")
+# pymdownx.keys: ++ctrl+alt+del++, ++r++ (a key or a chord, written between double pluses).
+_KEYS = re.compile(
+    r"(?<![\w+])\+\+([A-Za-z0-9][\w-]{0,30}(?:\+[A-Za-z0-9][\w-]{0,30}){0,5})\+\+(?![\w+])"
+)
 _HEADING = re.compile(r"^([ \t]{0,3}#{1,6}[ \t]+.*?)[ \t]*$")
 
 _TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)((?:\s[^<>]*)?)(/?)>")
@@ -110,6 +114,27 @@ def outside_code_spans(line: str, change: Callable[[str], str]) -> str:
         last = match.end()
     out.append(change(line[last:]))
     return "".join(out)
+
+
+def _chord(match: re.Match[str]) -> str:
+    """A pymdownx.keys chord as the code a reader presses: ``++ctrl+p++`` is ``Ctrl+P``."""
+    names = [k.upper() if len(k) == 1 else k[:1].upper() + k[1:] for k in match.group(1).split("+")]
+    return f"`{'+'.join(names)}`"
+
+
+def keys(line: str, constructs: Constructs) -> str:
+    """pymdownx.keys outside code (``++ctrl+p++``) as the code a reader presses."""
+    if "++" not in line:
+        return line
+
+    def change(part: str) -> str:
+        found = len(_KEYS.findall(part))
+        if not found:
+            return part
+        constructs.count("keys", "mapped", found)
+        return _KEYS.sub(_chord, part)
+
+    return outside_code_spans(line, change)
 
 
 def without_macros(line: str, constructs: Constructs) -> str:

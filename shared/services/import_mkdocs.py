@@ -130,6 +130,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
                 room -= len(block.encode()) - len(line.encode())
                 result.append(block)
             continue
+        line = markup.keys(line, counted)
         result.append(tree.links.rewrite(tree.assets.rewrite(line, page), page))
     out.content = "\n".join(result)
     return out

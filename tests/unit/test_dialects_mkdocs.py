@@ -318,3 +318,13 @@ def test_code_after_a_paragraph_without_ids_on_a_page_with_ids() -> None:
         "```",
     ]
     assert markup.paragraph_ids(rows) == ["## H { #h }", "Plain.", "```", "```"]
+
+
+def test_pymdownx_keys_become_the_code_a_reader_presses() -> None:
+    """``++r++`` and ``++ctrl+p++`` are keys (counted); code, ``a++b++`` and C++ are not."""
+    counted = Constructs()
+    line = "Press ++r++ or ++ctrl+shift+p++, not `++x++` nor a++b++ in C++."
+    assert markup.keys(line, counted) == (
+        "Press `R` or `Ctrl+Shift+P`, not `++x++` nor a++b++ in C++."
+    )
+    assert counted.as_dict()["keys"]["mapped"] == 2

@@ -77,3 +77,8 @@ def test_a_code_block_inside_a_paragraph_hides_only_itself() -> None:
 def test_visible_text_decodes_entities_and_breaks_blocks() -> None:
     """Entities are decoded (an escaped tag reads as a tag) and blocks start lines."""
     assert visible_text("<p>&lt;Foo&gt;</p><p>b</p>") == "\n<Foo>\nb"
+
+
+def test_keys_written_for_pymdownx_are_raw_syntax_but_cpp_is_prose() -> None:
+    assert "keys" in kinds("<p>Press ++ctrl+p++ to open it.</p>")
+    assert "keys" not in kinds("<p>Written in C++ and a++b++ is an expression.</p>")
