@@ -501,7 +501,6 @@ class SiteState(Protocol):
 
     def read_lease(self) -> Lease | None:
         """The lease as stored (expired or not), None when nobody took it or it was released."""
-        ...
 
     def load_manifest(self) -> dict[str, Any] | None: ...
 
@@ -708,4 +707,3 @@ class Answerer(Protocol):
         unmentioned: Sequence[str] = (),
     ) -> TextStream:
         """The same answer as ``answer``, handed over in pieces as it is written."""
-        ...

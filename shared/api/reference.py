@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,19 +117,27 @@ def text() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if docs/api.md is stale")
+def generate(
+    file: Path, render: Callable[[], str], description: str, argv: list[str] | None
+) -> int:
+    """A generated doc's command line: rewrite ``file`` from ``render()``, or with
+    ``--check`` only say (exit 1) when it is stale. docs/api.md's and docs/cli.md's."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--check", action="store_true", help=f"fail if {file.name} is stale")
     args = parser.parse_args(argv)
     if args.check:
-        current = FILE.read_text(encoding="utf-8") if FILE.is_file() else ""
-        if current != text():
-            print(f"{FILE.name} is stale: run make docs", file=sys.stderr)
+        current = file.read_text(encoding="utf-8") if file.is_file() else ""
+        if current != render():
+            print(f"{file.name} is stale: run make docs", file=sys.stderr)
             return 1
         return 0
-    FILE.write_text(text(), encoding="utf-8")
-    print(f"wrote {FILE}")
+    file.write_text(render(), encoding="utf-8")
+    print(f"wrote {file}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generate(FILE, text, __doc__.split("\n")[0], argv)
 
 
 if __name__ == "__main__":

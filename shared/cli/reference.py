@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from shared.api.reference import generate
+
 FILE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 _INTRO = """# Command-line reference
@@ -81,18 +83,7 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if docs/cli.md is stale")
-    args = parser.parse_args(argv)
-    if args.check:
-        current = FILE.read_text(encoding="utf-8") if FILE.is_file() else ""
-        if current != text():
-            print(f"{FILE.name} is stale: run make docs", file=sys.stderr)
-            return 1
-        return 0
-    FILE.write_text(text(), encoding="utf-8")
-    print(f"wrote {FILE}")
-    return 0
+    return generate(FILE, text, __doc__.split("\n")[0], argv)
 
 
 if __name__ == "__main__":
