@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from shared.errors import InvalidInput, PayloadTooLarge
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 SOURCE_TYPES = ("code", "commit", "doc", "wiki", "memory", "query")
 _REF_KEYS = ("ref", "path", "file")

@@ -31,7 +31,7 @@ from shared.api.models import (
 from shared.bootstrap import Wiring
 from shared.config import Settings
 from shared.errors import BibliotecaError
-from shared.freshness import state_of
+from shared.gates.staleness import state_of
 from shared.mcp.inputs import ToolInput, output_schema
 from shared.schema import Generated
 from shared.services import ask as asking

@@ -36,7 +36,7 @@ from shared.logs import get_logger
 from shared.ports import Embedder, Generator, Store
 from shared.schema import parse_front_matter
 from shared.services.wiki import create_validated, now
-from shared.slugs import MAX_SLUG, cut, derive_slug
+from shared.text.slugs import MAX_SLUG, cut, derive_slug
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes

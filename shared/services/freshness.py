@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from shared.errors import BibliotecaError
-from shared.freshness import assess, file_name, judged, page_cited
 from shared.gates.code_paths import path_key, suffix_keys
+from shared.gates.staleness import assess, file_name, judged, page_cited
 from shared.logs import get_logger
 from shared.ports import CitingPage, CodeIndex, Freshness, PathChanges, Store
 

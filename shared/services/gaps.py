@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.errors import InvalidInput
-from shared.gaps import (
+from shared.loop.gap_groups import (
     Answered,
     Gap,
     Signal,

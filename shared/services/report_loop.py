@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from shared.errors import BibliotecaError
-from shared.freshness import stale_notice
+from shared.gates.staleness import stale_notice
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.schema import Page

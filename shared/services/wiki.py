@@ -32,7 +32,7 @@ from shared.ports import Chunk, Embedder, PageRecord, Revision, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
-from shared.slugs import derive_slug, with_suffix
+from shared.text.slugs import derive_slug, with_suffix
 
 _RETRIES = 5
 # An unversioned update keeps retrying a lost race this long: well inside the function's

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from shared import mkdocs, wikilinks
+from shared import mkdocs
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
 from shared.site import nav as navigation
 from shared.site.collate import sort_key
+from shared.text import wikilinks
 
 SUMMARY_CHARS = 200
 # An unclosed fence (the window may cut one) runs to the end of the window.

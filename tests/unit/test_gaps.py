@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from shared.errors import InvalidInput
-from shared.gaps import Answered, Gap, Signal, answered_of, closure, group, rank, signal_of
+from shared.loop.gap_groups import (
+    Answered,
+    Gap,
+    Signal,
+    answered_of,
+    closure,
+    group,
+    rank,
+    signal_of,
+)
 from shared.services.gaps import parse_since
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

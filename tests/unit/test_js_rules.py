@@ -2,7 +2,7 @@
 
 ``widget.js`` validates slugs (it links only what the contract allows) and builds page
 URLs; ``site.js`` builds them for the sidebar and search results. Each is its own copy of a
-rule in ``shared/slugs.py`` / ``shared/site/paths.py``: node runs the JavaScript's own
+rule in ``shared/text/slugs.py`` / ``shared/site/paths.py``: node runs the JavaScript's own
 definitions (cut from the shipped files) on the same samples, and the answers must agree.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from shared.site.paths import INDEX, page_href
-from shared.slugs import SLUG_RE
+from shared.text.slugs import SLUG_RE
 from tests.conftest import skip_or_fail
 
 STATIC = Path(__file__).resolve().parents[2] / "shared" / "site" / "static"

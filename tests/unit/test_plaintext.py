@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared import plaintext
 from shared.services.ask import snippet
+from shared.text import plaintext
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from shared import wikilinks
+from shared.text import wikilinks
 
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
