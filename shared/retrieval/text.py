@@ -16,6 +16,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from shared.retrieval.glossary import EN_TO_ES
+from shared.text.fold import fold, unaccent
 
 # Characters that render as nothing (or reorder text) and can smuggle instructions past a
 # reader: the tag block, zero-width characters, variation selectors, bidi controls.
@@ -70,16 +71,6 @@ def strip_invisible(text: str) -> str:
     return _INVISIBLE.sub("", unicodedata.normalize("NFC", text))
 
 
-def fold(text: str) -> str:
-    """Lower-case and strip accents: 'Parámetros' -> 'parametros'."""
-    return _strip_accents(text.lower())
-
-
-def _strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 @lru_cache(maxsize=1)
 def _stemmer() -> snowballstemmer.Stemmer:
     return snowballstemmer.stemmer("spanish")
@@ -94,7 +85,7 @@ def stem(word: str) -> str:
 def _words(text: str) -> list[tuple[str | None, list[str]]]:
     """Each word of ``text`` as (the identifier kept whole, or None; its folded parts)."""
     out: list[tuple[str | None, list[str]]] = []
-    for raw in _TOKEN.findall(_strip_accents(text)):
+    for raw in _TOKEN.findall(unaccent(text)):
         parts = [p.lower() for piece in _PART.findall(raw) for p in _CAMEL.split(piece)]
         whole = raw.lower().strip(".:/-") if len(parts) > 1 or "_" in raw else None
         if whole is not None and whole.isalnum():

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from shared.retrieval.chunking import PATH_SEPARATOR
 from shared.text import plaintext
-from shared.text.slugs import fold
+from shared.text.fold import fold
 
 
 def _key(text: str) -> str:
