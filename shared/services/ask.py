@@ -42,7 +42,7 @@ from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
-from shared.retrieval.text import language, strip_invisible
+from shared.retrieval.text import strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 from shared.services.traces import keep_trace, new_answer_id
@@ -50,6 +50,7 @@ from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
 from shared.site.paths import page_url
 from shared.text import plaintext
+from shared.text.language import language
 
 SNIPPET_CHARS = 240
 _log = get_logger("ask")

@@ -19,6 +19,7 @@ from shared.site import links as graph
 from shared.site import nav as navigation
 from shared.site.collate import sort_key
 from shared.text import wikilinks
+from shared.text.language import language as language_of
 
 SUMMARY_CHARS = 200
 # An unclosed fence (the window may cut one) runs to the end of the window.
@@ -82,7 +83,7 @@ class Entry:
 def entry_of(page: Page, cached: tuple[str, str] | None = None) -> Entry:
     """The page's entry; ``cached`` (language, summary) of unchanged text skips the guessing."""
     fm = page.front_matter
-    language, short = cached or (lang.detect(f"{fm.title}\n{page.content}"), summary(page.content))
+    language, short = cached or (language_of(f"{fm.title}\n{page.content}"), summary(page.content))
     return Entry(
         slug=page.slug,
         title=fm.title,
