@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
+from shared import clock
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.text.slugs import slug_problem
 
@@ -30,7 +31,7 @@ MAX_TAG_CHARS = 64
 
 def today() -> str:
     """Today's UTC date as ``YYYY-MM-DD``."""
-    return datetime.now(UTC).date().isoformat()
+    return clock.now().date().isoformat()
 
 
 def _scalar_text(value: object) -> str | None:

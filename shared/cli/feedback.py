@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 from typing import Any
 
+from shared import clock
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
 from shared.services.feedback_digest import by_page, parse_since
@@ -83,7 +83,7 @@ def lines(groups: list[dict[str, Any]], since: str) -> str:
 def run(args: argparse.Namespace) -> int:
     setup(args)
     window = parse_since(args.since)
-    since = datetime.now(UTC) - window
+    since = clock.now() - window
     groups = by_page(wiring().store.feedback.list(since=since))
     payload = {
         "since": since.isoformat(),

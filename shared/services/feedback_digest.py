@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from shared import clock
 from shared.errors import InvalidInput
 from shared.feedback_json import feedback_dict
 from shared.logs import get_logger
@@ -68,7 +69,7 @@ def by_page(items: Iterable[FeedbackRecord]) -> list[dict[str, Any]]:
 
 def recent(store: Store, window: timedelta, now: datetime | None = None) -> list[FeedbackRecord]:
     """Votes of the last ``window``."""
-    return store.feedback.list(since=(now or datetime.now(UTC)) - window)
+    return store.feedback.list(since=(now or clock.now()) - window)
 
 
 def report_section(store: Store) -> list[dict[str, Any]]:

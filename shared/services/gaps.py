@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from shared import clock
 from shared.errors import InvalidInput
 from shared.loop.gap_groups import (
     Answered,
@@ -66,7 +67,7 @@ class GapReport:
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
     """``7d``, ``12h``, ``30m`` or an ISO date/time -> the moment it names."""
-    moment = now or datetime.now(UTC)
+    moment = now or clock.now()
     value = text.strip()
     units = {"d": "days", "h": "hours", "m": "minutes", "w": "weeks"}
     if value[:-1].isdigit() and value[-1:] in units:

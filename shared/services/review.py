@@ -27,6 +27,7 @@ from typing import Any
 
 from shared.answer_page import as_page
 from shared.api.models import WikiUpdateRequest
+from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
@@ -35,7 +36,6 @@ from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,
     merge_update,
-    now,
     to_page,
     update_validated,
 )

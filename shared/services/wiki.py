@@ -16,10 +16,10 @@ import dataclasses
 import random
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from shared.api.models import WikiCreateRequest, WikiUpdateRequest
+from shared.clock import now
 from shared.errors import (
     Conflict,
     InvalidInput,
@@ -76,10 +76,6 @@ class WriteResult:
             "version": self.page.version,
             "page": self.page.public(),
         }
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def to_record(page: Page, store: Store) -> PageRecord:
