@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from shared import clock
-from shared.feedback_json import feedback_dict
 from shared.logs import get_logger
+from shared.loop.feedback_json import feedback_dict
 from shared.ports import FeedbackRecord, Store
 
 NO_PAGE = ""  # the group of votes on answers that cited no page

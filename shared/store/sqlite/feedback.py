@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from shared import clock
-from shared.feedback_json import (
+from shared.loop.feedback_json import (
     feedback_dict,
     feedback_of,
     trace_dict,
