@@ -41,8 +41,10 @@ from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
 from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
 from shared.retrieval.fusion import Ranked  # noqa: E402
-from shared.retrieval.text import fold, language, tokens  # noqa: E402
+from shared.retrieval.text import tokens  # noqa: E402
 from shared.services.ask import numbered  # noqa: E402
+from shared.text.fold import fold  # noqa: E402
+from shared.text.language import language  # noqa: E402
 
 SECTIONS = True  # measured both ways: passages run on into their section
 # The answerer and confidence rule of before issue 20, kept in git, not in the tree (the

@@ -38,7 +38,7 @@ from shared.ports import PageRecord  # noqa: E402
 from shared.schema import PAGE_TYPES  # noqa: E402
 from shared.services.importer import markdown_files  # noqa: E402
 from shared.services.site_build import BuildReport, build_site  # noqa: E402
-from shared.slugs import slug_from_path  # noqa: E402
+from shared.text.slugs import slug_from_path  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
 _TITLE = re.compile(r"^#[ \t]+(.+?)[ \t]*(?:\{[ \t]*#[^}]*\}[ \t]*)?$", re.M)

@@ -171,5 +171,5 @@ def _links(markers: str, cited: Sequence[str], titles: Mapping[str, str]) -> str
 
 
 def _link_text(title: str) -> str:
-    # A wiki link's text holds no brackets, pipes or newlines (``shared.wikilinks``).
+    # A wiki link's text holds no brackets, pipes or newlines (``shared.text.wikilinks``).
     return " ".join(re.sub(r"[\[\]|\n]+", " ", title).split()) or "?"

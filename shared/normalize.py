@@ -12,8 +12,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
+from shared import clock
 from shared.errors import InvalidInput, PayloadTooLarge
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 SOURCE_TYPES = ("code", "commit", "doc", "wiki", "memory", "query")
 _REF_KEYS = ("ref", "path", "file")
@@ -30,7 +31,7 @@ MAX_TAG_CHARS = 64
 
 def today() -> str:
     """Today's UTC date as ``YYYY-MM-DD``."""
-    return datetime.now(UTC).date().isoformat()
+    return clock.now().date().isoformat()
 
 
 def _scalar_text(value: object) -> str | None:

@@ -29,7 +29,7 @@ from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.retrieval.text import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
-from shared.slugs import MAX_SLUG, SLUG_RE, slug_problem
+from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
 MAX_QUESTION_CHARS = 2000

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.services.feedback_digest import by_page, parse_since
+from shared.services.feedback_digest import by_page
+from shared.text.since import describe, parse_since
 
 DEFAULT_SINCE = "7d"
 EXCERPT = 160
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--since",
         default=DEFAULT_SINCE,
-        help="how far back: a number and m, h, d or w (default 7d)",
+        help="a duration (7d, 12h, 2w) or an ISO date; default 7d",
     )
     parser.add_argument("--json", action="store_true", help="print the groups as JSON")
     parser.set_defaults(handler=run)
@@ -40,7 +40,7 @@ def _when(iso: str) -> str:
 def lines(groups: list[dict[str, Any]], since: str) -> str:
     """The groups for a terminal: a header per page, then each vote and its trace."""
     if not groups:
-        return f"no feedback in the last {since}"
+        return f"no feedback {since}"
     out: list[str] = []
     for group in groups:
         name = group["slug"] or "(no page: the answers cited nothing)"
@@ -76,19 +76,18 @@ def lines(groups: list[dict[str, Any]], since: str) -> str:
                 f"answer {trace['answer_id']} at {_when(trace['created_at'])}"
             )
     count = sum(len(g["items"]) for g in groups)
-    out.append(f"{count} item(s) on {len(groups)} page(s) in the last {since}")
+    out.append(f"{count} item(s) on {len(groups)} page(s) {since}")
     return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    window = parse_since(args.since)
-    since = datetime.now(UTC) - window
+    since = parse_since(args.since)
     groups = by_page(wiring().store.feedback.list(since=since))
     payload = {
         "since": since.isoformat(),
         "count": sum(len(g["items"]) for g in groups),
         "pages": groups,
     }
-    emit(args, payload, lines(groups, args.since.strip()))
+    emit(args, payload, lines(groups, describe(args.since)))
     return 0

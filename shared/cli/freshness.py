@@ -11,7 +11,7 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.freshness import public
+from shared.gates.staleness import public
 from shared.services.freshness import recheck_all
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, plain, setup
-from shared.services.gaps import GapReport, find_gaps, parse_since
+from shared.services.gaps import GapReport, find_gaps
+from shared.text.since import parse_since
 
 SAMPLE_WIDTH = 70
 

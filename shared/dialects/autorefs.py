@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from shared import wikilinks
 from shared.dialects.constructs import Constructs
+from shared.text import wikilinks
 
 REFERENCE = re.compile(
     r"(?<![\]!\\])\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300})\]\[(?P<id>[^\[\]\n]{0,300})\]"

@@ -20,7 +20,8 @@ from pathlib import PurePosixPath
 from posixpath import normpath
 from urllib.parse import unquote
 
-from shared import mkdocs, wikilinks
+from shared import mkdocs
+from shared.text import wikilinks
 
 PAGE_SUFFIXES = (".md", ".mdx", ".markdown")
 _INDEX_STEMS = ("index", "readme")

@@ -22,6 +22,7 @@ from shared import mkdocs
 from shared.dialects import jsx
 from shared.dialects.constructs import Constructs, Outcome
 from shared.site.md_html import ALLOWED_TAGS, VOID_TAGS
+from shared.text import plaintext
 
 Into = Literal[
     "admonition",  # a /// kind | title block (kind from ``kind``, or the ``type`` attribute)
@@ -245,7 +246,7 @@ class _Writer:
         if into == "code-attribute":
             return self.code_attribute(element)
         if into == "code-span":
-            return _code_span(_as_text(self.children(element)))
+            return _code_span(plaintext.inline(self.children(element)))
         if into == "fence":
             return self.children_fence(element, mapping.kind)
         if into == "link":
@@ -275,7 +276,7 @@ class _Writer:
         if summary is not None:
             # An HTML <details>' summary is the block's title, not its first paragraph.
             element.children.remove(summary)
-            title = title or " ".join(_as_text(self.children(summary)).split())
+            title = title or plaintext.inline(self.children(summary))
         body = _dedented(self.children(element))
         if not title and body:
             heading = mkdocs.atx_heading(body[0].strip())
@@ -424,14 +425,6 @@ def _info(lang: str, highlight: tuple[tuple[int, int], ...], title: str | None) 
     if title:
         info += f' title="{title.replace(chr(34), chr(39))}"'
     return info
-
-
-_MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-
-
-def _as_text(markdown: str) -> str:
-    """Inline Markdown as the text it shows: links as their text, escapes undone."""
-    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>|])", r"\1", _MARKDOWN_LINK.sub(r"\1", markdown))
 
 
 def _code_span(text: str) -> str:

@@ -34,7 +34,7 @@ import griffe
 import yaml
 
 from shared import mkdocs
-from shared.slugs import slugify
+from shared.text.slugs import slugify
 
 MAX_OBJECTS = 300  # objects one directive renders
 MAX_BYTES = 96 * 1024  # Markdown one directive renders

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from shared.slugs import fold
+from shared.text.fold import fold
 
 REASON = "pre-filter:meta-question"
 

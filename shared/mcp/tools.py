@@ -29,16 +29,17 @@ from shared.api.models import (
     WriteResponse,
 )
 from shared.bootstrap import Wiring
+from shared.clock import now
 from shared.config import Settings
 from shared.errors import BibliotecaError
-from shared.freshness import state_of
+from shared.gates.staleness import state_of
 from shared.mcp.inputs import ToolInput, output_schema
 from shared.schema import Generated
 from shared.services import ask as asking
 from shared.services import citations, review
 from shared.services.feedback import record_feedback
 from shared.services.rate_limit import limiter
-from shared.services.wiki import create_validated, now, read_page
+from shared.services.wiki import create_validated, read_page
 from shared.site import paths
 
 PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it

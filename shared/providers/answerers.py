@@ -21,7 +21,7 @@ from shared.ports import (
 )
 from shared.retrieval import extractive, prompts
 from shared.retrieval.reading import FENCED_BLOCK
-from shared.retrieval.text import language
+from shared.text.language import language
 
 LOCAL_MODEL = "local-extractive"
 _TUTOR_OFFLINE = {

@@ -13,7 +13,8 @@ from typing import Literal
 from shared.ports import Passage
 from shared.retrieval import framing
 from shared.retrieval.reading import Unit, sentences, stands_alone, units
-from shared.retrieval.text import language, query_groups, tokens
+from shared.retrieval.text import query_groups, tokens
+from shared.text.language import language
 
 __all__ = ["FRAMING", "HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from shared.retrieval.text import STOPWORDS, fold
+from shared.retrieval.text import STOPWORDS
+from shared.text.fold import fold
 
 # At most this many content words and a question is a follow-up whatever its opening
 # ("modal ones?"). bench/followups.py: 2 is the best of 2/4/6 on R@1 of the pairs

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from shared.ports import Confidence, Passage
 from shared.retrieval import framing
-from shared.retrieval.text import language, strip_invisible
+from shared.retrieval.text import strip_invisible
+from shared.text.language import language
 
 HELP_SYSTEM = """You are the help assistant of a product's internal wiki.
 Answer the question using ONLY the numbered sources given between <source> tags.

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from shared import wikilinks
 from shared.retrieval.text import strip_invisible
+from shared.text import wikilinks
 
 UnitKind = Literal["sentence", "item", "code", "example"]
 

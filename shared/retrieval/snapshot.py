@@ -25,7 +25,7 @@ import numpy as np
 
 from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
 
-FORMAT = 4
+FORMAT = 5  # 5: tokens folded by shared.text.fold (ß as ss): older vocabularies differ
 _ROW, _TAG = "\x00", "\x1f"  # between rows of a column, between the tags of one row
 _ARRAYS = {
     "page_of": np.int32,

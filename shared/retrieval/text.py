@@ -1,4 +1,4 @@
-"""Text handling shared by ranking and answering: invisible-Unicode stripping, tokens, language.
+"""Text handling shared by ranking and answering: invisible-Unicode stripping, tokens.
 
 Pure functions. Tokens are accent-folded, Spanish-stemmed words plus exact identifiers
 (``cache:invalidate``, ``db_pool_size``, ``app/main.py``, ``RedirectResponse``) kept whole
@@ -16,6 +16,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from shared.retrieval.glossary import EN_TO_ES
+from shared.text.fold import unaccent
 
 # Characters that render as nothing (or reorder text) and can smuggle instructions past a
 # reader: the tag block, zero-width characters, variation selectors, bidi controls.
@@ -53,31 +54,10 @@ _STOPWORDS = """
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
 
-# Function words only one of the two languages has ("a" and "no" are both, left out).
-_EN = """the an of to in on at for with from by is are be was how what when which why where
-who should would could does do did can i my you your it its this that these those and or
-not instead into without so never only than then there their them our we"""
-_ES = """el la los las lo un una unos unas de del al en que y o como con sin por para se su sus
-es son mi mis tu cual cuando donde hay puedo esta este esto estos entre pero mas muy
-tambien ya le les nos"""
-_ES_ENDINGS = ("cion", "ciones", "mente", "dad", "ar", "er", "ir")
-_EN_MARKERS = frozenset(_EN.split())
-_ES_MARKERS = frozenset(_ES.split())
-
 
 def strip_invisible(text: str) -> str:
     """``text`` without invisible or direction-changing characters (NFC-normalized)."""
     return _INVISIBLE.sub("", unicodedata.normalize("NFC", text))
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents: 'Parámetros' -> 'parametros'."""
-    return _strip_accents(text.lower())
-
-
-def _strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +74,7 @@ def stem(word: str) -> str:
 def _words(text: str) -> list[tuple[str | None, list[str]]]:
     """Each word of ``text`` as (the identifier kept whole, or None; its folded parts)."""
     out: list[tuple[str | None, list[str]]] = []
-    for raw in _TOKEN.findall(_strip_accents(text)):
+    for raw in _TOKEN.findall(unaccent(text)):
         parts = [p.lower() for piece in _PART.findall(raw) for p in _CAMEL.split(piece)]
         whole = raw.lower().strip(".:/-") if len(parts) > 1 or "_" in raw else None
         if whole is not None and whole.isalnum():
@@ -189,21 +169,3 @@ def name_tokens(word: str) -> tuple[str, ...]:
     if whole:
         return (whole[0],)
     return tuple(dict.fromkeys(t for group in groups for t in group))
-
-
-def language(text: str) -> str:
-    """``"en"`` or ``"es"``: a cheap guess from function words (Spanish wins ties)."""
-    folded = fold(text)
-    if any(c in text for c in "¿¡ñÑ"):
-        return "es"
-    words = _PART.findall(folded)
-    english = sum(w in _EN_MARKERS for w in words)
-    spanish = sum(w in _ES_MARKERS for w in words)
-    if english == spanish:  # no function word decides (a short instruction): the
-        # glossary's English words against Spanish endings
-        # glossary's English words against Spanish endings, plain words only (an
-        # identifier's parts say nothing of the language around it)
-        plain = [w for w in (x.strip(".,;:!?()\"'") for x in folded.split()) if w.isalpha()]
-        english = sum(w in EN_TO_ES for w in plain)
-        spanish = sum(w.endswith(_ES_ENDINGS) for w in plain)
-    return "en" if english > spanish else "es"

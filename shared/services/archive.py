@@ -28,6 +28,7 @@ from typing import Any
 
 from shared.answer_page import cite_distinct
 from shared.api.models import ArchiveRequest
+from shared.clock import now
 from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
 from shared.gates.meta import check_meta
@@ -35,8 +36,8 @@ from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
 from shared.ports import Embedder, Generator, Store
 from shared.schema import parse_front_matter
-from shared.services.wiki import create_validated, now
-from shared.slugs import MAX_SLUG, cut, derive_slug
+from shared.services.wiki import create_validated
+from shared.text.slugs import MAX_SLUG, cut, derive_slug
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes

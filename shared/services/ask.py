@@ -16,15 +16,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from shared import plaintext
 from shared.api.models import MAX_QUESTION_CHARS, AskRequest
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
-from shared.freshness import all_gone, demote_gone, state_of
-from shared.gaps import pack_vector
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
+from shared.gates.staleness import all_gone, demote_gone, state_of
 from shared.logs import get_logger
+from shared.loop.gap_groups import pack_vector
 from shared.ports import (
     Answerer,
     Confidence,
@@ -43,13 +42,15 @@ from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
-from shared.retrieval.text import language, strip_invisible
+from shared.retrieval.text import strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.rate_limit import widget_may_archive
 from shared.services.traces import keep_trace, new_answer_id
 from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
 from shared.site.paths import page_url
+from shared.text import plaintext
+from shared.text.language import language
 
 SNIPPET_CHARS = 240
 _log = get_logger("ask")

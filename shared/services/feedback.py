@@ -9,9 +9,9 @@ votes are for curators (``biblioteca feedback``, the report) and the gaps analys
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
 from typing import Any
 
+from shared import clock
 from shared.api.models import FeedbackRequest
 from shared.errors import NotFound
 from shared.ports import FeedbackRecord, Store
@@ -52,7 +52,7 @@ def record_feedback(
         slug=request.slug,
         question=request.question or (trace.question if trace else None),
         origin=origin,
-        at=datetime.now(UTC),
+        at=clock.now(),
         trace=trace,
     )
     store.feedback.record(item)

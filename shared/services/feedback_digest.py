@@ -8,32 +8,18 @@ curator report and ``biblioteca status``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from shared.errors import InvalidInput
-from shared.feedback_json import feedback_dict
+from shared import clock
 from shared.logs import get_logger
+from shared.loop.feedback_json import feedback_dict
 from shared.ports import FeedbackRecord, Store
 
 NO_PAGE = ""  # the group of votes on answers that cited no page
 REPORT_WINDOW = timedelta(days=30)  # what the curator report lists
-_SINCE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _log = get_logger("feedback")
-
-
-def parse_since(text: str) -> timedelta:
-    """``7d``, ``24h``, ``30m``, ``2w`` as a duration; ``InvalidInput`` at ``since`` else."""
-    match = _SINCE.match(text)
-    if not match:
-        raise InvalidInput(
-            f"--since takes a number and a unit (m, h, d, w), e.g. 7d; got {text[:40]!r}",
-            field="since",
-        )
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
 def page_of(item: FeedbackRecord) -> str:
@@ -68,7 +54,7 @@ def by_page(items: Iterable[FeedbackRecord]) -> list[dict[str, Any]]:
 
 def recent(store: Store, window: timedelta, now: datetime | None = None) -> list[FeedbackRecord]:
     """Votes of the last ``window``."""
-    return store.feedback.list(since=(now or datetime.now(UTC)) - window)
+    return store.feedback.list(since=(now or clock.now()) - window)
 
 
 def report_section(store: Store) -> list[dict[str, Any]]:

@@ -12,22 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from shared import clock
 from shared.errors import BibliotecaError
-from shared.freshness import assess, file_name, judged, page_cited
 from shared.gates.code_paths import path_key, suffix_keys
+from shared.gates.staleness import assess, file_name, judged, page_cited
 from shared.logs import get_logger
 from shared.ports import CitingPage, CodeIndex, Freshness, PathChanges, Store
 
 BATCH_KEYS = 300  # keys per lookup when rechecking many pages at once
 
 _log = get_logger("freshness")
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def check_page(
@@ -38,7 +35,7 @@ def check_page(
     at: datetime | None = None,
 ) -> Freshness:
     """The freshness of a page about to be written."""
-    moment = at or _now()
+    moment = at or clock.now()
     cited = page_cited(front_matter, content)
     if not cited:
         return assess((), None, moment)
@@ -114,7 +111,7 @@ def recheck_after(changes: PathChanges, store: Store, *, at: datetime | None = N
 
 def recheck(pages: Sequence[CitingPage], store: Store, *, at: datetime | None = None) -> Recheck:
     """Recompute and store the freshness of ``pages`` (written only when it moved)."""
-    moment = at or _now()
+    moment = at or clock.now()
     fresh = _check_many([p.freshness.cited for p in pages], store.code, moment)
     updates = [
         (page.slug, page.version, new)
@@ -130,7 +127,7 @@ def recheck_all(store: Store, *, at: datetime | None = None) -> Recheck:
     """Every page from its text (pages written before freshness existed included): the
     full scan that ``recheck_after`` avoids, and the repair for an old store."""
     records = store.pages.list()
-    moment = at or _now()
+    moment = at or clock.now()
     cited = [page_cited(r.front_matter, r.content) for r in records]
     fresh = _check_many([c for c in cited if c], store.code, moment)
     by_slug = dict(

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.errors import InvalidInput
-from shared.gaps import (
+from shared.loop.gap_groups import (
     Answered,
     Gap,
     Signal,
@@ -62,23 +61,6 @@ class GapReport:
             "closed": [g.body() for g in self.closed],
             "wanted_pages": self.wanted_pages(),
         }
-
-
-def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """``7d``, ``12h``, ``30m`` or an ISO date/time -> the moment it names."""
-    moment = now or datetime.now(UTC)
-    value = text.strip()
-    units = {"d": "days", "h": "hours", "m": "minutes", "w": "weeks"}
-    if value[:-1].isdigit() and value[-1:] in units:
-        return moment - timedelta(**{units[value[-1]]: int(value[:-1])})
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise InvalidInput(
-            f"--since takes a duration (7d, 12h, 30m, 2w) or an ISO date, not {text!r}",
-            field="since",
-        ) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _at(hit: dict[str, Any]) -> datetime | None:

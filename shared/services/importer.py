@@ -31,7 +31,7 @@ from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.indexing import chunk_hash, embedding_texts
 from shared.services.wiki import create_validated, update_validated
-from shared.slugs import slug_from_path, slug_problem
+from shared.text.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)

@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.clock import now
 from shared.errors import BibliotecaError, VersionConflict
 from shared.ports import Embedder, PageRecord, Store
 from shared.services.indexing import build_chunks
-from shared.services.wiki import now, to_page
+from shared.services.wiki import to_page
 
 _RETRIES = 3
 

@@ -7,11 +7,11 @@ that is not configured, a store that does not answer) is reported as unavailable
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
+from shared import clock
 from shared.errors import BibliotecaError
-from shared.freshness import stale_notice
+from shared.gates.staleness import stale_notice
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.schema import Page
@@ -39,7 +39,7 @@ def gaps_section(store: Store, embedder: Embedder | None) -> dict[str, Any]:
     if embedder is None:
         return {"available": False, "why": "no embedder was given to this build"}
     try:
-        since = datetime.now(UTC) - DEFAULT_SINCE
+        since = clock.now() - DEFAULT_SINCE
         report = find_gaps(
             store, embedder, since=since, max_signals=REPORT_SIGNALS, max_hits=REPORT_HITS
         )

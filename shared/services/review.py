@@ -27,15 +27,15 @@ from typing import Any
 
 from shared.answer_page import as_page
 from shared.api.models import WikiUpdateRequest
+from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
-from shared.freshness import state_of
 from shared.gates.grounding import check_grounding
+from shared.gates.staleness import state_of
 from shared.ports import Embedder, PageRecord, Proposal, Store
 from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,
     merge_update,
-    now,
     to_page,
     update_validated,
 )

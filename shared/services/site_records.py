@@ -19,7 +19,7 @@ from shared.ports import PageRecord
 from shared.schema import Page
 from shared.services.wiki import to_page
 from shared.site.plan import ARCHIVED, DRAFT, INVALID, Held
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 _log = get_logger("rebuild")
 _UNPUBLISHED = ("draft", "archived")

@@ -10,9 +10,10 @@ on its own: one that cannot be read says so instead of hiding the others.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from shared import clock
 from shared.config import Settings
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
@@ -38,7 +39,7 @@ def status(
 ) -> dict[str, Any]:
     """Every part of the status; a part that could not be read has ``error``. Open gaps
     need the embedder (they group questions by meaning): without one they are left out."""
-    moment = now or datetime.now(UTC)
+    moment = now or clock.now()
     state = {
         "store": store_line(settings),
         "pages": _part(lambda: _pages(store)),

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from shared import clock
 from shared.logs import get_logger
 from shared.ports import AnswerTrace, Passage, Store, TracedSource
 
@@ -36,7 +37,7 @@ def keep_trace(
     standalone: str | None = None,
 ) -> None:
     """Save the trace of one help-mode answer for ``days``; log (never raise) a failure."""
-    now = datetime.now(UTC)
+    now = clock.now()
     trace = AnswerTrace(
         answer_id=answer_id,
         question=question,

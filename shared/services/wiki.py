@@ -16,10 +16,10 @@ import dataclasses
 import random
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from shared.api.models import WikiCreateRequest, WikiUpdateRequest
+from shared.clock import now
 from shared.errors import (
     Conflict,
     InvalidInput,
@@ -32,7 +32,7 @@ from shared.ports import Chunk, Embedder, PageRecord, Revision, Store, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
-from shared.slugs import derive_slug, with_suffix
+from shared.text.slugs import derive_slug, with_suffix
 
 _RETRIES = 5
 # An unversioned update keeps retrying a lost race this long: well inside the function's
@@ -76,10 +76,6 @@ class WriteResult:
             "version": self.page.version,
             "page": self.page.public(),
         }
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def to_record(page: Page, store: Store) -> PageRecord:

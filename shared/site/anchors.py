@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared import plaintext
 from shared.retrieval.chunking import PATH_SEPARATOR
-from shared.slugs import fold
+from shared.text import plaintext
+from shared.text.fold import fold
 
 
 def _key(text: str) -> str:

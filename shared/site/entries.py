@@ -6,44 +6,20 @@ backlinks, the search index); ``SiteView`` is every entry plus the link graph.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from shared import mkdocs, wikilinks
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
 from shared.site import nav as navigation
 from shared.site.collate import sort_key
+from shared.text import plaintext
+from shared.text.language import language as language_of
 
 SUMMARY_CHARS = 200
-# An unclosed fence (the window may cut one) runs to the end of the window.
-_FENCE = re.compile(r"^(```|~~~).*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
-_HEADING = re.compile(r"^#{1,6}[ \t].*$", re.M)
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_DIRECTIVE = re.compile(r"\{\*.*?\*\}|\{\s*#[^}]*\}|^///.*$", re.M)
-_TAG = re.compile(r"<[^>\n]{0,200}>")
-_STYLE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)  # CSS is no summary
-_LIST = re.compile(r"^[ \t]*(?:[-+]|\d+\.)[ \t]+|^-{3,}[ \t]*$", re.M)
-_MARKUP = re.compile(r"[*_`>|#~]+")
-
-
-def _plain(markdown: str) -> str:
-    text = _FENCE.sub(" ", mkdocs.readable(markdown, titles=False, paths=False))
-    text = _HEADING.sub(" ", text)
-    text = wikilinks.as_text(text)
-    text = _IMAGE.sub(" ", text)
-    text = _LINK.sub(r"\1", text)
-    text = _DIRECTIVE.sub(" ", text)
-    text = _STYLE.sub(" ", text)
-    text = _TAG.sub(" ", text)
-    text = _LIST.sub(" ", text)
-    text = _MARKUP.sub(" ", text)
-    return " ".join(text.split())
 
 
 def summary(content: str, limit: int = SUMMARY_CHARS) -> str:
@@ -54,7 +30,7 @@ def summary(content: str, limit: int = SUMMARY_CHARS) -> str:
     """
     text = ""
     for window in (limit * 4, limit * 40):
-        text = _plain(content[:window])
+        text = plaintext.summary_text(content[:window])
         if len(text) > limit or window >= len(content):
             break
     if len(text) <= limit:
@@ -81,7 +57,7 @@ class Entry:
 def entry_of(page: Page, cached: tuple[str, str] | None = None) -> Entry:
     """The page's entry; ``cached`` (language, summary) of unchanged text skips the guessing."""
     fm = page.front_matter
-    language, short = cached or (lang.detect(f"{fm.title}\n{page.content}"), summary(page.content))
+    language, short = cached or (language_of(f"{fm.title}\n{page.content}"), summary(page.content))
     return Entry(
         slug=page.slug,
         title=fm.title,

@@ -1,15 +1,12 @@
 """The site's two interface languages: a page speaks the language its text is written in.
 
-``detect`` guesses Spanish or English from function words (Spanish wins ties, it is
-the wiki's language); ``ui`` gives the labels of the page chrome in that language.
+``shared.text.language`` guesses which; ``UI`` gives the labels of the page chrome in
+that language, and ``STOPWORDS`` the words the search index leaves out.
 """
 
 from __future__ import annotations
 
-import re
-
-_WORD = re.compile(r"[a-záéíóúüñ]+")
-_SAMPLE = 1500  # characters read: enough to tell, cheap for a 10,000-page build
+# Function words of each language (``site.js`` gets the list in every page).
 _EN = frozenset(
     """
     the of and to is are was were with for that this which from by be it not you your how
@@ -159,14 +156,6 @@ SOURCES: dict[str, dict[str, str]] = {
         "query": "query",
     },
 }
-
-
-def detect(text: str) -> str:
-    """``"en"`` when English function words outnumber Spanish ones, else ``"es"``."""
-    words = _WORD.findall(text[:_SAMPLE].lower())
-    english = sum(w in _EN for w in words)
-    spanish = sum(w in _ES for w in words)
-    return "en" if english > spanish else "es"
 
 
 def majority(languages: list[str]) -> str:

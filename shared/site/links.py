@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from shared.site.markdown import LINK_MARKERS_RE, Body
 from shared.site.paths import page_href
 from shared.site.refs import matching_anchor
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 
 def outgoing(body_targets: Iterable[str], related: Iterable[str]) -> tuple[str, ...]:

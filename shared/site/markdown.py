@@ -23,9 +23,10 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from shared import mkdocs, wikilinks
+from shared import mkdocs
 from shared.site import highlight, md_blocks, md_html
-from shared.slugs import SEPARATOR, slug_from_path, slugify
+from shared.text import wikilinks
+from shared.text.slugs import SEPARATOR, slug_from_path, slugify
 
 # Schemes refused in links and images. ``data:`` is refused even for images: a page
 # never needs to inline one, and SVG data URLs are a known script vector.
@@ -128,7 +129,7 @@ def _closable(rule: Any) -> Any:
 
 
 def _wikilink(state: StateInline, silent: bool) -> bool:
-    """Inline rule: a wiki link (``shared.wikilinks``), outside code; its text is Markdown.
+    """Inline rule: a wiki link (``shared.text.wikilinks``), outside code; its text is Markdown.
 
     In a table cell the table rule has already unescaped ``[[target\\|text]]``'s pipe.
     """

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from shared.schema import PAGE_TYPES
 from shared.site import lang
 from shared.site.collate import sort_key
-from shared.slugs import SEPARATOR
+from shared.text.slugs import SEPARATOR
 
 if TYPE_CHECKING:  # entries builds the nav: import only for the annotations
     from shared.site.entries import Entry

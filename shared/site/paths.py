@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 INDEX = "index.html"
 MARKDOWN = "index.md"  # the page's Markdown beside its HTML

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from shared.freshness import freshness_key
+from shared.gates.staleness import freshness_key
 from shared.schema import Page
 from shared.site.refs import Refs
 
-FORMAT = 3  # 3: each page's scan of its HTML (``refs``), for broken links
+FORMAT = 4  # 3: each page's scan of its HTML (``refs``); 4: search terms folded ß as ss
 # Pages written up to this long before the last build read the store are read again: a
 # writer's clock may be behind ours, and a write dated before our read may commit after
 # it. Re-reading a page costs a read; its unchanged hash means it is not rendered again.

@@ -23,7 +23,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from shared.site.paths import INDEX
-from shared.slugs import fold
+from shared.text.fold import fold
 
 Kind = Literal["page", "anchor", "asset"]
 _TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?>")

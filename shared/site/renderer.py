@@ -22,7 +22,7 @@ import jinja2
 import yaml
 from markupsafe import Markup, escape
 
-from shared.freshness import stale_notice
+from shared.gates.staleness import stale_notice
 from shared.mkdocs import Include
 from shared.schema import Page, Source
 from shared.site import chrome, lang, paths, search
@@ -31,7 +31,7 @@ from shared.site.links import resolve
 from shared.site.markdown import Body, validate_link
 from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
-from shared.slugs import slug_problem
+from shared.text.slugs import slug_problem
 
 # Bump when the output changes for the same input, so the next build is a full one.
 RENDERER_VERSION = "5"  # 5: paragraph ids, highlighted code, site name (two branches' 4s)

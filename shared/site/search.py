@@ -11,7 +11,7 @@ around the words found and to open the page at that heading. It is written and k
 with the page's HTML (a page folder is one unit, see ``shared.publish.local``).
 
 **Words.** Every word of the title, the headings and the text, folded by the one fold
-(``shared.retrieval.text.fold``: lower case, no accents) and without Spanish and English
+(``shared.text.fold``: lower case, no accents, ``ß`` as ``ss``) and without Spanish and English
 function words, is stemmed with the snowball stemmer of the page's language
 (``parámetros`` and ``parametro`` are one term). A passage's words are kept per page in
 the manifest as counted forms (``PageTerms``), so an incremental build rebuilds the
@@ -48,9 +48,9 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from shared.retrieval.text import fold
 from shared.site import lang
 from shared.site.entries import Entry
+from shared.text.fold import fold
 
 FOLDER = "search"
 KEY_CHARS = 3

@@ -9,7 +9,7 @@ from typing import Any
 
 from shared.services.importer import markdown_files, split_front_matter
 from shared.site.nav import NavPage, Section
-from shared.slugs import slug_from_path
+from shared.text.slugs import slug_from_path
 from tests.fixtures.raw_syntax import raw_pages, site_pages, visible_text
 
 # An MDX import or export line shown as prose (the shared scanner looks for markup).

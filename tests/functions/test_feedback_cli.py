@@ -107,6 +107,19 @@ def test_since_leaves_older_votes_out_and_a_bad_value_is_a_usage_error(
     assert "--since" in capsys.readouterr().err
 
 
+def test_since_takes_an_iso_date_as_gaps_does(
+    voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``feedback --since 2026-11-01`` lists the votes since that day (it used to be
+    refused: only ``gaps`` read dates)."""
+    day = (datetime.now(UTC) - timedelta(days=3)).date().isoformat()
+    status, out = run(capsys, "--json", "--since", day)
+    assert status == 0
+    assert json.loads(out)["count"] == 2
+    assert json.loads(out)["since"].startswith(day)
+    assert run(capsys, "--since", day)[1].strip().endswith(f"page(s) since {day}")
+
+
 def test_the_curator_report_lists_the_feedback_with_its_trace(
     voted: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:

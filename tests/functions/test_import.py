@@ -237,7 +237,7 @@ def test_usage_errors_exit_2(
 def test_every_corpus_file_parses_to_a_distinct_valid_slug_and_a_title(corpus: Path) -> None:
     """All 122 FastAPI pages parse: slugs from their paths, titles from headings without anchors."""
     from shared.services.importer import markdown_files, parse_file
-    from shared.slugs import is_valid_slug
+    from shared.text.slugs import is_valid_slug
 
     docs = corpus / "docs"
     parsed = [parse_file(path, docs) for path in markdown_files(docs)]

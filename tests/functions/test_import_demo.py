@@ -1,4 +1,4 @@
-"""The demo wiki (shared/demo/*.md): imports cleanly, links resolve, `make run` loads it once."""
+"""The demo wiki (shared/demo/pages): imports cleanly, links resolve, `make run` loads it once."""
 
 from __future__ import annotations
 

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-from shared.errors import InvalidInput
 from shared.ports import AnswerTrace, FeedbackRecord, TracedSource
-from shared.services.feedback_digest import by_page, page_of, parse_since
+from shared.services.feedback_digest import by_page, page_of
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -59,18 +56,3 @@ def test_pages_with_more_down_votes_come_first_then_the_most_recent() -> None:
         ("guide—a", 1, 0),
         ("guide—c", 0, 1),
     ]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("7d", timedelta(days=7)), ("24h", timedelta(hours=24)), (" 2w ", timedelta(weeks=2))],
-)
-def test_since_reads_a_number_and_a_unit(text: str, expected: timedelta) -> None:
-    assert parse_since(text) == expected
-
-
-@pytest.mark.parametrize("text", ["7", "d", "7x", "-1d", "1.5d"])
-def test_a_bad_since_is_invalid_input_at_since(text: str) -> None:
-    with pytest.raises(InvalidInput) as caught:
-        parse_since(text)
-    assert caught.value.field == "since"

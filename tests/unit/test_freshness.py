@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from shared.freshness import (
+from shared.gates.staleness import (
     all_gone,
     assess,
     demote_gone,

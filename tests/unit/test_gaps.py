@@ -5,11 +5,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-import pytest
 
-from shared.errors import InvalidInput
-from shared.gaps import Answered, Gap, Signal, answered_of, closure, group, rank, signal_of
-from shared.services.gaps import parse_since
+from shared.loop.gap_groups import (
+    Answered,
+    Gap,
+    Signal,
+    answered_of,
+    closure,
+    group,
+    rank,
+    signal_of,
+)
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -62,13 +68,3 @@ def test_a_gap_closes_only_by_a_later_confident_answer_from_a_newer_page() -> No
     for hit, vector, expected in cases:
         done = closure(center, T0, T0 + timedelta(hours=1), [(hit, vector)], new_page)
         assert (done.slug if done else None) == expected
-
-
-def test_since_reads_durations_and_dates_and_names_the_field_when_wrong() -> None:
-    """7d, 12h, 2w and ISO dates; anything else is an error at 'since'."""
-    assert parse_since("7d", T0) == T0 - timedelta(days=7)
-    assert parse_since("12h", T0) == T0 - timedelta(hours=12)
-    assert parse_since("2026-11-01", T0) == datetime(2026, 11, 1, tzinfo=UTC)
-    with pytest.raises(InvalidInput) as caught:
-        parse_since("last week", T0)
-    assert caught.value.field == "since"

@@ -2,7 +2,8 @@
 
 ``widget.js`` validates slugs (it links only what the contract allows) and builds page
 URLs; ``site.js`` builds them for the sidebar and search results. Each is its own copy of a
-rule in ``shared/slugs.py`` / ``shared/site/paths.py``: node runs the JavaScript's own
+rule in ``shared/text/slugs.py`` / ``shared/site/paths.py`` (and the search box's fold, of
+``shared/text/fold.py``): node runs the JavaScript's own
 definitions (cut from the shipped files) on the same samples, and the answers must agree.
 """
 
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from shared.site.paths import INDEX, page_href
-from shared.slugs import SLUG_RE
+from shared.text.fold import fold
+from shared.text.slugs import SLUG_RE
 from tests.conftest import skip_or_fail
 
 STATIC = Path(__file__).resolve().parents[2] / "shared" / "site" / "static"
@@ -96,3 +98,31 @@ def test_the_cut_finds_only_whole_functions(name: str) -> None:
     source = (STATIC / ("widget.js" if name == "pageUrl" else "site.js")).read_text()
     text = _function(source, name)
     assert text.count("{") == text.count("}")
+
+
+FOLD_SAMPLES = [
+    "Straße",
+    "STRAẞE",
+    "Canción Ñandú",
+    "Ærøskøbing Œuvre",
+    "Łódź Đakovo Þórr ðæ",
+    "naïve café ﬁle x²",
+    "İstanbul ıi",
+    "Ελληνικά Йогурт",
+    "Parámetros de configuración",
+]
+
+
+def test_the_search_boxs_fold_is_pythons() -> None:
+    """site.js folds a typed word as shared.text.fold folds the indexed one: ``Straße`` is
+    ``strasse`` on both sides (the box used to keep ``ß``, finding ``stra``)."""
+    site = (STATIC / "site.js").read_text(encoding="utf-8")
+    spelled = re.search(r"var SPELLED = \{.*?\};", site, re.S)
+    assert spelled, "site.js no longer defines SPELLED as the test expects"
+    script = (
+        f"{spelled.group(0)}\n{_function(site, 'fold')}\n"
+        f"var samples = {json.dumps(FOLD_SAMPLES)};\n"
+        "console.log(JSON.stringify(samples.map(fold)));"
+    )
+    assert _node(script) == [fold(s) for s in FOLD_SAMPLES]
+    assert fold("Straße") == "strasse"

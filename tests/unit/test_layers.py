@@ -86,3 +86,42 @@ def test_the_layer_rule_sees_a_wrong_import() -> None:
     assert ("services", layer("shared.store.sqlite")) in _FORBIDDEN
     assert layer("functions.ask.main") == "entry"
     assert layer("shared.cli.serve") == "edge"
+
+
+def test_the_moved_modules_land_in_their_layers() -> None:
+    """The text rules and the loop's pure parts are core, the clock is foundation (every
+    layer reads it, the stores too), the demo package is edge (it imports the wiki)."""
+    assert layer("shared.text.fold") == layer("shared.text.since") == "core"
+    assert layer("shared.loop.gap_groups") == layer("shared.gates.staleness") == "core"
+    assert layer("shared.clock") == "foundation"
+    assert layer("shared.demo") == "edge"
+
+
+# What the text rules may build on: the foundation and two leaf modules of plain data and
+# syntax. Everything else (retrieval, the site, gates) uses them, so they use none of it.
+_TEXT_BASE = ("shared.text", "shared.clock", "shared.errors", "shared.mkdocs")
+_TEXT_LEAVES = {"shared.retrieval.glossary"}
+
+
+def _named_imports(path: Path) -> list[tuple[int, str]]:
+    """Like ``_imports``, with ``from shared import x`` read as ``shared.x``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "shared":
+            out += [(node.lineno, f"shared.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+    return [(line, name) for line, name in out if name.split(".")[0] == "shared"]
+
+
+def test_the_text_rules_sit_under_the_rest_of_the_core() -> None:
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {imported}"
+        for module, path in _modules()
+        if module.startswith("shared.text")
+        for line, imported in _named_imports(path)
+        if not imported.startswith(_TEXT_BASE) and imported not in _TEXT_LEAVES
+    ]
+    assert wrong == []

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from shared.errors import InvalidInput
 from shared.normalize import SOURCE_TYPES, normalize_related, normalize_sources
 from shared.schema import Source
-from shared.slugs import is_valid_slug
+from shared.text.slugs import is_valid_slug
 
 _offsets = st.builds(
     timezone,

@@ -1,11 +1,10 @@
-"""Tokens, invisible-Unicode stripping and language guessing (pure)."""
+"""Tokens and invisible-Unicode stripping (pure)."""
 
 from __future__ import annotations
 
 import pytest
 
 from shared.retrieval.text import (
-    language,
     query_groups,
     query_tokens,
     stem,
@@ -81,18 +80,3 @@ def test_camel_case_identifiers_are_kept_whole_and_split_into_words(
     identifier is also one stemmed word, which is how a lower-case query types it."""
     kept = [] if whole is None else [stem(whole) if whole.isalnum() else whole]
     assert tokens(text) == kept + [stem(w) for w in words]
-
-
-@pytest.mark.parametrize(
-    ("question", "lang"),
-    [
-        ("¿Cómo subo archivos?", "es"),
-        ("como subo archivos", "es"),
-        ("How do I upload files?", "en"),
-        ("What is the default limit?", "en"),
-        ("DB_POOL_SIZE", "es"),
-    ],
-)
-def test_language_guess(question: str, lang: str) -> None:
-    """Function words decide; Spanish wins when nothing tells."""
-    assert language(question) == lang

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.freshness import assess
+from shared.gates.staleness import assess
 from shared.site.plan import page_hash
 from tests.unit.test_site_renderer import PAYLOAD, WHEN, assert_inert, page, rendered
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deploy.stage import function_names
-from shared.slugs import (
+from shared.text.slugs import (
     FUNCTION_NAMES,
     MAX_SLUG,
     derive_slug,

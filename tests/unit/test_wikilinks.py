@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.wikilinks import as_text, is_link, split
+from shared.text.wikilinks import as_text, is_link, split
 
 
 @pytest.mark.parametrize(

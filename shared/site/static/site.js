@@ -160,9 +160,15 @@
   var pagesSeen = Object.create(null);
   var waiting = Object.create(null);
 
-  // shared.retrieval.text.fold: lower case, accents stripped.
+  // shared.text.fold: lower case, the letters NFKD keeps whole spelled out (ß: ss),
+  // accents stripped (tests/unit/test_js_rules.py checks the two agree).
+  var SPELLED = { "ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d",
+    "þ": "th", "ı": "i" };
   function fold(text) {
-    return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+    return text.toLowerCase()
+      .replace(/[ßæœøłđðþı]/g, function (c) { return SPELLED[c]; })
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g, "");
   }
 
   function words(text) {

@@ -30,6 +30,7 @@ from typing import Any
 from google.cloud.firestore_v1 import SERVER_TIMESTAMP
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from shared import clock
 from shared.ports import ChunkChanges
 from shared.store.firestore.db import Database
 
@@ -45,7 +46,7 @@ WRITTEN_AT = "written_at"  # on each page document: its last write's commit time
 def log_write(db: Database, batch: Any, slug: str) -> None:
     """Add to ``batch`` the log entry of a write of ``slug``'s chunks (same commit)."""
     ref = db.collection(COLLECTION).document(uuid.uuid4().hex)
-    expire = datetime.now(UTC) + timedelta(seconds=RETENTION_S)
+    expire = clock.now() + timedelta(seconds=RETENTION_S)
     batch.set(ref, {"slug": slug, "at": SERVER_TIMESTAMP, "expire_at": expire})
 
 

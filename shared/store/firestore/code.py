@@ -23,8 +23,8 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.freshness import file_name
 from shared.gates.code_paths import root_names, suffix_keys
+from shared.gates.staleness import file_name
 from shared.ports import KeyLookup, PathChanges
 from shared.store.firestore.db import Database
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
 from shared.ports import EventKind
 from shared.store.firestore.db import Database
@@ -31,7 +32,7 @@ class FirestoreEvents:
         self.retention_days = retention_days
 
     def record(self, kind: EventKind, data: Mapping[str, Any]) -> None:
-        at = datetime.now(UTC)
+        at = clock.now()
         payload = json.dumps({**data, "at": at.isoformat()}, ensure_ascii=False, default=str)
         with self._db.guard(f"recording a {kind} event"):
             self._db.collection(COLLECTION).document().set(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.feedback_json import feedback_dict, feedback_of, trace_dict, trace_of
+from shared import clock
+from shared.loop.feedback_json import feedback_dict, feedback_of, trace_dict, trace_of
 from shared.ports import AnswerTrace, FeedbackRecord
 from shared.store.firestore import pages
 from shared.store.firestore.db import Database
@@ -60,7 +61,7 @@ class FirestoreTraces:
             return None
         data: dict[str, Any] = snapshot.to_dict() or {}
         expires = data.get("expires_at")
-        if isinstance(expires, datetime) and expires <= datetime.now(UTC):
+        if isinstance(expires, datetime) and expires <= clock.now():
             return None  # expired; the TTL policy deletes it within a day or so
         return trace_of(json.loads(data.get("data", "{}")))
 

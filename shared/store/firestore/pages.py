@@ -26,7 +26,7 @@ from google.cloud.firestore_v1 import SERVER_TIMESTAMP
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
-from shared.freshness import cited_keys, from_stored, to_stored
+from shared.gates.staleness import cited_keys, from_stored, to_stored
 from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore import revisions as revision_docs

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
+from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
 from shared.ports import EventKind
 from shared.store.sqlite.db import Database
@@ -36,7 +37,7 @@ class SqliteEvents:
         self.retention_days = retention_days
 
     def record(self, kind: EventKind, data: Mapping[str, Any]) -> None:
-        now = datetime.now(UTC)
+        now = clock.now()
         at = now.isoformat()
         payload = json.dumps({**data, "at": at}, ensure_ascii=False, default=str)
         oldest_kept = (now - timedelta(days=self.retention_days)).isoformat()

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 
-from shared.feedback_json import (
+from shared import clock
+from shared.loop.feedback_json import (
     feedback_dict,
     feedback_of,
     trace_dict,
@@ -58,7 +59,7 @@ class SqliteTraces:
             conn.execute(
                 "DELETE FROM answer_traces WHERE answer_id IN (SELECT answer_id FROM "
                 "answer_traces WHERE expires_at < ? ORDER BY expires_at LIMIT ?)",
-                (utc_text(datetime.now(UTC)), SWEEP_BATCH),
+                (utc_text(clock.now()), SWEEP_BATCH),
             )
             conn.execute(
                 "INSERT OR REPLACE INTO answer_traces (answer_id, expires_at, data) "
@@ -75,7 +76,7 @@ class SqliteTraces:
             self._db.connection()
             .execute(
                 "SELECT data FROM answer_traces WHERE answer_id = ? AND expires_at >= ?",
-                (answer_id, utc_text(datetime.now(UTC))),
+                (answer_id, utc_text(clock.now())),
             )
             .fetchone()
         )

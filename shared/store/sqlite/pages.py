@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
-from shared.freshness import cited_keys, from_stored, to_stored
+from shared.gates.staleness import cited_keys, from_stored, to_stored
 from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite import revisions as revision_rows

@@ -1,4 +1,5 @@
-"""The demo wiki bundled with the package: loaded by ``make run`` into an empty store."""
+"""The demo wiki bundled with the package (its pages in ``pages/``): loaded by ``make run``
+into an empty store."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from shared.ports import Embedder, Store
 from shared.services.importer import import_directory
 
-DEMO_DIR = Path(__file__).parent / "demo"
+DEMO_DIR = Path(__file__).parent / "pages"
 
 
 def load_demo_if_empty(store: Store, embedder: Embedder) -> int:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from shared.text.fold import fold
 
 SLUG_RE = re.compile(r"^[a-z0-9]+([a-z0-9_—-]*[a-z0-9])?$")
 MAX_SLUG = 200
@@ -40,18 +41,6 @@ def slug_problem(slug: str) -> str | None:
 
 def is_valid_slug(slug: str) -> bool:
     return slug_problem(slug) is None
-
-
-# Letters that NFKD does not decompose into a base letter plus an accent.
-_UNDECOMPOSABLE = str.maketrans(
-    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
-)
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents: 'Canción Ñandú' -> 'cancion nandu', 'Straße' -> 'strasse'."""
-    decomposed = unicodedata.normalize("NFKD", text.lower().translate(_UNDECOMPOSABLE))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def slugify(text: str, *, keep_underscore: bool = False) -> str:
