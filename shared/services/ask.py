@@ -25,17 +25,14 @@ from shared.gaps import pack_vector
 from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.logs import get_logger
-from shared.ports import (
-    Answerer,
+from shared.ports import Answerer, Embedder, Generator, Store
+from shared.records import (
     Confidence,
-    Embedder,
     Freshness,
     FreshnessState,
     Generation,
-    Generator,
     Passage,
     SearchFilter,
-    Store,
     TextStream,
     Vector,
 )

@@ -16,7 +16,8 @@ from typing import Any
 from shared.errors import InvalidInput
 from shared.feedback_json import feedback_dict
 from shared.logs import get_logger
-from shared.ports import FeedbackRecord, Store
+from shared.ports import Store
+from shared.records import FeedbackRecord
 
 NO_PAGE = ""  # the group of votes on answers that cited no page
 REPORT_WINDOW = timedelta(days=30)  # what the curator report lists

@@ -19,7 +19,8 @@ from shared.errors import BibliotecaError
 from shared.freshness import assess, file_name, judged, page_cited
 from shared.gates.code_paths import path_key, suffix_keys
 from shared.logs import get_logger
-from shared.ports import CitingPage, CodeIndex, Freshness, PathChanges, Store
+from shared.ports import CodeIndex, Store
+from shared.records import CitingPage, Freshness, PathChanges
 
 BATCH_KEYS = 300  # keys per lookup when rechecking many pages at once
 

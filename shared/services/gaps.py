@@ -28,7 +28,8 @@ from shared.gaps import (
     signal_of_feedback,
     unpack_vector,
 )
-from shared.ports import Embedder, Store, Vector
+from shared.ports import Embedder, Store
+from shared.records import Vector
 
 MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.errors import BibliotecaError, VersionConflict
-from shared.ports import Embedder, PageRecord, Store
+from shared.ports import Embedder, Store
+from shared.records import PageRecord
 from shared.services.indexing import build_chunks
 from shared.services.wiki import now, to_page
 

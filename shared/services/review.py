@@ -30,7 +30,8 @@ from shared.api.models import WikiUpdateRequest
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.freshness import state_of
 from shared.gates.grounding import check_grounding
-from shared.ports import Embedder, PageRecord, Proposal, Store
+from shared.ports import Embedder, Store
+from shared.records import PageRecord, Proposal
 from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,

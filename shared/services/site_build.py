@@ -30,19 +30,8 @@ from shared.config import Settings
 from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, NotConfigured, Unavailable
 from shared.logs import get_logger
-from shared.ports import (
-    STAGE_INDEX,
-    STAGE_LISTINGS,
-    STAGE_PAGES,
-    Embedder,
-    Lease,
-    Output,
-    Publication,
-    ReportWriter,
-    SitePublisher,
-    StalePublication,
-    Store,
-)
+from shared.ports import Embedder, ReportWriter, SitePublisher, StalePublication, Store
+from shared.records import STAGE_INDEX, STAGE_LISTINGS, STAGE_PAGES, Lease, Output, Publication
 from shared.schema import Page
 from shared.services import feedback_digest, review
 from shared.services.report_loop import loop_sections

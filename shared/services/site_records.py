@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.logs import get_logger
-from shared.ports import PageRecord
+from shared.records import PageRecord
 from shared.schema import Page
 from shared.services.wiki import to_page
 from shared.site.plan import ARCHIVED, DRAFT, INVALID, Held

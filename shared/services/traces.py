@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from shared.logs import get_logger
-from shared.ports import AnswerTrace, Passage, Store, TracedSource
+from shared.ports import Store
+from shared.records import AnswerTrace, Passage, TracedSource
 
 _log = get_logger("traces")
 

@@ -22,7 +22,7 @@ from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.query import Query
 
 from shared.config import get_settings
-from shared.ports import PageRecord
+from shared.records import PageRecord
 from shared.services.site_build import BuildReport
 from tests.fixtures.wiring import rebuild
 from tests.functions.test_rebuild import edit  # a write as the API makes it

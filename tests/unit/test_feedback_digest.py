@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from shared.errors import InvalidInput
-from shared.ports import AnswerTrace, FeedbackRecord, TracedSource
+from shared.records import AnswerTrace, FeedbackRecord, TracedSource
 from shared.services.feedback_digest import by_page, page_of, parse_since
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

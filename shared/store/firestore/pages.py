@@ -27,7 +27,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
+from shared.records import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore import revisions as revision_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.config import DEFAULT_TRACE_DAYS
-from shared.ports import EventKind
+from shared.records import EventKind
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.freshness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
+from shared.records import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite import revisions as revision_rows
 from shared.store.sqlite.db import Database
