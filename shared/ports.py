@@ -21,7 +21,7 @@ from shared.records import (
     Chunk,
     ChunkChanges,
     ChunkHit,
-    CitingPage,
+    CitingRecord,
     Confidence,
     EventKind,
     FeedbackRecord,
@@ -105,7 +105,7 @@ class PageStore(Protocol):
     def count(self) -> int:
         """How many pages the store holds, any status (an aggregate, not a read of each)."""
 
-    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingRecord]:
         """Pages whose checked paths have one of ``keys`` (``path_key`` of a cited path),
         through the path index written with each page; None: every page citing a path."""
 

@@ -72,8 +72,9 @@ class Origin:
 
 
 @dataclass(frozen=True, slots=True)
-class CitingPage:
-    """A page found by the path index: what a freshness recheck needs, without its text."""
+class CitingRecord:
+    """A page found by the path index, as stored: what a freshness recheck needs, without
+    its text (what ``pages_citing`` answers of it is ``shared.api.models.CitingPage``)."""
 
     slug: str
     version: int
