@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from shared.services import site_build
+from shared.services.site_build import build as site_build
 from shared.site.markdown import render_body
 
 

@@ -35,7 +35,7 @@ from shared.records import STAGE_INDEX, STAGE_LISTINGS, STAGE_PAGES, Lease, Outp
 from shared.schema import Page
 from shared.services import feedback_digest, review
 from shared.services.report_loop import loop_sections
-from shared.services.site_records import Sorted, remember, sort_records
+from shared.services.site_build.sorting import Sorted, remember, sort_records
 from shared.site import highlight, paths, refs, renderer, search
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
@@ -69,7 +69,7 @@ MAX_WORKERS = 8
 # ``content``) instead of holding the whole build past the function's timeout. Ordinary
 # pages take milliseconds; a 200 KB page of pathological Markdown about one second.
 RENDER_BUDGET_SECONDS = 5.0
-STATIC = Path(__file__).resolve().parents[1] / "site" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "site" / "static"
 OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
 _NO_ROOM = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}  # no space, file too large, quota
 _log = get_logger("rebuild")
