@@ -39,19 +39,10 @@ from shared.services.site_build.sorting import Sorted, remember, sort_records
 from shared.site import highlight, paths, refs, renderer, search
 from shared.site.entries import Entry, SiteView, entry_of
 from shared.site.links import outgoing
+from shared.site.manifest import UNRENDERED, Held, Manifest, PageState, content_hash, page_hash
 from shared.site.markdown import Body, RenderTimeout, render_body
 from shared.site.nav import chrome_hash
-from shared.site.plan import (
-    UNRENDERED,
-    Held,
-    Manifest,
-    PageState,
-    affected,
-    content_hash,
-    diff,
-    page_hash,
-    reframed,
-)
+from shared.site.plan import affected, diff, reframed
 
 # The lease lives LEASE_SECONDS past its holder's last renewal, and a running build renews
 # it every RENEW_SECONDS. A build that stopped, or that could not write to give it back (a

@@ -18,7 +18,7 @@ from shared.logs import get_logger
 from shared.records import PageRecord
 from shared.schema import Page
 from shared.services.wiki import to_page
-from shared.site.plan import ARCHIVED, DRAFT, INVALID, Held
+from shared.site.manifest import ARCHIVED, DRAFT, INVALID, Held
 from shared.slugs import slug_problem
 
 _log = get_logger("rebuild")
