@@ -222,10 +222,10 @@ def test_a_failing_page_stays_failed_without_being_read(store: Any, reads: Reads
     wiki(store, 10)
     put(store, "concept—mala", "x", type="novela")
     first = rebuild(get_settings())
-    assert [f["slug"] for f in first.failed] == ["concept—mala"]
+    assert [f.slug for f in first.failed] == ["concept—mala"]
     reads.reset()
     again = rebuild(get_settings())
-    assert (again.status, [f["field"] for f in again.failed]) == ("failed", ["type"])
+    assert (again.status, [f.field for f in again.failed]) == ("failed", ["type"])
     assert reads.records == 0  # written a day ago: remembered, not read
     edit(store, "concept—mala", type="concept")
     fixed = rebuild(get_settings())
