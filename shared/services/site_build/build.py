@@ -17,7 +17,7 @@ from shared.logs import get_logger
 from shared.ports import Embedder, ReportWriter, SitePublisher, StalePublication, Store
 from shared.records import Output
 from shared.services.site_build import curator
-from shared.services.site_build.files import site_config, site_files
+from shared.services.site_build.files import reusable_shards, site_config, site_files
 from shared.services.site_build.lease import LEASE_SECONDS
 from shared.services.site_build.live import Live
 from shared.services.site_build.pages import (
@@ -53,16 +53,6 @@ class Settled:
     plan: Plan
     site: SiteView
     chrome: Mapping[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Shards:
-    """The search shards' input key and split prefixes, and the published shards kept
-    (not built again: same titles and page terms as the last build)."""
-
-    key: str
-    split: list[str] | None
-    reused: Mapping[str, str]
 
 
 class Build:
@@ -134,8 +124,8 @@ class Build:
         live = Live.of(pages, before)
         with self.timer.phase("render"):
             settled = self._settle(live, before, full)
-            rendered, terms = self._render_pages(live, settled, before, full)
-            shards = _shards(previous, settled.site, terms, full)
+            rendered, terms = self._render_pages(live, settled, before)
+            shards = reusable_shards(previous, settled.site, terms, full)
             others, split = site_files(
                 settled.site, terms, shards.split, self.config, self.settings
             )
@@ -160,7 +150,7 @@ class Build:
         )
         with self.timer.phase("manifest"):
             self.store.site.save_manifest(manifest.to_json())
-        report = self._report(pages, live, settled.plan, rendered, others, files.files, full)
+        report = self._report(pages, live, settled.plan, rendered, others, files.files)
         self._curator_report(report, pages, manifest, published=len(live.slugs))
         return report
 
@@ -189,7 +179,7 @@ class Build:
         return Settled(planned, site, chrome)
 
     def _render_pages(
-        self, live: Live, settled: Settled, before: Mapping[str, PageState], full: bool
+        self, live: Live, settled: Settled, before: Mapping[str, PageState]
     ) -> tuple[RenderedPages, dict[str, search.PageTerms]]:
         """Every live page's files and state, and its search terms."""
         found = passages(live.bodies)
@@ -197,7 +187,7 @@ class Build:
             slug: search.page_terms(found[slug]) if slug in found else before[slug].terms
             for slug in live.slugs
         }
-        site, chrome = settled.site, settled.chrome
+        site, chrome, full = settled.site, settled.chrome, settled.plan.full
         ctx = PageContext(site, self.config, before, live.hashes, chrome, found, terms, full)
         return render_pages(live.published, live.kept, live.bodies, ctx), terms
 
@@ -225,7 +215,6 @@ class Build:
         rendered: RenderedPages,
         others: list[Output],
         files: Mapping[str, str],
-        full: bool,
     ) -> BuildReport:
         failed = sorted([*pages.sorted.failed, *live.failed.values()], key=lambda f: f.slug)
         failed_slugs = {f.slug for f in failed}
@@ -236,21 +225,6 @@ class Build:
             removed=len([slug for slug in planned.gone if slug not in failed_slugs]),
             failed=failed,
             broken_links=broken_links(rendered.states, others, files),
-            full=full,
+            full=planned.full,
             timings_ms=self.timer.phases,
         )
-
-
-def _shards(
-    previous: Manifest | None,
-    site: SiteView,
-    terms: Mapping[str, search.PageTerms],
-    full: bool,
-) -> Shards:
-    """The search shards of the last build are kept when their input did not change."""
-    key = search.input_key(site.entries.values(), terms)
-    if previous is None or full or previous.search.get("key") != key:
-        return Shards(key, None, {})
-    folder = f"{search.FOLDER}/"
-    reused = {p: h for p, h in previous.files.items() if p.startswith(folder)}
-    return Shards(key, [str(k) for k in previous.search.get("split", [])], reused)

@@ -5,6 +5,7 @@ listings, sitemap, llms.txt, search index and shards, nav.js and the index page.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from shared.config import Settings
@@ -13,6 +14,7 @@ from shared.ports import SitePublisher
 from shared.records import STAGE_INDEX, STAGE_LISTINGS, STAGE_PAGES, Output
 from shared.site import highlight, paths, renderer, search
 from shared.site.entries import SiteView
+from shared.site.manifest import Manifest
 
 STATIC = Path(__file__).resolve().parents[2] / "site" / "static"
 
@@ -99,3 +101,28 @@ def site_files(
     index = renderer.render_index(site, config).encode()
     out.append(Output(paths.INDEX, index, STAGE_INDEX))
     return out, split
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """The search shards' input key and split prefixes, and the published shards kept
+    (not built again: same titles and page terms as the last build)."""
+
+    key: str
+    split: list[str] | None
+    reused: Mapping[str, str]
+
+
+def reusable_shards(
+    previous: Manifest | None,
+    site: SiteView,
+    terms: Mapping[str, search.PageTerms],
+    full: bool,
+) -> Shards:
+    """The search shards of the last build are kept when their input did not change."""
+    key = search.input_key(site.entries.values(), terms)
+    if previous is None or full or previous.search.get("key") != key:
+        return Shards(key, None, {})
+    folder = f"{search.FOLDER}/"
+    reused = {p: h for p, h in previous.files.items() if p.startswith(folder)}
+    return Shards(key, [str(k) for k in previous.search.get("split", [])], reused)
