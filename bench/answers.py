@@ -35,9 +35,9 @@ from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
 from retrieval import NONE  # noqa: E402
 
 from shared.api.models import DEFAULT_LIMIT  # noqa: E402
-from shared.ports import Confidence, Passage  # noqa: E402
 from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
+from shared.records import Confidence, Passage  # noqa: E402
 from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
 from shared.retrieval.fusion import Ranked  # noqa: E402

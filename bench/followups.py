@@ -36,7 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.ports import Embedder, SearchFilter  # noqa: E402
+from shared.ports import Embedder  # noqa: E402
+from shared.records import SearchFilter  # noqa: E402
 from shared.retrieval import followup  # noqa: E402
 from shared.services.ask import gather  # noqa: E402
 from shared.services.importer import import_directory, tree_of  # noqa: E402

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from shared.gates.code_paths import cited_paths, normalize_path, path_key  # noqa: E402
 from shared.gates.staleness import assess, cited_keys  # noqa: E402
-from shared.ports import PageRecord  # noqa: E402
+from shared.records import PageRecord  # noqa: E402
 from shared.services.code_index import index_paths  # noqa: E402
 from shared.services.freshness import recheck_after, recheck_all  # noqa: E402
 

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from shared.api.models import AskRequest  # noqa: E402
 from shared.config import load_settings  # noqa: E402
-from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
+from shared.records import ChunkHit, SearchFilter  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import compose  # noqa: E402
 from shared.retrieval.fusion import mix  # noqa: E402
@@ -64,7 +64,7 @@ def grow(store: SqliteStore, target: int) -> int:
 
 
 def _chunks(store: SqliteStore, slug: str) -> list[Any]:
-    from shared.ports import Chunk
+    from shared.records import Chunk
 
     rows = store.db.connection().execute(
         "SELECT * FROM chunks WHERE slug = ? ORDER BY ordinal", (slug,)

@@ -92,7 +92,7 @@ def build(pages: int, folder: Path) -> dict[str, Any]:
     """Chunk and index ``pages`` pages; store the snapshot in ``folder``."""
     import scale
 
-    from shared.ports import IndexedChunk
+    from shared.records import IndexedChunk
     from shared.retrieval import snapshot
     from shared.retrieval.chunking import split_markdown
     from shared.retrieval.lexical import LexicalIndex

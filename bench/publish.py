@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.ports import STAGE_INDEX, STAGE_PAGES, Output, Publication  # noqa: E402
 from shared.publish.local import LocalPublisher  # noqa: E402
+from shared.records import STAGE_INDEX, STAGE_PAGES, Output, Publication  # noqa: E402
 
 FRESH = 2  # incremental publishes before a spare generation exists
 

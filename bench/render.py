@@ -80,7 +80,7 @@ def main() -> None:
     if args.before:
         renderers["before"] = renderer_at(args.before)
     corpus = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.rglob("*.md"))]
-    gc.disable()  # as builds do (site_build._collector_paused)
+    gc.disable()  # as builds do (site_build.run._collector_paused)
     rows: dict[str, dict[str, float]] = {}
     for name, render in renderers.items():
         render("warm up")

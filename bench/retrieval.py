@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shared.api.models import DEFAULT_LIMIT  # noqa: E402
-from shared.ports import ChunkHit, SearchFilter  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
+from shared.records import ChunkHit, SearchFilter  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf  # noqa: E402
 from shared.retrieval.lexical import LexicalHit  # noqa: E402

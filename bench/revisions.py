@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.ports import PageRecord  # noqa: E402
+from shared.records import PageRecord  # noqa: E402
 from shared.services.wiki import revision_of  # noqa: E402
 
 SIZES = {"short": 400, "40KiB": 40 * 1024}

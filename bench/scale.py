@@ -58,7 +58,7 @@ from shared.services.code_index import index_paths  # noqa: E402
 from shared.services.importer import split_front_matter  # noqa: E402
 from shared.services.indexing import build_chunks  # noqa: E402
 from shared.services.wiki import to_record, update_validated  # noqa: E402
-from shared.site import plan  # noqa: E402
+from shared.site import manifest  # noqa: E402
 from shared.store.firestore import FirestoreStore  # noqa: E402
 from tests.fixtures.embedder import HashingEmbedder  # noqa: E402
 from tests.fixtures.store_reads import Counts, counted  # noqa: E402
@@ -310,7 +310,7 @@ def rebuild_operations(project: str, rows: list[Row]) -> None:
         # An incremental build re-reads the pages written in the READ_MARGIN_SECONDS (5
         # min, for writers' clock skew) before its last read: here that is every page,
         # written seconds ago. Steady state is a wiki written earlier: let the margin pass.
-        plan.READ_MARGIN_SECONDS = 1.0
+        manifest.READ_MARGIN_SECONDS = 1.0
         time.sleep(2)
         record = store.pages.get("p-000005")
         assert record is not None

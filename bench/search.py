@@ -121,7 +121,7 @@ def synthetic_docs(count: int, work: Path) -> Path:
 
 def our_index_seconds(store: Any) -> float:
     """Our search work of a full build: passages, counted forms, page files, shards."""
-    from shared.services.site_records import sort_records
+    from shared.services.site_build.sorting import sort_records
     from shared.site.entries import entry_of
 
     published = sort_records(store.pages.list()).published

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from shared.bootstrap import open_store, reset, wiring  # noqa: E402
 from shared.config import Settings, load_settings  # noqa: E402
-from shared.ports import PageRecord  # noqa: E402
+from shared.records import PageRecord  # noqa: E402
 from shared.schema import PAGE_TYPES  # noqa: E402
 from shared.services.importer import markdown_files  # noqa: E402
 from shared.services.site_build import BuildReport, build_site  # noqa: E402

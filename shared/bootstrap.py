@@ -24,7 +24,6 @@ from shared.ports import (
     Embedder,
     EventLog,
     FeedbackStore,
-    Generation,
     Generator,
     PageStore,
     ProposalStore,
@@ -33,8 +32,8 @@ from shared.ports import (
     SitePublisher,
     SiteState,
     Store,
-    Vector,
 )
+from shared.records import Generation, Vector
 
 # Provider modules are imported where a provider is built: a function configured for
 # the local models never loads httpx or the Gemini client (a cold start pays for less).

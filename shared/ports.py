@@ -1,118 +1,50 @@
 """The ports: what the services need from storage and from model providers.
 
-Each is a ``typing.Protocol`` defined once here. Adapters live in ``shared.store``
-(SQLite, Firestore), ``shared.providers`` (local, Gemini) and ``shared.publish`` (a
-folder, a bucket); ``shared.bootstrap`` builds them. The embedded SQLite store is a
-real implementation, and one contract suite runs against both stores.
+Each is a ``typing.Protocol`` defined once here; the values they carry are in
+``shared.records``. Adapters live in ``shared.store`` (SQLite, Firestore),
+``shared.providers`` (local, Gemini) and ``shared.publish`` (a folder, a bucket);
+``shared.bootstrap`` builds them. The embedded SQLite store is a real implementation,
+and one contract suite runs against both stores.
 """
 
 from __future__ import annotations
 
-import collections.abc
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-Vector = npt.NDArray[np.float32]
+from shared.records import (
+    AnswerTrace,
+    Chunk,
+    ChunkChanges,
+    ChunkHit,
+    CitingRecord,
+    Confidence,
+    EventKind,
+    FeedbackRecord,
+    Freshness,
+    Generation,
+    IndexedChunk,
+    KeyLookup,
+    Lease,
+    Origin,
+    PageRecord,
+    Passage,
+    PathChanges,
+    Proposal,
+    ProposalStatus,
+    Publication,
+    Revision,
+    SearchFilter,
+    StoredSnapshot,
+    TextStream,
+    Vector,
+)
 
-
-# -- pages ----------------------------------------------------------------------------
-
-
-FreshnessState = Literal["fresh", "stale", "unknown"]
-
-
-@dataclass(frozen=True, slots=True)
-class Freshness:
-    """Whether the code paths a page cites still exist in the code index.
-
-    Kept beside the front matter, not in it: the server derives it (an author never
-    writes it) and recomputes it after ``index_code`` without a new page version.
-    ``cited`` is what was checked (so a recheck needs no page text); ``suggestions``
-    maps a missing path to the indexed path it was probably moved to; ``outside`` are
-    the cited paths not found whose top-level folder no indexed repository has (another
-    project's code, an example layout): not judged, so neither missing nor found.
-    """
-
-    state: FreshnessState
-    checked_at: datetime
-    cited: tuple[str, ...] = ()
-    missing: tuple[str, ...] = ()
-    suggestions: Mapping[str, str] = field(default_factory=dict)
-    outside: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class PageRecord:
-    """A page exactly as stored: the front matter is raw and validated by the reader."""
-
-    slug: str
-    front_matter: Mapping[str, Any]
-    content: str
-    version: int
-    created_at: datetime
-    updated_at: datetime
-    freshness: Freshness | None = None  # None: never checked (written before it existed)
-    # The actor of the version's revision, kept on the page by the store (the site's
-    # "edited by" costs no read); None: written before revisions were kept.
-    updated_by: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where an imported page came from: the docs tree (``importer.tree_name``) and the
-    file's path in it. Kept beside the page, never in its front matter: the import
-    records it, no caller writes it, and ``import --sync`` reads it."""
-
-    tree: str
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class CitingPage:
-    """A page found by the path index: what a freshness recheck needs, without its text."""
-
-    slug: str
-    version: int
-    freshness: Freshness
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One searchable piece of a page, written in the same write as the page."""
-
-    slug: str
-    ordinal: int
-    heading: str  # heading path, "Intro › Instalación"
-    text: str
-    hash: str  # of the embedder and the text: an equal hash means the vector is reusable
-    vector: Vector
-    embedder: str  # e.g. "local:use-m3@512"; the dimension is len(vector)
-
-
-@dataclass(frozen=True, slots=True)
-class Revision:
-    """One version of a page as it was written: who wrote it, when, what it changed, and
-    its whole text and front matter (what ``diff`` and ``revert`` read).
-
-    Written by ``PageStore.create``/``update`` in the page's own transaction (commit), so
-    a version and its revision exist together or not at all. ``changed`` names
-    ``content`` and the front-matter keys whose value differs from the version before
-    (every key set, on a page's first version); ``note`` says why, when a review step
-    wrote it ("accepted p-…", "reverted to 3", "rejected: …")."""
-
-    slug: str
-    version: int
-    at: datetime
-    actor: str
-    changed: tuple[str, ...]
-    front_matter: Mapping[str, Any]
-    content: str
-    note: str | None = None
+# -- pages -----------------------------------------------------------------------------
 
 
 class RevisionLog(Protocol):
@@ -124,31 +56,6 @@ class RevisionLog(Protocol):
 
     def get(self, slug: str, version: int) -> Revision | None:
         """One version's revision; None when unknown or no longer kept."""
-
-
-ProposalStatus = Literal["open", "accepted", "rejected"]
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    """A change an agent proposed to an ``active`` page, waiting for a curator.
-
-    ``base_version`` is the page version it was written against: accepting it once the
-    page moved on is a conflict, never an overwrite. ``metadata`` is the proposed
-    ``update_metadata`` (validated when proposed), ``content`` the new body or None."""
-
-    id: str  # "p-" and 12 hex digits
-    slug: str
-    base_version: int
-    content: str | None
-    metadata: Mapping[str, Any]
-    actor: str
-    created_at: datetime
-    status: ProposalStatus = "open"
-    closed_at: datetime | None = None
-    closed_by: str | None = None
-    reason: str | None = None  # why it was rejected
-    version: int | None = None  # the page version it became, when accepted
 
 
 class ProposalStore(Protocol):
@@ -198,7 +105,7 @@ class PageStore(Protocol):
     def count(self) -> int:
         """How many pages the store holds, any status (an aggregate, not a read of each)."""
 
-    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingRecord]:
         """Pages whose checked paths have one of ``keys`` (``path_key`` of a cited path),
         through the path index written with each page; None: every page citing a path."""
 
@@ -224,64 +131,7 @@ class PageStore(Protocol):
         sources link their heading's anchor, which the body's headings decide)."""
 
 
-# -- retrieval ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilter:
-    """The ``ask`` filters; None means any. Only ``active`` pages are ever searched."""
-
-    page_type: str | None = None
-    category: str | None = None
-    tag: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkHit:
-    """A chunk found by the dense search, with its cosine similarity to the query."""
-
-    slug: str
-    title: str
-    heading: str
-    text: str
-    ordinal: int
-    cosine: float
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedChunk:
-    """An active chunk as the lexical ranking sees it: its text and its page's filter fields."""
-
-    slug: str
-    ordinal: int
-    title: str
-    heading: str
-    text: str
-    page_type: str | None
-    category: str | None
-    tags: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkChanges:
-    """The pages whose chunks changed after a cursor (docs/scale.md).
-
-    ``cursor`` is what to pass next time; ``complete`` is False when the log cannot say
-    what changed since the cursor given (none given, or one older than the log keeps):
-    the caller then reads every active chunk, having taken ``cursor`` first."""
-
-    cursor: str
-    slugs: frozenset[str]
-    complete: bool
-
-
-@dataclass(frozen=True, slots=True)
-class StoredSnapshot:
-    """A saved image of the in-memory lexical index: the change-log cursor it is up to
-    date with, and its bytes (``shared.retrieval.snapshot``)."""
-
-    cursor: str
-    payload: bytes
+# -- retrieval -------------------------------------------------------------------------
 
 
 class ChunkIndex(Protocol):
@@ -342,35 +192,7 @@ class ChunkIndex(Protocol):
         searches a cache checks it against that instead of reading it again."""
 
 
-# -- the code index (grounding gate) --------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class KeyLookup:
-    """The answer of the code index's one read: which keys exist, whether any path does,
-    and the top-level folders of every repository indexed (``root_names``).
-
-    ``roots`` None: the index does not record them (a Firestore index written before it
-    did, until its next put); freshness then judges every cited path, as it used to."""
-
-    found: frozenset[str]
-    indexed_paths: int
-    roots: frozenset[str] | None = None
-    # The asked keys the index holds or once held (a replace-mode put moves the keys of
-    # removed paths to a "seen" set); None: it does not remember, and roots decide.
-    seen: frozenset[str] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PathChanges:
-    """What one put of a repository's paths changed (the freshness recheck's input)."""
-
-    indexed: int  # the repository's distinct paths now indexed
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    total_before: int  # every repository's paths, before and after
-    total_after: int
-    roots_changed: bool = False  # the union of every repository's top-level folders
+# -- the code index (grounding gate) ---------------------------------------------------
 
 
 class CodeIndex(Protocol):
@@ -391,9 +213,7 @@ class CodeIndex(Protocol):
         paths have is left out (too common for a suggestion to be sure)."""
 
 
-# -- events (utility hits, archive and rebuild outcomes) -----------------------------
-
-EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome", "import_outcome"]
+# -- events (utility hits, archive and rebuild outcomes) -------------------------------
 
 
 class EventLog(Protocol):
@@ -404,39 +224,7 @@ class EventLog(Protocol):
     def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]: ...
 
 
-# -- answer traces and feedback (the curator's side of ``ask``) -------------------------
-
-Rating = Literal["up", "down"]
-FeedbackReason = Literal["incorrect", "outdated", "missing", "unclear", "other"]
-
-
-@dataclass(frozen=True, slots=True)
-class TracedSource:
-    """A page an answer was given, its relevance, and its version when the answer was
-    written (None: the page was gone by then)."""
-
-    slug: str
-    score: float
-    version: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerTrace:
-    """What produced one help-mode answer, kept until ``expires_at`` for its feedback."""
-
-    answer_id: str
-    question: str
-    answer: str
-    sources: tuple[TracedSource, ...]
-    model: str
-    confidence: str
-    origin: str  # the door it came by: ask, mcp
-    created_at: datetime
-    expires_at: datetime
-    # A follow-up's conversation: the earlier questions, oldest first, and the standalone
-    # question it was read as (None when it was asked on its own).
-    thread: tuple[str, ...] = ()
-    standalone: str | None = None
+# -- answer traces and feedback (the curator's side of ``ask``) ------------------------
 
 
 class AnswerTraces(Protocol):
@@ -450,26 +238,6 @@ class AnswerTraces(Protocol):
     def get(self, answer_id: str) -> AnswerTrace | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class FeedbackRecord:
-    """One vote on an answer (``answer_id``) or a report on a page (``slug``).
-
-    ``id`` is the same for every repeat of one client on one answer (or page), so a repeat
-    replaces the vote instead of adding one. ``trace`` is the answer's trace as it was when
-    the vote came: it outlives the trace's retention."""
-
-    id: str
-    rating: Rating
-    reason: FeedbackReason | None
-    comment: str | None
-    answer_id: str | None
-    slug: str | None
-    question: str | None
-    origin: str  # http (the widget, any caller of /feedback) or mcp (report_issue)
-    at: datetime
-    trace: AnswerTrace | None = None
-
-
 class FeedbackStore(Protocol):
     """Votes and reports for curators (and the gaps analysis); they never change ranking."""
 
@@ -480,15 +248,7 @@ class FeedbackStore(Protocol):
         """Every item recorded at or after ``since`` (all when None), newest first."""
 
 
-# -- site build state -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """Who holds the rebuild lease and until when (seconds since the epoch)."""
-
-    owner: str
-    expires_at: float
+# -- site build state ------------------------------------------------------------------
 
 
 class SiteState(Protocol):
@@ -525,31 +285,6 @@ class SiteState(Protocol):
 
 # -- publishing the site ---------------------------------------------------------------
 
-# Publication stages: what a reader reaches first is written last (GCS has no swap).
-STAGE_PAGES = 0  # pages and static files
-STAGE_LISTINGS = 1  # type listings, sitemap, search index
-STAGE_INDEX = 2  # index.html
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """One file of the site: its path under the root, its bytes, and its stage."""
-
-    path: str
-    data: bytes
-    stage: int = STAGE_PAGES
-
-
-@dataclass(frozen=True)
-class Publication:
-    """What one build changes: files to write, unchanged files to keep, files to delete."""
-
-    build_id: str
-    full: bool
-    writes: Sequence[Output]
-    keep: Sequence[str] = field(default_factory=tuple)
-    delete: Sequence[str] = field(default_factory=tuple)
-
 
 class StalePublication(Exception):
     """The published site is not the one the manifest describes: rebuild in full."""
@@ -585,6 +320,9 @@ class ReportWriter(Protocol):
         """Replace the report's files (relative name -> bytes)."""
 
 
+# -- one backend -----------------------------------------------------------------------
+
+
 class Store(Protocol):
     """One backend's adapters, opened together (read-only members, so each adapter
     class satisfies its port structurally)."""
@@ -617,7 +355,7 @@ class Store(Protocol):
     def proposals(self) -> ProposalStore: ...
 
 
-# -- model providers ------------------------------------------------------------------
+# -- model providers -------------------------------------------------------------------
 
 
 class Embedder(Protocol):
@@ -630,16 +368,6 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Vector: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Generation:
-    """A model's answer; ``finish`` says why it stopped (``stop``, ``safety``…)."""
-
-    text: str
-    model: str
-    finish: str = "stop"
-    usage: Mapping[str, int] = field(default_factory=dict)
-
-
 class Generator(Protocol):
     """Prompt -> text from a language model (``gemini``, ``openai``); answers and triage."""
 
@@ -648,33 +376,11 @@ class Generator(Protocol):
     def generate(self, system: str, prompt: str, *, max_tokens: int = 1024) -> Generation: ...
 
 
-# Text as it is written, piece by piece; the generator's return value is the whole
-# ``Generation`` (``answer = yield from stream``).
-TextStream = collections.abc.Generator[str, None, Generation]
-
-
 @runtime_checkable
 class StreamingGenerator(Generator, Protocol):
     """A ``Generator`` that can also hand its text over as the model writes it."""
 
     def stream(self, system: str, prompt: str, *, max_tokens: int = 1024) -> TextStream: ...
-
-
-# How well the wiki's passages answer a question: "low" makes the answer say so first.
-Confidence = Literal["high", "low"]
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    """A numbered source handed to an answerer: cited in the answer as ``[number]``."""
-
-    number: int
-    slug: str
-    title: str
-    heading: str
-    text: str
-    relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
-    anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
 
 
 class Answerer(Protocol):

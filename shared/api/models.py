@@ -27,6 +27,7 @@ from pydantic import (
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
+from shared.records import FreshnessState
 from shared.retrieval.text import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
@@ -671,7 +672,7 @@ class AskSource(ResponseBody):
     )
     score: float = Field(description="How relevant the passage is to the question, 0..1.")
     snippet: str = Field(description="The start of the passage's prose, as plain text.")
-    freshness: Literal["fresh", "stale", "unknown"] = Field(
+    freshness: FreshnessState = Field(
         description=(
             "Whether the code paths the page cites still exist in the code index: fresh, "
             "stale (some are gone), or unknown (it cites none, only paths outside the indexed "
@@ -806,7 +807,6 @@ class FeedbackResponse(ResponseBody):
 
 # -- what the agents' tools (MCP) answer besides the functions' bodies --------------------
 
-Freshness = Literal["fresh", "stale", "unknown"]
 _FRESHNESS = (
     "Whether the code paths the page cites still exist in the code index: fresh, stale "
     "(some are gone), or unknown (it cites none, only code outside the indexed repositories, "
@@ -836,7 +836,7 @@ class PageView(PublicPage):
     its Markdown, freshness and URL."""
 
     content: str
-    freshness: Freshness = Field(description=_FRESHNESS)
+    freshness: FreshnessState = Field(description=_FRESHNESS)
     url: str = Field(description=_URL)
 
 
@@ -850,7 +850,7 @@ class CitingPage(ResponseBody):
     where: list[Literal["sources", "content"]] = Field(
         description="Whether the page cites them among its sources, in its text, or both."
     )
-    freshness: Freshness = Field(description=_FRESHNESS)
+    freshness: FreshnessState = Field(description=_FRESHNESS)
     url: str = Field(description=_URL)
 
 

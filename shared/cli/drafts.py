@@ -8,7 +8,7 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.ports import PageRecord
+from shared.records import PageRecord
 
 TITLE_WIDTH = 60
 

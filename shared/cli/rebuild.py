@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if report.error is not None:
         lines.append(f"  error: {report.error.message}")
     lines += [
-        f"  failed  {f['slug']}: {f['error']}" + (f" ({f['field']})" if f["field"] else "")
+        f"  failed  {f.slug}: {f.error}" + (f" ({f.field})" if f.field else "")
         for f in report.failed
     ]
     lines += [

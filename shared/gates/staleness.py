@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from shared.gates.code_paths import cited_paths, path_key
 from shared.mkdocs import fenced
-from shared.ports import Freshness, FreshnessState
+from shared.records import Freshness, FreshnessState
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
 # A page whose every judged path is gone ranks as if its score were this much lower: mild,

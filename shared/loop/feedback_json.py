@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from shared.ports import AnswerTrace, FeedbackReason, FeedbackRecord, Rating, TracedSource
+from shared.records import AnswerTrace, FeedbackReason, FeedbackRecord, Rating, TracedSource
 
 
 def trace_dict(trace: AnswerTrace) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from shared.ports import FeedbackRecord, Vector
+from shared.records import FeedbackRecord, Vector
 
 Why = Literal["refused", "low_confidence", "weak_score", "feedback_missing"]
 WEAK_BELOW = 0.40  # a best fused score under this is weak even when the answer was given

@@ -11,14 +11,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Literal
 
-from shared.ports import (
-    Confidence,
-    Generation,
-    Generator,
-    Passage,
-    StreamingGenerator,
-    TextStream,
-)
+from shared.ports import Generator, StreamingGenerator
+from shared.records import Confidence, Generation, Passage, TextStream
 from shared.retrieval import extractive, prompts
 from shared.retrieval.reading import FENCED_BLOCK
 from shared.text.language import language

@@ -9,8 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.errors import UpstreamError
-from shared.ports import Vector
 from shared.providers.gemini_client import GeminiClient
+from shared.records import Vector
 
 DIMENSIONS = 768  # Firestore vectors hold at most 2048; 768 keeps most of the quality
 BATCH = 100  # batchEmbedContents takes at most 100 requests

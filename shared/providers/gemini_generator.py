@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from shared.errors import UpstreamError
-from shared.ports import Generation, TextStream
 from shared.providers.gemini_client import GeminiClient
+from shared.records import Generation, TextStream
 
 # finishReason -> our ``Generation.finish``; anything unknown is reported as "other".
 _FINISH = {

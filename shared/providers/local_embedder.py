@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import Vector
+from shared.records import Vector
 
 DIMENSIONS = 512
 _BATCH = 64

@@ -16,9 +16,9 @@ import httpx
 
 from shared.errors import UpstreamError
 from shared.logs import register_secret
-from shared.ports import Generation, TextStream
 from shared.providers.model_http import ModelHttp, error_message
 from shared.providers.upstream import KEY_REFUSED, retry_after
+from shared.records import Generation, TextStream
 
 # finish_reason -> our ``Generation.finish``; anything else is "other".
 _FINISH = {

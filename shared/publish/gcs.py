@@ -21,8 +21,8 @@ from itertools import groupby
 from typing import Any
 
 from shared.errors import BibliotecaError, InvalidInput, NotConfigured, Unavailable
-from shared.ports import Output, Publication
 from shared.publish.local import marker_bytes, read_marker
+from shared.records import Output, Publication
 from shared.site.paths import MARKER, safe_relative
 
 WORKERS = 8  # uploads in flight: the API is latency-bound, not CPU-bound

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared.errors import NotConfigured, Unavailable
-from shared.ports import Publication, StalePublication
+from shared.ports import StalePublication
+from shared.records import Publication
 from shared.site.paths import INDEX, MARKDOWN, MARKER, PAGE_SEARCH, safe_relative
 
 _BUILD_ID = re.compile(r"^[0-9a-z][0-9a-z-]{0,80}$")

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shared.gates.code_paths import cited_paths
-from shared.ports import Confidence, Passage
+from shared.records import Confidence, Passage
 from shared.retrieval import framing
 from shared.retrieval.reading import CODE_SPAN, FENCED_BLOCK, outside_code
 

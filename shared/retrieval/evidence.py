@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from shared.ports import Confidence
+from shared.records import Confidence
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import name_tokens, named_terms, query_groups, tokens
 

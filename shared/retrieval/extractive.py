@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from shared.ports import Passage
+from shared.records import Passage
 from shared.retrieval import framing
 from shared.retrieval.reading import Unit, sentences, stands_alone, units
 from shared.retrieval.text import query_groups, tokens

@@ -8,7 +8,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 
 
 class PageFieldsOf(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from shared.ports import ChunkHit
+from shared.records import ChunkHit
 from shared.retrieval.lexical import ChunkInfo, LexicalHit
 
 # Equal halves: the middle of the weights (0.45-0.55) with the best R@1 on the tuning

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 
 from shared.errors import BibliotecaError
 from shared.logs import get_logger
-from shared.ports import ChunkChanges, ChunkHit, ChunkIndex, SearchFilter, StoredSnapshot, Vector
+from shared.ports import ChunkIndex
+from shared.records import ChunkChanges, ChunkHit, SearchFilter, StoredSnapshot, Vector
 from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
 from shared.retrieval.evidence import Section

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import IndexedChunk, SearchFilter
+from shared.records import IndexedChunk, SearchFilter
 from shared.retrieval.filters import FilterColumns
 from shared.retrieval.text import query_groups, tokens
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.ports import Confidence, Passage
+from shared.records import Confidence, Passage
 from shared.retrieval import framing
 from shared.retrieval.text import strip_invisible
 from shared.text.language import language

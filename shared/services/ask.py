@@ -24,17 +24,14 @@ from shared.gates.grounding import check_grounding
 from shared.gates.staleness import all_gone, demote_gone, state_of
 from shared.logs import get_logger
 from shared.loop.gap_groups import pack_vector
-from shared.ports import (
-    Answerer,
+from shared.ports import Answerer, Embedder, Generator, Store
+from shared.records import (
     Confidence,
-    Embedder,
     Freshness,
     FreshnessState,
     Generation,
-    Generator,
     Passage,
     SearchFilter,
-    Store,
     TextStream,
     Vector,
 )

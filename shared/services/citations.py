@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.gates.code_paths import cited_paths, normalize_path, path_key
-from shared.ports import PageRecord, Store
+from shared.ports import Store
+from shared.records import PageRecord
 
 Where = Literal["sources", "content"]
 _PLACES: tuple[Where, ...] = ("sources", "content")

@@ -23,7 +23,8 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import Embedder, Vector
+from shared.ports import Embedder
+from shared.records import Vector
 
 BATCH_TEXTS = 256  # texts per batch: several pages' worth, a few seconds of model work
 T = TypeVar("T")

@@ -14,7 +14,8 @@ from typing import Any
 from shared import clock
 from shared.api.models import FeedbackRequest
 from shared.errors import NotFound
-from shared.ports import FeedbackRecord, Store
+from shared.ports import Store
+from shared.records import FeedbackRecord
 from shared.services.wiki import read_page
 
 

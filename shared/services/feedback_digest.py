@@ -15,7 +15,8 @@ from typing import Any
 from shared import clock
 from shared.logs import get_logger
 from shared.loop.feedback_json import feedback_dict
-from shared.ports import FeedbackRecord, Store
+from shared.ports import Store
+from shared.records import FeedbackRecord
 
 NO_PAGE = ""  # the group of votes on answers that cited no page
 REPORT_WINDOW = timedelta(days=30)  # what the curator report lists

@@ -20,7 +20,8 @@ from shared.errors import BibliotecaError
 from shared.gates.code_paths import path_key, suffix_keys
 from shared.gates.staleness import assess, file_name, judged, page_cited
 from shared.logs import get_logger
-from shared.ports import CitingPage, CodeIndex, Freshness, PathChanges, Store
+from shared.ports import CodeIndex, Store
+from shared.records import CitingRecord, Freshness, PathChanges
 
 BATCH_KEYS = 300  # keys per lookup when rechecking many pages at once
 
@@ -109,7 +110,7 @@ def recheck_after(changes: PathChanges, store: Store, *, at: datetime | None = N
     return recheck(store.pages.citing(keys), store, at=at)
 
 
-def recheck(pages: Sequence[CitingPage], store: Store, *, at: datetime | None = None) -> Recheck:
+def recheck(pages: Sequence[CitingRecord], store: Store, *, at: datetime | None = None) -> Recheck:
     """Recompute and store the freshness of ``pages`` (written only when it moved)."""
     moment = at or clock.now()
     fresh = _check_many([p.freshness.cited for p in pages], store.code, moment)

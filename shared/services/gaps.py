@@ -27,7 +27,8 @@ from shared.loop.gap_groups import (
     signal_of_feedback,
     unpack_vector,
 )
-from shared.ports import Embedder, Store, Vector
+from shared.ports import Embedder, Store
+from shared.records import Vector
 
 MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)

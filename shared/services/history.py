@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from shared.errors import InvalidInput, NotFound
-from shared.ports import Embedder, Revision, Store
+from shared.ports import Embedder, Store
+from shared.records import Revision
 from shared.schema import FRONT_MATTER_KEYS
 from shared.services.wiki import WriteResult, update_validated
 

@@ -25,7 +25,8 @@ from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
-from shared.ports import Embedder, Origin, Store
+from shared.ports import Embedder, Store
+from shared.records import Origin
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
 from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav

@@ -10,7 +10,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 
 from shared.errors import PayloadTooLarge
-from shared.ports import Chunk, Embedder, Vector
+from shared.ports import Embedder
+from shared.records import Chunk, Vector
 from shared.retrieval.chunking import split_markdown
 from shared.schema import Page
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from shared.clock import now
 from shared.errors import BibliotecaError, VersionConflict
-from shared.ports import Embedder, PageRecord, Store
+from shared.ports import Embedder, Store
+from shared.records import PageRecord
 from shared.services.indexing import build_chunks
 from shared.services.wiki import to_page
 

@@ -31,7 +31,8 @@ from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
-from shared.ports import Embedder, PageRecord, Proposal, Store
+from shared.ports import Embedder, Store
+from shared.records import PageRecord, Proposal
 from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,

@@ -19,7 +19,7 @@ from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.services import review
 from shared.services.gaps import DEFAULT_SINCE, find_gaps
-from shared.site.plan import Manifest
+from shared.site.manifest import Manifest
 
 FEEDBACK_WINDOW = timedelta(days=7)
 _log = get_logger("status")

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 from shared import clock
 from shared.logs import get_logger
-from shared.ports import AnswerTrace, Passage, Store, TracedSource
+from shared.ports import Store
+from shared.records import AnswerTrace, Passage, TracedSource
 
 _log = get_logger("traces")
 

@@ -28,7 +28,8 @@ from shared.errors import (
     Unavailable,
     VersionConflict,
 )
-from shared.ports import Chunk, Embedder, PageRecord, Revision, Store, Vector
+from shared.ports import Embedder, Store
+from shared.records import Chunk, PageRecord, Revision, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks

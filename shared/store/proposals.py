@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from shared.ports import Proposal
+from shared.records import Proposal
 
 
 def proposal_data(proposal: Proposal) -> dict[str, Any]:

@@ -101,7 +101,7 @@ def test_the_report_counts_mdx_constructs(built_corpus: Any) -> None:
 
 
 def _nav(corpus: Any) -> Any:
-    from shared.services.site_records import sort_records
+    from shared.services.site_build.sorting import sort_records
     from shared.site.entries import SiteView, entry_of
 
     published = sort_records(corpus.store.pages.list()).published

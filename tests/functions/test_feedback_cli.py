@@ -13,7 +13,7 @@ import pytest
 from shared.bootstrap import open_store
 from shared.cli import main
 from shared.config import get_settings
-from shared.ports import FeedbackRecord
+from shared.records import FeedbackRecord
 from shared.services.rate_limit import reset_limiters
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES

@@ -46,7 +46,7 @@ def test_freshness_rechecks_every_page_and_lists_the_stale_ones(env: dict[str, s
     behind the recheck's back, `biblioteca freshness` finds it stale and names the path."""
     from datetime import UTC, datetime
 
-    from shared.ports import PageRecord
+    from shared.records import PageRecord
 
     store = open_store(get_settings())
     now = datetime.now(UTC)

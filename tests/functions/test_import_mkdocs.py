@@ -14,7 +14,7 @@ import pytest
 
 from shared.bootstrap import open_store
 from shared.config import get_settings
-from shared.ports import PageRecord
+from shared.records import PageRecord
 from shared.schema import parse_front_matter
 from tests.fixtures.files import write
 from tests.fixtures.wiring import rebuild

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from shared.config import get_settings
-from shared.ports import PageRecord
+from shared.records import PageRecord
 
 Client = Callable[[str], Any]
 

@@ -15,8 +15,8 @@ import pytest
 from shared.bootstrap import open_store
 from shared.cli import main
 from shared.config import get_settings
-from shared.ports import PageRecord, Publication
 from shared.publish.local import LocalPublisher
+from shared.records import PageRecord, Publication
 from shared.services.site_build import IN_PROGRESS, OK
 from tests.fixtures.wiring import rebuild
 

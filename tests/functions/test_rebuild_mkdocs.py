@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from shared.services import site_build
+from shared.services.site_build import bodies
 from tests.functions.test_rebuild import Client, edit, put, rebuild, report_body, site
 
 RAW = ("{*", "///", "!!!", "&lt;dfn", "&lt;abbr", '=== "')
@@ -21,7 +21,7 @@ def test_a_page_past_its_render_budget_fails_alone(
     client: Client, auth: Any, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pathological page goes to failed (field content) and the others are published."""
-    monkeypatch.setattr(site_build, "RENDER_BUDGET_SECONDS", 0.3)
+    monkeypatch.setattr(bodies, "RENDER_BUDGET_SECONDS", 0.3)
     put(store, "concept—uno", "Ver [[concept—lenta]].")
     put(store, "concept—lenta", "[" * 400_000 + "]")
     reply = rebuild(client, auth)

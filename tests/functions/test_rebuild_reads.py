@@ -22,7 +22,7 @@ from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.query import Query
 
 from shared.config import get_settings
-from shared.ports import PageRecord
+from shared.records import PageRecord
 from shared.services.site_build import BuildReport
 from tests.fixtures.wiring import rebuild
 from tests.functions.test_rebuild import edit  # a write as the API makes it
@@ -222,10 +222,10 @@ def test_a_failing_page_stays_failed_without_being_read(store: Any, reads: Reads
     wiki(store, 10)
     put(store, "concept—mala", "x", type="novela")
     first = rebuild(get_settings())
-    assert [f["slug"] for f in first.failed] == ["concept—mala"]
+    assert [f.slug for f in first.failed] == ["concept—mala"]
     reads.reset()
     again = rebuild(get_settings())
-    assert (again.status, [f["field"] for f in again.failed]) == ("failed", ["type"])
+    assert (again.status, [f.field for f in again.failed]) == ("failed", ["type"])
     assert reads.records == 0  # written a day ago: remembered, not read
     edit(store, "concept—mala", type="concept")
     fixed = rebuild(get_settings())

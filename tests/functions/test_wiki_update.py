@@ -10,7 +10,7 @@ import numpy as np
 
 from shared.bootstrap import build_embedder
 from shared.config import get_settings
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api
 

@@ -17,7 +17,7 @@ import pytest
 
 from shared.bootstrap import open_store, reset
 from shared.config import get_settings
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 from shared.retrieval import hybrid
 from shared.retrieval.lexical import LexicalIndex
 from shared.store.sqlite import SqliteStore

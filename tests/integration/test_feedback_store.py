@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.ports import AnswerTrace, FeedbackRecord, PageRecord, TracedSource
+from shared.records import AnswerTrace, FeedbackRecord, PageRecord, TracedSource
 
 
 def _page(slug: str, version: int) -> PageRecord:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 from shared.store.firestore import chunks as chunk_docs
 from tests.integration.test_page_store_contract import EMBEDDER, chunks_of, page, unit
 

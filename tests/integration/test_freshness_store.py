@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.ports import Freshness
+from shared.records import Freshness
 from shared.schema import parse_front_matter
 from shared.services.code_index import index_paths
 from shared.services.freshness import recheck_after, recheck_all

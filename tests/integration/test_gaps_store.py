@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.ports import FeedbackRecord
 from shared.providers.local_embedder import shared_local_embedder
+from shared.records import FeedbackRecord
 from shared.schema import parse_front_matter
 from shared.services.gaps import find_gaps
 from shared.services.wiki import create_validated

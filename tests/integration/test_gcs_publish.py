@@ -11,8 +11,8 @@ from typing import Any
 from shared.bootstrap import open_store
 from shared.config import get_settings
 from shared.errors import Unavailable
-from shared.ports import Output, PageRecord
 from shared.publish.gcs import GcsPublisher
+from shared.records import Output, PageRecord
 from shared.services.importer import import_directory
 from tests.fixtures.embedder import HashingEmbedder
 from tests.fixtures.files import write

@@ -13,8 +13,8 @@ import pytest
 
 from shared.bootstrap import open_store, reset
 from shared.config import get_settings
-from shared.ports import PageRecord
 from shared.publish.gcs import GcsPublisher
+from shared.records import PageRecord
 from tests.fixtures.gcs import BUCKET, objects
 from tests.fixtures.wiring import rebuild
 

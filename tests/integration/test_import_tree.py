@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from shared.config import get_settings
-from shared.ports import Origin, Publication, SitePublisher
+from shared.ports import SitePublisher
 from shared.publish.local import LocalPublisher
+from shared.records import Origin, Publication
 from shared.schema import parse_front_matter
 from shared.services.importer import import_directory, tree_name
 from shared.services.wiki import create_validated

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from shared.errors import BibliotecaError, Conflict, NotFound, VersionConflict
-from shared.ports import Chunk, PageRecord, SearchFilter, Vector
+from shared.records import Chunk, PageRecord, SearchFilter, Vector
 
 DIM = 8
 EMBEDDER = "test:axes@8"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from shared.ports import StoredSnapshot
+from shared.records import StoredSnapshot
 from tests.integration.test_chunk_changes import assert_up_to_date, other_store, write
 from tests.unit.test_snapshot_damage import DAMAGE
 

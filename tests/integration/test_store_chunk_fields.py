@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 from shared.store.sqlite import FILENAME, SqliteStore
 from tests.integration.test_page_store_contract import EMBEDDER, chunks_of, page, unit
 

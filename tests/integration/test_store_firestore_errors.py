@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from shared.errors import NotFound, PayloadTooLarge, Unavailable, VersionConflict
-from shared.ports import Chunk, SearchFilter
+from shared.records import Chunk, SearchFilter
 from shared.retrieval.chunking import split_markdown
 from shared.store.firestore import FirestoreStore
 from shared.store.firestore.pages import FirestorePages

@@ -11,7 +11,7 @@ from typing import Any
 
 from shared.bootstrap import build_embedder, open_store
 from shared.config import get_settings
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 
 FRONT_MATTER = {
     "title": "Instalar FastAPI",

@@ -10,7 +10,7 @@ import pytest
 from shared.bootstrap import Wiring, install
 from shared.config import get_settings
 from shared.http import RequestContext
-from shared.ports import AnswerTrace
+from shared.records import AnswerTrace
 from shared.store.sqlite import SqliteStore
 from shared.store.sqlite.feedback import SWEEP_BATCH
 from tests.fixtures.embedder import HashingEmbedder

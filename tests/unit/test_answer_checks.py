@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.ports import Passage
+from shared.records import Passage
 from shared.retrieval.answer_checks import review, unsupported
 from shared.retrieval.extractive import HEDGE
 from shared.retrieval.prompts import help_prompt

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.ports import Passage
+from shared.records import Passage
 from shared.retrieval import evidence, framing
 from shared.retrieval.answer_checks import review
 from shared.retrieval.extractive import compose

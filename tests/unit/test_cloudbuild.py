@@ -555,7 +555,7 @@ def test_the_rebuild_alert_is_a_log_metric_and_a_policy_created_or_updated(
 
 def test_the_alert_counts_the_line_the_rebuild_logs_when_it_fails(build: dict[str, Any]) -> None:
     """The metric's filter names the rebuild service and the fields of the outcome line
-    (event, outcome) that shared/services/site_build.py writes; the policy watches that
+    (event, outcome) that shared/services/site_build/report.py writes; the policy watches that
     metric and fires on the first failure."""
     metric = next(
         c

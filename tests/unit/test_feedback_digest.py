@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shared.ports import AnswerTrace, FeedbackRecord, TracedSource
+from shared.records import AnswerTrace, FeedbackRecord, TracedSource
 from shared.services.feedback_digest import by_page, page_of
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

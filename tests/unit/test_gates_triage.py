@@ -6,7 +6,7 @@ import pytest
 
 from shared.errors import UpstreamError
 from shared.gates.triage import local_triage, model_triage, parse_verdict
-from shared.ports import Generation
+from shared.records import Generation
 
 GOOD = (
     "Para devolver un 201 declara `status_code=201` en el decorador de la operación, "

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from shared.errors import NotConfigured, Unavailable, UpstreamError
-from shared.ports import Passage
 from shared.providers.answerers import ModelAnswerer
 from shared.providers.gemini_client import GeminiClient, retry_delay
 from shared.providers.gemini_embedder import GeminiEmbedder
 from shared.providers.gemini_generator import GeminiGenerator
+from shared.records import Passage
 from tests.fixtures.gemini import FakeGemini, Scripted
 
 KEY = "AIzaFAKE-key-0123456789abcdef"

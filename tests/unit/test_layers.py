@@ -15,7 +15,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # Top to bottom; a layer may import itself and any layer below it.
-ORDER = ("entry", "edge", "root", "services", "api", "adapters", "core", "ports", "foundation")
+ORDER = (
+    "entry",
+    "edge",
+    "root",
+    "services",
+    "api",
+    "adapters",
+    "core",
+    "ports",
+    "records",
+    "foundation",
+)
 _EDGE = {"http", "request_body", "cli", "mcp", "demo", "__main__"}
 _ADAPTERS = {"store", "providers", "publish"}
 _FOUNDATION = {"config", "errors", "logs", "clock"}
@@ -41,6 +52,8 @@ def layer(module: str) -> str:
         return "api"
     if top == "ports":
         return "ports"
+    if top == "records":  # the values the ports carry, below them
+        return "records"
     if top in _FOUNDATION:
         return "foundation"
     return "core"
@@ -86,6 +99,7 @@ def test_the_layer_rule_sees_a_wrong_import() -> None:
     assert ("services", layer("shared.store.sqlite")) in _FORBIDDEN
     assert layer("functions.ask.main") == "entry"
     assert layer("shared.cli.serve") == "edge"
+    assert ORDER.index(layer("shared.ports")) < ORDER.index(layer("shared.records"))
 
 
 def test_the_moved_modules_land_in_their_layers() -> None:

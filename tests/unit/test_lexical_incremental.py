@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from shared.ports import IndexedChunk, SearchFilter
+from shared.records import IndexedChunk, SearchFilter
 from shared.retrieval import snapshot
 from shared.retrieval.lexical import LexicalIndex
 from shared.retrieval.text import tokens

@@ -9,12 +9,13 @@ import httpx
 import pytest
 
 from shared.errors import BibliotecaError, NotConfigured, Unavailable, UpstreamError
-from shared.ports import Generation, StreamingGenerator
+from shared.ports import StreamingGenerator
 from shared.providers import upstream
 from shared.providers.gemini_client import GeminiClient
 from shared.providers.gemini_generator import GeminiGenerator
 from shared.providers.model_http import ModelHttp
 from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
+from shared.records import Generation
 from tests.fixtures.gemini import FakeGemini
 from tests.fixtures.openai import MODEL, FakeOpenAI, Reply
 

@@ -10,9 +10,9 @@ import pytest
 from shared.bootstrap import build_embedder, embedder_name, wiring
 from shared.config import load_settings
 from shared.errors import NotConfigured, RateLimited
-from shared.ports import Generation, Passage
 from shared.providers.answerers import LocalAnswerer, ModelAnswerer
 from shared.providers.local_embedder import shared_local_embedder
+from shared.records import Generation, Passage
 from shared.services.rate_limit import SlidingWindow
 
 PASSAGE = Passage(1, "runbook—pool", "Pool", "Ajustes", "El pool abre diez conexiones.", 0.5)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.ports import IndexedChunk
+from shared.records import IndexedChunk
 from shared.retrieval import evidence
 from shared.retrieval.fusion import Ranked
 

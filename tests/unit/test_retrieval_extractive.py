@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.ports import Passage
+from shared.records import Passage
 from shared.retrieval.extractive import HEDGE, NOTHING, asks_how, compose
 from shared.retrieval.prompts import help_prompt, tutor_prompt
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.ports import ChunkHit, IndexedChunk
+from shared.records import ChunkHit, IndexedChunk
 from shared.retrieval.fusion import Ranked, by_page, mix, rrf
 from shared.retrieval.lexical import LexicalHit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.ports import IndexedChunk, SearchFilter
+from shared.records import IndexedChunk, SearchFilter
 from shared.retrieval.lexical import LexicalIndex, text_digest
 
 

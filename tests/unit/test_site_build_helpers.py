@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from shared.services import site_build
+from shared.services.site_build import bodies, run
 from shared.site.markdown import render_body
 
 
@@ -16,15 +16,15 @@ def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> Non
     contents = {f"concept—p{i}": f"# P{i}\n\nVer [[concept—p{i + 1}]] y `x`.\n" for i in range(40)}
     pools: list[dict[str, Any]] = []
 
-    class RecordingPool(site_build.ProcessPoolExecutor):
+    class RecordingPool(bodies.ProcessPoolExecutor):
         def __init__(self, **kwargs: Any) -> None:
             pools.append(kwargs)
             super().__init__(**kwargs)
 
-    monkeypatch.setattr(site_build, "ProcessPoolExecutor", RecordingPool)
-    monkeypatch.setattr(site_build, "PARALLEL_FROM", 10)
-    monkeypatch.setattr(site_build.os, "cpu_count", lambda: 2)
-    rendered = site_build.render_bodies(contents)
+    monkeypatch.setattr(bodies, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(bodies, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(bodies.os, "cpu_count", lambda: 2)
+    rendered = bodies.render_bodies(contents)
     assert rendered.bodies == {slug: render_body(text, slug) for slug, text in contents.items()}
     assert rendered.failed == {}
     assert [p["mp_context"].get_start_method() for p in pools] == ["spawn"]
@@ -33,9 +33,9 @@ def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_the_collector_is_paused_during_builds_and_restored_once() -> None:
     """Nested pauses keep the collector off until the outermost one ends."""
     assert gc.isenabled()
-    with site_build._collector_paused():
+    with run._collector_paused():
         assert not gc.isenabled()
-        with site_build._collector_paused():
+        with run._collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()

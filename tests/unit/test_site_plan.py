@@ -1,37 +1,15 @@
-"""The incremental plan: what changed, and which unchanged pages a change touches."""
+"""The incremental plan: what changed, which unchanged pages a change touches, and the
+frozen plan a build follows (rendered, re-framed, read again, deleted)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from shared.schema import Page, parse_front_matter
 from shared.site.links import inbound
-from shared.site.plan import Manifest, PageState, affected, diff, page_hash
+from shared.site.manifest import PageState
+from shared.site.plan import SiteNow, affected, diff, plan
 
 
 def state(title: str, *links: str, h: str = "h") -> PageState:
     return PageState(version=1, hash=h, title=title, links=links, out="o", lang="es", summary="")
-
-
-def make_page(content: str = "x", title: str = "T", version: int = 1) -> Page:
-    when = datetime(2026, 1, 1, tzinfo=UTC)
-    return Page(
-        slug="concept—x",
-        front_matter=parse_front_matter({"title": title, "type": "concept"}),
-        content=content,
-        version=version,
-        created_at=when,
-        updated_at=when,
-    )
-
-
-def test_page_hash_changes_with_content_front_matter_and_version() -> None:
-    """The hash sees every shown part of a page, and only those."""
-    base = page_hash(make_page())
-    assert page_hash(make_page()) == base
-    assert page_hash(make_page(content="y")) != base
-    assert page_hash(make_page(title="U")) != base
-    assert page_hash(make_page(version=2)) != base
 
 
 def test_diff_finds_new_edited_and_gone_pages() -> None:
@@ -81,12 +59,72 @@ def test_a_new_page_fixes_the_links_that_were_broken() -> None:
     assert affected({"new"}, previous, links, titles, inbound(links)) == {"a", "b"}
 
 
-def test_manifest_round_trips_and_rejects_other_shapes() -> None:
-    """A manifest survives JSON; an unknown format or a damaged one means a full build."""
-    manifest = Manifest("b1", "t", "k", "/site", {"a": state("A", "b")}, {"index.html": "x"})
-    data = manifest.to_json()
-    assert Manifest.from_json(data) == manifest
-    assert Manifest.from_json(None) is None
-    assert Manifest.from_json({**data, "format": 999}) is None
-    assert Manifest.from_json({**data, "pages": {"a": {"v": 1}}}) is None
-    assert Manifest.from_json({**data, "pages": []}) is None
+def now(
+    links: dict[str, tuple[str, ...]],
+    titles: dict[str, str],
+    *,
+    hashes: dict[str, str] | None = None,
+    chrome: dict[str, str] | None = None,
+    unread: frozenset[str] = frozenset(),
+) -> SiteNow:
+    return SiteNow(
+        hashes=hashes if hashes is not None else dict.fromkeys(titles, "h"),
+        links=links,
+        titles=titles,
+        inbound=inbound(links),
+        chrome=chrome if chrome is not None else dict.fromkeys(titles, ""),
+        unread=unread,
+    )
+
+
+def test_a_full_plan_renders_every_page_and_deletes_nothing() -> None:
+    """A full build renders every live page and publishes the whole site (no deletes)."""
+    before = {"concept—a": state("A"), "concept—gone": state("G")}
+    site = now({"concept—a": (), "concept—b": ()}, {"concept—a": "A", "concept—b": "B"})
+    planned = plan(before, site, full=True)
+    assert planned.render == {"concept—a", "concept—b"}
+    assert (planned.gone, planned.delete) == ({"concept—gone"}, ())
+
+
+def test_a_body_edit_renders_that_page_alone() -> None:
+    """An edit that keeps title and links touches no other page."""
+    before = {"a": state("A", "b"), "b": state("B", "a")}
+    site = now({"a": ("b",), "b": ("a",)}, {"a": "A", "b": "B"}, hashes={"a": "new", "b": "h"})
+    planned = plan(before, site, full=False)
+    assert (planned.changed, planned.affected, planned.reframed) == ({"a"}, set(), set())
+
+
+def test_a_rename_renders_the_pages_showing_it_and_reads_the_unread_ones() -> None:
+    """Pages linking to a renamed page render again; those the build took from the
+    manifest without reading are read first."""
+    before = {"a": state("A"), "b": state("B", "a"), "c": state("C", "a")}
+    links = {"a": (), "b": ("a",), "c": ("a",)}
+    titles = {"a": "A2", "b": "B", "c": "C"}
+    hashes = {"a": "new", "b": "h", "c": "h"}
+    site = now(links, titles, hashes=hashes, unread=frozenset({"c"}))
+    planned = plan(before, site, full=False)
+    assert (planned.changed, planned.affected) == ({"a"}, {"b", "c"})
+    assert planned.read_again == {"c"}
+
+
+def test_a_gone_page_is_deleted_and_its_linkers_render_again() -> None:
+    """A page no longer published has its three files deleted; a page linking to it renders."""
+    before = {"concept—a": state("A", "concept—b"), "concept—b": state("B")}
+    site = now({"concept—a": ("concept—b",)}, {"concept—a": "A"})
+    planned = plan(before, site, full=False)
+    assert planned.gone == {"concept—b"}
+    assert planned.affected == {"concept—a"}
+    assert planned.delete == (
+        "concept—b/index.html",
+        "concept—b/index.md",
+        "concept—b/search.js",
+    )
+
+
+def test_a_page_whose_chrome_changed_is_reframed() -> None:
+    """Breadcrumbs or previous/next that changed re-render a page nothing else touched."""
+    before = {"a": state("A"), "b": state("B")}
+    site = now({"a": (), "b": ()}, {"a": "A", "b": "B"}, chrome={"a": "", "b": "moved"})
+    planned = plan(before, site, full=False)
+    assert (planned.changed, planned.affected, planned.reframed) == (set(), set(), {"b"})
+    assert planned.render == {"b"}

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from shared.errors import NotConfigured
-from shared.ports import Output, Publication, StalePublication
+from shared.ports import StalePublication
 from shared.publish.local import LocalPublisher
+from shared.records import Output, Publication
 from shared.site.paths import MARKER, UnsafePath
 
 

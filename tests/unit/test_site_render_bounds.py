@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.services import site_build
+from shared.services.site_build import run as site_build
 from shared.site.markdown import MAX_NESTING, RenderTimeout, render_body
 
 GROWTH = 8

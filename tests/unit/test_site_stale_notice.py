@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shared.gates.staleness import assess
-from shared.site.plan import page_hash
+from shared.site.manifest import page_hash
 from tests.unit.test_site_renderer import PAYLOAD, WHEN, assert_inert, page, rendered
 
 

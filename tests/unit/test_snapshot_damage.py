@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shared.ports import IndexedChunk
+from shared.records import IndexedChunk
 from shared.retrieval import snapshot
 from shared.retrieval.lexical import LexicalIndex
 

@@ -31,7 +31,7 @@ from google.cloud.firestore_v1 import SERVER_TIMESTAMP
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared import clock
-from shared.ports import ChunkChanges
+from shared.records import ChunkChanges
 from shared.store.firestore.db import Database
 
 COLLECTION = "changes"

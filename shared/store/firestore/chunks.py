@@ -16,7 +16,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
 from google.cloud.firestore_v1.vector import Vector as FsVector
 
-from shared.ports import Chunk, ChunkHit, PageRecord, SearchFilter, Vector
+from shared.records import Chunk, ChunkHit, PageRecord, SearchFilter, Vector
 from shared.store.firestore.db import Database
 
 COLLECTION = "chunks"

@@ -25,7 +25,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.gates.code_paths import root_names, suffix_keys
 from shared.gates.staleness import file_name
-from shared.ports import KeyLookup, PathChanges
+from shared.records import KeyLookup, PathChanges
 from shared.store.firestore.db import Database
 
 PATHS = "code_paths"

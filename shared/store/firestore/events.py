@@ -18,7 +18,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
-from shared.ports import EventKind
+from shared.records import EventKind
 from shared.store.firestore.db import Database
 
 COLLECTION = "events"

@@ -17,7 +17,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared import clock
 from shared.loop.feedback_json import feedback_dict, feedback_of, trace_dict, trace_of
-from shared.ports import AnswerTrace, FeedbackRecord
+from shared.records import AnswerTrace, FeedbackRecord
 from shared.store.firestore import pages
 from shared.store.firestore.db import Database
 

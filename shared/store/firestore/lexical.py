@@ -12,7 +12,7 @@ from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.ports import ChunkChanges, IndexedChunk, StoredSnapshot
+from shared.records import ChunkChanges, IndexedChunk, StoredSnapshot
 from shared.store.firestore import chunks, pages
 from shared.store.firestore.changes import ChangeLog, slugs_in_batches
 from shared.store.firestore.snapshots import Snapshots

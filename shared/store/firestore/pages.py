@@ -27,7 +27,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
 from shared.gates.staleness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
+from shared.records import Chunk, CitingRecord, Freshness, Origin, PageRecord, Revision
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore import revisions as revision_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write
@@ -271,7 +271,7 @@ class FirestorePages:
 
     # -- freshness ------------------------------------------------------------------
 
-    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingRecord]:
         client = self._db.client()
         with self._db.guard("reading the pages citing changed code paths"):
             if keys is None:
@@ -290,7 +290,7 @@ class FirestorePages:
                     for snapshot in client.get_all(refs, **self._db.options):
                         if snapshot.exists:
                             slugs |= set((snapshot.to_dict() or {}).get("slugs") or {})
-            found: list[CitingPage] = []
+            found: list[CitingRecord] = []
             ordered = sorted(slugs)
             for start in range(0, len(ordered), _GET_BATCH):
                 refs = [self._ref(slug) for slug in ordered[start : start + _GET_BATCH]]
@@ -300,7 +300,7 @@ class FirestorePages:
                     data = snapshot.to_dict() or {}
                     freshness = from_stored(data.get("freshness"))
                     if snapshot.exists and freshness is not None:
-                        found.append(CitingPage(snapshot.id, int(data["version"]), freshness))
+                        found.append(CitingRecord(snapshot.id, int(data["version"]), freshness))
         return sorted(found, key=lambda p: p.slug)
 
     def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:

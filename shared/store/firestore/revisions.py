@@ -16,7 +16,7 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.ports import Proposal, ProposalStatus, Revision
+from shared.records import Proposal, ProposalStatus, Revision
 from shared.store.firestore.db import Database
 from shared.store.proposals import proposal_data, proposal_from
 

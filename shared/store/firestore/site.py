@@ -22,7 +22,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from shared.ports import Lease
+from shared.records import Lease
 from shared.store.firestore.db import Database
 
 COLLECTION = "site_state"

@@ -15,7 +15,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from shared.ports import StoredSnapshot
+from shared.records import StoredSnapshot
 from shared.store.firestore.db import Database
 
 HEAD = "index_snapshot"

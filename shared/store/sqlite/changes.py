@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from shared.ports import ChunkChanges
+from shared.records import ChunkChanges
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

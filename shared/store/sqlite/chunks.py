@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from shared.ports import (
+from shared.records import (
     Chunk,
     ChunkChanges,
     ChunkHit,

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from shared.gates.code_paths import root_names, suffix_keys
-from shared.ports import KeyLookup, PathChanges
+from shared.records import KeyLookup, PathChanges
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

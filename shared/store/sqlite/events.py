@@ -14,7 +14,7 @@ from typing import Any
 
 from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
-from shared.ports import EventKind
+from shared.records import EventKind
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

@@ -19,7 +19,7 @@ from shared.loop.feedback_json import (
     trace_of,
     utc_text,
 )
-from shared.ports import AnswerTrace, FeedbackRecord
+from shared.records import AnswerTrace, FeedbackRecord
 from shared.store.sqlite.db import Database
 
 SWEEP_BATCH = 100  # expired traces deleted per save, at most: a save stays cheap

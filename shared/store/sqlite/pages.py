@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from shared.errors import Conflict, NotFound, VersionConflict
 from shared.gates.staleness import cited_keys, from_stored, to_stored
-from shared.ports import Chunk, CitingPage, Freshness, Origin, PageRecord, Revision
+from shared.records import Chunk, CitingRecord, Freshness, Origin, PageRecord, Revision
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite import revisions as revision_rows
 from shared.store.sqlite.db import Database
@@ -208,7 +208,7 @@ class SqlitePages:
         rows = self._db.connection().execute(f"SELECT * FROM pages{where} ORDER BY slug", params)  # noqa: S608
         return [_record(row) for row in rows]
 
-    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingPage]:
+    def citing(self, keys: Sequence[str] | None) -> Sequence[CitingRecord]:
         conn = self._db.connection()
         if keys is None:
             rows = conn.execute(
@@ -226,7 +226,7 @@ class SqlitePages:
         for row in rows:
             freshness = _freshness(row["freshness"])
             if freshness is not None:
-                found.append(CitingPage(row["slug"], row["version"], freshness))
+                found.append(CitingRecord(row["slug"], row["version"], freshness))
         return found
 
     def set_freshness(self, slug: str, freshness: Freshness, *, version: int) -> bool:

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from datetime import datetime
 
-from shared.ports import Proposal, ProposalStatus, Revision
+from shared.records import Proposal, ProposalStatus, Revision
 from shared.store.proposals import proposal_data, proposal_from
 from shared.store.sqlite.db import Database
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from shared.ports import Lease
+from shared.records import Lease
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.ports import StoredSnapshot
+from shared.records import StoredSnapshot
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

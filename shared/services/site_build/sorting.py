@@ -1,8 +1,8 @@
 """Sorting stored pages for a build: published, drafts, and pages that fail the schema.
 
 Pages may have been written behind the API's back (older schema, manual edits), so
-each is validated again with the one schema; a failure names the field inside the
-front matter (``sources[0]``), never stops the others, and is logged at ERROR.
+each is validated again with the one schema; a failure (``PageFailure``) names the field
+inside the front matter (``sources[0]``), never stops the others, and is logged at ERROR.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from pydantic import ValidationError
 
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.logs import get_logger
-from shared.ports import PageRecord
+from shared.records import PageRecord
 from shared.schema import Page
+from shared.services.site_build.report import PageFailure
 from shared.services.wiki import to_page
-from shared.site.plan import ARCHIVED, DRAFT, INVALID, Held
+from shared.site.manifest import ARCHIVED, DRAFT, INVALID, Held
 from shared.text.slugs import slug_problem
 
 _log = get_logger("rebuild")
@@ -30,32 +31,32 @@ class Sorted:
     """The pages of one build, by what the site does with them."""
 
     published: dict[str, Page] = field(default_factory=dict)
-    failed: list[dict[str, str]] = field(default_factory=list)
+    failed: list[PageFailure] = field(default_factory=list)
     drafts: list[dict[str, Any]] = field(default_factory=list)
     held: dict[str, Held] = field(default_factory=dict)  # every page not published
 
     def settle(self) -> None:
         """Failures by slug, drafts newest first (the curator report's order)."""
-        self.failed.sort(key=lambda f: f["slug"])
+        self.failed.sort(key=lambda f: f.slug)
         self.drafts.sort(key=lambda d: str(d["updated_at"]), reverse=True)
 
 
-def validate(record: PageRecord) -> Page | dict[str, str]:
-    """The page, or ``{slug, field, error}`` naming what is wrong with it."""
+def validate(record: PageRecord) -> Page | PageFailure:
+    """The page, or what is wrong with it."""
     slug = record.slug if isinstance(record.slug, str) else repr(record.slug)
     problem = slug_problem(slug)
     if problem is not None:
-        return {"slug": slug, "field": "slug", "error": problem}
+        return PageFailure(slug, "slug", problem)
     if not isinstance(record.front_matter, Mapping):
-        return {"slug": slug, "field": "", "error": "the front matter is not an object"}
+        return PageFailure(slug, "", "the front matter is not an object")
     try:
         return to_page(record, field="")
     except (InvalidInput, PayloadTooLarge) as exc:  # a list past its cap, stored behind our back
-        return {"slug": slug, "field": exc.field or "", "error": exc.message}
+        return PageFailure(slug, exc.field or "", exc.message)
     except ValidationError as exc:  # a stored field outside the front matter (content, version)
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
-        return {"slug": slug, "field": where, "error": f"{where}: {error['msg']}"}
+        return PageFailure(slug, where, f"{where}: {error['msg']}")
 
 
 def _raw_status(record: PageRecord) -> str:
@@ -92,7 +93,7 @@ def remember(pages: Sorted, read: Collection[str], held: Mapping[str, Held]) -> 
         if page.kind == DRAFT and page.info is not None:
             pages.drafts.append(dict(page.info))
         elif page.kind == INVALID and page.info is not None:
-            pages.failed.append({k: str(v) for k, v in page.info.items()})
+            pages.failed.append(PageFailure.from_json(page.info))
     pages.settle()
 
 
@@ -119,23 +120,23 @@ def _sort(record: PageRecord, out: Sorted) -> None:
     if status in _UNPUBLISHED:
         if status == "draft":
             draft = {
-                "slug": outcome["slug"],
+                "slug": outcome.slug,
                 "title": _raw_title(record),
                 "updated_at": str(record.updated_at),
                 "generated_by": None,
-                "problem": f"{outcome['field']}: {outcome['error']}",
+                "problem": f"{outcome.field}: {outcome.error}",
             }
             out.drafts.append(draft)
-            out.held[outcome["slug"]] = Held(DRAFT, draft)
+            out.held[outcome.slug] = Held(DRAFT, draft)
         else:
-            out.held[outcome["slug"]] = Held(ARCHIVED)
+            out.held[outcome.slug] = Held(ARCHIVED)
         return
     _log.error(
         "page '%s' left out of the site: %s (%s)",
-        outcome["slug"],
-        outcome["error"],
-        outcome["field"],
-        extra={"slug": outcome["slug"], "field": outcome["field"]},
+        outcome.slug,
+        outcome.error,
+        outcome.field,
+        extra={"slug": outcome.slug, "field": outcome.field},
     )
     out.failed.append(outcome)
-    out.held[outcome["slug"]] = Held(INVALID, outcome)
+    out.held[outcome.slug] = Held(INVALID, outcome.to_json())
