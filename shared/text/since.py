@@ -19,7 +19,10 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     match = _DURATION.match(text)
     if match:
         moment = now or clock.now()
-        return moment - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+        try:
+            return moment - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+        except OverflowError:  # further back than the calendar goes: since the beginning
+            return datetime.min.replace(tzinfo=UTC)
     try:
         parsed = datetime.fromisoformat(text.strip())
     except ValueError as exc:

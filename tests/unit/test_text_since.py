@@ -56,3 +56,8 @@ def test_anything_else_is_invalid_input_at_since(text: str) -> None:
 def test_a_listing_names_its_window_by_what_was_typed() -> None:
     assert describe("7d") == "in the last 7d"
     assert describe(" 2026-11-01 ") == "since 2026-11-01"
+
+
+@pytest.mark.parametrize("text", ["9999999w", "99999999999999999999d"])
+def test_a_duration_past_the_calendars_start_means_since_the_beginning(text: str) -> None:
+    assert parse_since(text, T0) == datetime.min.replace(tzinfo=UTC)
