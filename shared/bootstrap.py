@@ -60,6 +60,7 @@ def open_store(settings: Settings) -> Store:
         if store is None:
             store = _stores[key] = _build_store(settings)
             store.events.retention_days = settings.trace_days  # type: ignore[attr-defined]
+            store.feedback.retention_days = settings.trace_days  # type: ignore[attr-defined]
         return store
 
 

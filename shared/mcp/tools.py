@@ -133,6 +133,7 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
         tool="search",
         vector=found.vector,
         embedder=found.embedder,
+        client_id=None if caller.may_write else caller.client_id,
     )
     # What passed the relevance gate, then what only shares words with the query: an agent
     # judges a weak match by its score and the confidence, it is not told "nothing".

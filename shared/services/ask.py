@@ -41,6 +41,7 @@ from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.text import strip_invisible
 from shared.services.archive import archive_answer
+from shared.services.gaps import admits
 from shared.services.rate_limit import widget_may_archive
 from shared.services.traces import keep_trace, new_answer_id
 from shared.site.anchors import plain_heading, section_anchor
@@ -386,6 +387,7 @@ def complete(
         origin=origin,
         vector=found.vector,
         embedder=found.embedder,
+        client_id=None if authorized or not client_id else client_id,
     )
     return response
 
@@ -554,10 +556,12 @@ def record_hit(
     tool: str | None = None,
     vector: Vector | None = None,
     embedder: str | None = None,
+    client_id: str | None = None,
 ) -> None:
     """The utility hit for gap analytics (``confidence`` "low" and the best fused score
     mark what the wiki answered weakly); ``origin`` is the door (``ask``, ``mcp``) and
-    ``tool`` the agent's tool. A failure is logged, never the caller's problem."""
+    ``tool`` the agent's tool; ``client_id``, an anonymous caller, whose gap signals are
+    capped (``gaps.SIGNALS_PER_CLIENT``). A failure is logged, never the caller's problem."""
     data: dict[str, Any] = {
         "question": question.text,
         "mode": question.mode,
@@ -576,6 +580,8 @@ def record_hit(
         # gap report then embeds nothing (docs/limits.md, "Gap signals").
         data["vector"] = pack_vector(vector)
         data["embedder"] = embedder
+    if not admits(data, client_id):
+        return  # this client's weak questions already filled its share of the gap log
     try:
         store.events.record("utility_hit", data)
     except Exception:  # analytics must never cost an answer

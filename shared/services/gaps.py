@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from shared import clock
 from shared.loop.gap_groups import (
     Answered,
     Gap,
@@ -29,6 +30,7 @@ from shared.loop.gap_groups import (
 )
 from shared.ports import Embedder, Store
 from shared.records import Vector
+from shared.services.rate_limit import limiter
 
 MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)
@@ -39,6 +41,20 @@ REPORT_SIGNALS = 500
 REPORT_HITS = 2000  # ... read from this many recent hits (signals and answers that close)
 MAX_ANSWERED = 1000  # confident answers embedded to check closures
 DEFAULT_SINCE = timedelta(days=7)
+# Gap signals (weak answers) one anonymous client adds to the log: at most 20 an hour. The
+# report reads the REPORT_HITS most recent hits, so without a cap one client asking at the
+# rate limit (30 a minute) would push everyone else's questions out of it within the hour.
+SIGNALS_PER_CLIENT = (20, 3600)
+
+
+def admits(hit: Mapping[str, Any], client: str | None) -> bool:
+    """Whether a utility hit goes into the log: always, unless it is a gap signal of an
+    anonymous ``client`` (None: a caller with credentials, or stdio) that has already
+    added ``SIGNALS_PER_CLIENT`` of them this hour (counted per process, like the rate
+    limit). An answer that is not a signal never counts."""
+    if client is None or signal_of(hit, clock.now()) is None:
+        return True
+    return limiter(SIGNALS_PER_CLIENT, purpose="gap-signals").allow(client)
 
 
 @dataclass(frozen=True)

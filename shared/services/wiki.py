@@ -5,17 +5,22 @@ as the page, so a page is searchable as soon as the call returns and a failure
 leaves nothing half-written. So is the version's revision: who wrote it (``actor``),
 what it changed, and its text (``Revision``); every write names its actor.
 
-An update without ``expected_version`` that loses a race (another write landed between
-its read and its write) is applied again to a fresh read, after a jittered pause,
-until its deadline: last writer wins, nothing is lost.
+Writers of one page in one process take turns (``PageTurns``): each embeds its text
+first, concurrently, then reads, merges and writes while holding the page's turn, so
+within a process no update loses a race. An update without ``expected_version`` that
+still loses one (a write from another process or instance landed between its read and
+its write) is applied again to a fresh read, after a jittered pause, until its
+deadline: last writer wins, nothing is lost.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from shared.api.models import WikiCreateRequest, WikiUpdateRequest
@@ -36,10 +41,39 @@ from shared.services.indexing import build_chunks
 from shared.text.slugs import derive_slug, with_suffix
 
 _RETRIES = 5
-# An unversioned update keeps retrying a lost race this long: well inside the function's
-# 120 s timeout, and far more than 50 writers of one page need (measured: 7-10 s in all,
-# on a busy 2-core machine, through a real server on either store).
+# An unversioned update keeps retrying a lost race (and waiting for its page's turn) this
+# long: well inside the function's 120 s timeout, and far more than 50 writers of one page
+# need (bench/README.md, "50 writers of one page").
 UPDATE_DEADLINE_S = 30.0
+
+
+class PageTurns:
+    """One lock per page being written in this process: its writers take turns.
+
+    Racing on the store's version check alone made N writers of one page cost up to
+    N²/2 attempts (each round one wins, the rest read again after a pause), and 50
+    writers took 6-30 s on a busy machine. In turn, each write reads the version it then
+    writes, so none loses to a writer of the same process. Locks live only while some
+    writer holds or waits for them (a weak map), so the map stays as small as the writes
+    in flight.
+    """
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._guard = threading.Lock()
+
+    def of(self, slug: str) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(slug)
+            if lock is None:
+                lock = threading.Lock()
+                self._locks[slug] = lock
+            return lock
+
+
+_turns = PageTurns()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -263,28 +297,42 @@ def update_validated(
     the path of a front-matter error (``""`` for imported files); ``known`` is the page as
     the caller just read it (saves reading it again).
     """
-    record = known
     deadline = retry.clock() + retry.deadline_s
     embedded: dict[str, Vector] = {}  # vectors this update already paid for, by chunk hash
+    # The model runs before the page's turn is taken: writers embed side by side, and the
+    # turn covers only the read, the merge and the write.
+    ahead = known or store.pages.get(slug)
+    if ahead is not None and expected_version in (None, ahead.version):
+        _embed_ahead(ahead, metadata, content, store, embedder, field, embedded)
+    turn = _turns.of(slug)
+    record = known
     attempt = 0
     while True:
-        record = record or store.pages.get(slug)
-        if record is None:
-            raise NotFound(f"no page with slug '{slug}'", field="slug")
-        if expected_version is not None and record.version != expected_version:
-            raise VersionConflict(
-                f"page '{slug}' is at version {record.version}, not {expected_version}: "
-                "read it again and retry",
-                field="expected_version",
+        if not turn.acquire(timeout=max(0.0, deadline - retry.clock())):
+            raise Unavailable(
+                f"page '{slug}' had other writers queued for {retry.deadline_s:.0f} s: "
+                "nothing was written; retry"
             )
         try:
-            return _apply(
-                record, metadata, content, store, embedder, field, embedded, (actor, note)
-            )
-        except VersionConflict:
-            if expected_version is not None:
-                raise
-            record = None  # written meanwhile: apply this update to the page as it is now
+            record = record or store.pages.get(slug)
+            if record is None:
+                raise NotFound(f"no page with slug '{slug}'", field="slug")
+            if expected_version is not None and record.version != expected_version:
+                raise VersionConflict(
+                    f"page '{slug}' is at version {record.version}, not {expected_version}: "
+                    "read it again and retry",
+                    field="expected_version",
+                )
+            try:
+                return _apply(
+                    record, metadata, content, store, embedder, field, embedded, (actor, note)
+                )
+            except VersionConflict:
+                if expected_version is not None:
+                    raise
+                record = None  # written meanwhile by another process: apply it to a fresh read
+        finally:
+            turn.release()
         pause = retry.pause(attempt)
         attempt += 1
         if retry.clock() + pause > deadline:
@@ -293,6 +341,72 @@ def update_validated(
                 f"({attempt} attempts): nothing was written; retry"
             )
         retry.sleep(pause)
+
+
+def _embed_ahead(
+    record: PageRecord,
+    metadata: Mapping[str, Any],
+    content: str | None,
+    store: Store,
+    embedder: Embedder,
+    field: str,
+    embedded: dict[str, Vector],
+) -> None:
+    """Embed the chunks an update of ``record`` would write, into ``embedded`` (a write
+    in the page's turn then reuses them). Nothing to embed when neither text nor title
+    changes; an invalid update fails here as it would in the turn."""
+    merged = merge_update(record, metadata, content, field)
+    current = merged.current
+    if merged.unchanged or not _rechunks(merged, current):
+        return
+    page = Page(
+        slug=record.slug,
+        front_matter=merged.front_matter,
+        content=merged.content,
+        version=record.version + 1,
+        created_at=record.created_at,
+        updated_at=now(),
+    )
+    previous = store.chunks.vectors_for(record.slug)
+    embedded.update((c.hash, c.vector) for c in build_chunks(page, embedder, previous))
+
+
+class _Known(Mapping[str, Vector]):
+    """The vectors an update already has: its own (embedded ahead), then the page's
+    stored ones, read only when a chunk is in neither (a write in the page's turn whose
+    text was embedded ahead reads no chunk)."""
+
+    def __init__(self, embedded: Mapping[str, Vector], store: Store, slug: str) -> None:
+        self._embedded = embedded
+        self._store = store
+        self._slug = slug
+        self._stored: Mapping[str, Vector] | None = None
+
+    def _all(self) -> Mapping[str, Vector]:
+        if self._stored is None:
+            self._stored = self._store.chunks.vectors_for(self._slug)
+        return self._stored
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._embedded or key in self._all()
+
+    def __getitem__(self, key: str) -> Vector:
+        return self._embedded[key] if key in self._embedded else self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._all(), **self._embedded})
+
+    def __len__(self) -> int:
+        return len({**self._all(), **self._embedded})
+
+
+def _rechunks(merged: Merged, current: Page | None) -> bool:
+    """Whether an update's chunks must be built again (its text or title changed)."""
+    return (
+        current is None
+        or merged.content != current.content
+        or merged.front_matter.title != current.title
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -355,9 +469,8 @@ def _apply(
         updated_at=now(),
     )
     chunks: list[Chunk] | None = None
-    if current is None or new_content != current.content or front_matter.title != current.title:
-        previous = {**store.chunks.vectors_for(record.slug), **embedded}
-        chunks = build_chunks(page, embedder, previous)
+    if _rechunks(merged, current):
+        chunks = build_chunks(page, embedder, _Known(embedded, store, record.slug))
         embedded.update((c.hash, c.vector) for c in chunks)  # a retry re-embeds nothing
     written = to_record(page, store)
     actor, note = by

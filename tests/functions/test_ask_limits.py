@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW, reset_limiters
+from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import Api
 
 TUTOR = {"question": "¿Qué es un pool de conexiones?", "mode": "tutor"}
@@ -72,3 +73,35 @@ def test_archiving_from_the_widget_has_its_own_much_lower_limit(
     assert {r.json["archive"]["reason"] for r in replies[allowed:]} == {"rate-limited"}
     trusted = api.post("ask", {"question": "¿Cómo se ajusta el pool?", "archive": True})
     assert trusted.json["archive"]["attempted"] is True
+
+
+def test_one_anonymous_client_cannot_fill_the_gap_log(
+    store_env: str, open_api: Callable[[], Api], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an empty wiki every help question is a gap signal: one anonymous client's first
+    SIGNALS_PER_CLIENT are kept, the rest are answered but not logged; another client and
+    a caller with the write token still add theirs (both stores, both routes)."""
+    from shared.bootstrap import open_store
+    from shared.config import get_settings
+    from shared.services.gaps import SIGNALS_PER_CLIENT
+
+    reset_limiters()
+    monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "1000/minute")
+    monkeypatch.setenv("BIBLIOTECA_TRUSTED_PROXIES", "1")
+    api = open_api()
+    cap = SIGNALS_PER_CLIENT[0]
+
+    def ask(question: str, client: str, token: str | None = None) -> None:
+        headers = {"X-Forwarded-For": client}
+        reply = api.post("ask", {"question": question}, token=token, headers=headers)
+        assert reply.status == 200, reply.text
+
+    for i in range(cap + 5):
+        ask(f"¿Cómo se cocina la paella {i}?", "198.51.100.1")
+    ask("¿Cómo se hace el gazpacho?", "198.51.100.2")
+    ask("¿Dónde está la guía de la tortilla?", "198.51.100.1", token=TOKEN)
+    hits = open_store(get_settings()).events.recent("utility_hit", 1000)
+    questions = [h["question"] for h in hits]
+    assert sum("paella" in q for q in questions) == cap, questions
+    assert "¿Cómo se hace el gazpacho?" in questions
+    assert "¿Dónde está la guía de la tortilla?" in questions

@@ -213,3 +213,33 @@ def test_a_firestore_index_from_before_roots_gains_them_at_its_next_put(store: A
 
     assert (changes.added, changes.removed, changes.roots_changed) == ((), (), True)
     assert store.code.lookup([]).roots == {"src", "lib"}
+
+
+def test_a_large_put_is_written_in_few_large_commits(
+    store: Any, store_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """5,000 paths (20,000 documents with their keys) go in commits of up to 2,000 writes,
+    a few at a time, not 45 sequential commits of 450 built by the client's slow ``set``
+    (a 20,000-path put took 20-24 s on the emulator; bench/README.md, "index_code");
+    every path resolves afterwards, and a replace removes them all again."""
+    if store_env != "firestore":
+        return  # SQLite writes one transaction
+    from google.cloud.firestore_v1.batch import WriteBatch
+
+    commits: list[int] = []
+    original = WriteBatch.commit
+
+    def commit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        commits.append(len(self._write_pbs))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(WriteBatch, "commit", commit)
+    paths = [f"src/paquete_{i // 50}/sub_{i // 10}/modulo_{i}.py" for i in range(5000)]
+    assert store.code.put_paths("grande/repo", paths, replace=True) == 5000
+    assert sum(commits) == 20_001  # the paths, their keys, and the meta document
+    assert len(commits) <= 12, commits
+    probe = ["src/paquete_0/sub_0/modulo_0.py", "sub_0/modulo_9.py", "sub_499/modulo_4999.py"]
+    assert store.code.lookup(probe).found == frozenset(probe)
+    commits.clear()
+    assert store.code.put_paths("grande/repo", paths[:10], replace=True) == 10
+    assert store.code.lookup(probe).found == frozenset(probe[:2])

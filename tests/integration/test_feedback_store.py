@@ -108,3 +108,48 @@ def test_firestore_keeps_expires_at_as_a_timestamp_for_the_ttl_policy(
     raw = store.db.collection("answer_traces").document("ttl").get().to_dict()
     assert isinstance(raw["expires_at"], datetime)
     assert raw["expires_at"] == trace.expires_at
+
+
+def test_a_vote_past_its_days_is_never_listed(store: Any) -> None:
+    """Votes are kept BIBLIOTECA_TRACE_DAYS, like traces: past them, not listed, whatever
+    ``since`` asks for, even before the sweep (SQLite) or the TTL policy (Firestore)."""
+    store.feedback.retention_days = 30
+    now = datetime.now(UTC)
+    store.feedback.record(_vote("viejo", now - timedelta(days=31)))
+    store.feedback.record(_vote("nuevo", now - timedelta(days=29)))
+    assert [f.id for f in store.feedback.list()] == ["nuevo"]
+    assert [f.id for f in store.feedback.list(since=now - timedelta(days=400))] == ["nuevo"]
+
+
+def test_sqlite_each_vote_sweeps_a_bounded_batch_of_expired_ones(
+    store: Any, store_env: str
+) -> None:
+    """250 votes past their days: each new vote deletes at most SWEEP_BATCH of them."""
+    if store_env != "sqlite":
+        return  # Firestore: the TTL policy on expire_at (the next test)
+    from shared.store.sqlite import feedback as sqlite_feedback
+
+    old = (datetime.now(UTC) - timedelta(days=store.feedback.retention_days + 1)).isoformat()
+    with store.db.write() as conn:
+        conn.executemany(
+            "INSERT INTO feedback (id, at, data) VALUES (?, ?, '{}')",
+            [(f"old-{i}", old) for i in range(250)],
+        )
+    count = "SELECT COUNT(*) FROM feedback"
+    store.feedback.record(_vote("f1", datetime.now(UTC)))
+    assert store.db.connection().execute(count).fetchone()[0] == 251 - sqlite_feedback.SWEEP_BATCH
+    for i in range(2, 5):
+        store.feedback.record(_vote(f"f{i}", datetime.now(UTC)))
+    assert store.db.connection().execute(count).fetchone()[0] == 4  # only the kept ones
+
+
+def test_firestore_each_vote_carries_its_ttl_field(store: Any, store_env: str) -> None:
+    """expire_at is the vote's time plus the retention, a timestamp the TTL policy reads."""
+    if store_env != "firestore":
+        return  # SQLite sweeps on each vote (the test above)
+    store.feedback.retention_days = 45
+    at = datetime.now(UTC)
+    store.feedback.record(_vote("ttl", at))
+    raw = store.db.collection("feedback").document("ttl").get().to_dict()
+    assert isinstance(raw["expire_at"], datetime)
+    assert raw["expire_at"] - raw["at"] == timedelta(days=45)

@@ -40,8 +40,33 @@ def test_chunks_carry_no_source_types(store: Any) -> None:
     """Nothing reads the page's source types from a chunk, so no chunk stores them."""
     store.pages.create(page("p1"), chunks_of("p1", unit(1)))
     fields = stored_chunk_fields(store, "p1")
-    assert {"title", "type", "category", "tags", "status"} <= fields
+    assert {"title", "type", "category", "status"} <= fields
     assert "source_types" not in fields
+
+
+def test_tags_are_kept_once_per_page_where_the_filters_allow(store: Any) -> None:
+    """SQLite keeps a page's tags on the page alone (its chunks are read with them);
+    Firestore's vector pre-filter reads only the chunk document, so each keeps the copy.
+    Either way a tag changed by a metadata-only write filters the search at once."""
+    store.pages.create(page("p1", tags=("uno",)), chunks_of("p1", unit(1), unit(0, 1)))
+    fields = stored_chunk_fields(store, "p1")
+    assert ("tags" in fields) == (not isinstance(store, SqliteStore))
+    [chunk, _] = store.chunks.active_chunks_of(["p1"])
+    assert chunk.tags == ("uno",)
+    store.pages.update(page("p1", version=2, tags=("dos",)), None, expected_version=1)
+
+    def tagged(tag: str) -> list[str]:
+        hits = store.chunks.nearest(
+            unit(1), embedder=EMBEDDER, filters=SearchFilter(tag=tag), limit=5
+        )
+        return [h.slug for h in hits]
+
+    assert tagged("uno") == []
+    assert tagged("dos") == ["p1", "p1"]
+    assert [c.tags for c in store.chunks.active_chunks()] == [("dos",), ("dos",)]
+    assert {k: c.tags for k, c in store.chunks.chunks_by_key({("p1", 1)}).items()} == {
+        ("p1", 1): ("dos",)
+    }
 
 
 def test_a_file_of_the_first_round_opens_and_takes_writes(tmp_path: Path) -> None:

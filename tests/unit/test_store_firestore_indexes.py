@@ -109,3 +109,12 @@ def test_the_change_log_expires_and_the_snapshot_bytes_are_not_indexed() -> None
     assert overrides[(changes.COLLECTION, "expire_at")]["ttl"] is True
     assert overrides[(snapshots.PARTS, "bytes")]["indexes"] == []
     assert overrides[(snapshots.HEAD, "cursor")]["indexes"] == []
+
+
+def test_votes_expire_by_a_ttl_policy_like_events() -> None:
+    """``feedback`` documents carry ``expire_at`` (BIBLIOTECA_TRACE_DAYS): a TTL field."""
+    from shared.store.firestore import events, feedback
+
+    overrides = {(o["collectionGroup"], o["fieldPath"]): o for o in _load()["fieldOverrides"]}
+    assert overrides[(feedback.FEEDBACK, "expire_at")]["ttl"] is True
+    assert overrides[(events.COLLECTION, "expire_at")]["ttl"] is True

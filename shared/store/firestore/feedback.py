@@ -3,19 +3,23 @@
 A trace is one document under its ``answer_id`` whose ``expires_at`` timestamp a TTL
 policy deletes (``gcloud firestore fields ttls update expires_at
 --collection-group=answer_traces --enable-ttl``, docs/deploy.md); until the policy gets
-to it, ``get`` ignores an expired trace. Payloads are JSON text, as in the event log.
+to it, ``get`` ignores an expired trace. A vote (or report) carries ``expire_at``,
+``retention_days`` (``BIBLIOTECA_TRACE_DAYS``) after it was cast, which the TTL policy
+on ``feedback.expire_at`` deletes (``firestore.indexes.json``); ``list`` never returns one
+past its days. Payloads are JSON text, as in the event log.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared import clock
+from shared.config import DEFAULT_TRACE_DAYS
 from shared.loop.feedback_json import feedback_dict, feedback_of, trace_dict, trace_of
 from shared.records import AnswerTrace, FeedbackRecord
 from shared.store.firestore import pages
@@ -67,22 +71,30 @@ class FirestoreTraces:
 
 
 class FirestoreFeedback:
-    """``FeedbackStore`` on Firestore: one document per client and answer (or page)."""
+    """``FeedbackStore`` on Firestore: one document per client and answer (or page), kept
+    ``retention_days``."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, retention_days: int = DEFAULT_TRACE_DAYS) -> None:
         self._db = db
+        self.retention_days = retention_days
 
     def record(self, item: FeedbackRecord) -> None:
         with self._db.guard("recording feedback"):
             self._db.collection(FEEDBACK).document(item.id).set(
-                {"at": item.at, "data": json.dumps(feedback_dict(item), ensure_ascii=False)},
+                {
+                    "at": item.at,
+                    "data": json.dumps(feedback_dict(item), ensure_ascii=False),
+                    "expire_at": item.at + timedelta(days=self.retention_days),
+                },
                 **self._db.options,
             )
 
     def list(self, *, since: datetime | None = None) -> list[FeedbackRecord]:
-        query = self._db.collection(FEEDBACK)
+        # Past its days a vote is gone, whether or not the TTL policy got to it yet.
+        floor = clock.now() - timedelta(days=self.retention_days)
         if since is not None:
-            query = query.where(filter=FieldFilter("at", ">=", since))
+            floor = max(floor, since if since.tzinfo else since.replace(tzinfo=UTC))
+        query = self._db.collection(FEEDBACK).where(filter=FieldFilter("at", ">=", floor))
         query = query.order_by("at", direction="DESCENDING")
         with self._db.guard("listing feedback"):
             docs = list(query.stream(**self._db.stream_options))

@@ -2,6 +2,13 @@
 
 The active vectors of one embedder are held as one matrix, reloaded only when the
 store's chunk generation (bumped inside every page write) has moved.
+
+A page's tags are kept once, in its front matter on ``pages``: chunks are read with
+their page's tags (one tuple per page, shared by its chunks), and the ``tag`` filter
+tests them there. Firestore keeps a copy on each chunk document instead, because its
+``find_nearest`` pre-filter reads only the vector document (docs/limits.md). The
+page's title, type, category and status (a few hundred bytes at most) stay on each row:
+the scan's ``WHERE`` and the search results read them.
 """
 
 from __future__ import annotations
@@ -42,7 +49,6 @@ CREATE TABLE IF NOT EXISTS chunks (
     title TEXT NOT NULL,
     type TEXT,
     category TEXT,
-    tags TEXT NOT NULL,
     status TEXT NOT NULL,
     PRIMARY KEY (slug, ordinal)
 );
@@ -73,18 +79,48 @@ def drop_source_types(conn: sqlite3.Connection) -> None:
                 raise
 
 
-UPGRADES = (drop_source_types,)
+def drop_tags(conn: sqlite3.Connection) -> None:
+    """Files written when each chunk kept a copy of its page's tags lose the column (up to
+    ~13 KB a row; the tags are read from the page now). Left in place, its NOT NULL would
+    refuse every chunk written without it."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+    if "tags" in columns:
+        try:
+            conn.execute("ALTER TABLE chunks DROP COLUMN tags")
+        except sqlite3.OperationalError as exc:
+            if "no such column" not in str(exc):
+                raise
 
 
-def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str, str]:
+UPGRADES = (drop_source_types, drop_tags)
+
+# A chunk's columns as ``IndexedChunk`` reads them (its page's tags come apart).
+_COLUMNS = "slug, ordinal, heading, text, title, type, category"
+
+
+def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str]:
     fm = page.front_matter
     return (
         str(fm.get("title", "")),
         fm.get("type"),
         fm.get("category"),
-        json.dumps(list(fm.get("tags") or []), ensure_ascii=False),
         str(fm.get("status", "")),
     )
+
+
+def _tags_of(conn: sqlite3.Connection, slugs: Collection[str] | None) -> dict[str, tuple[str, ...]]:
+    """The tags of the active pages ``slugs`` (every active page: None), one tuple each."""
+    query = "SELECT slug, json_extract(front_matter, '$.tags') AS tags FROM pages"
+    query += " WHERE status = 'active'"
+    params: tuple[str, ...] = ()
+    if slugs is not None:
+        query += " AND slug IN (SELECT value FROM json_each(?))"
+        params = (json.dumps(sorted(set(slugs))),)
+    found: dict[str, tuple[str, ...]] = {}
+    for row in conn.execute(query, params):
+        tags = json.loads(row["tags"]) if row["tags"] else []
+        found[row["slug"]] = tuple(str(t) for t in tags) if isinstance(tags, list) else ()
+    return found
 
 
 def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk]) -> None:
@@ -95,8 +131,8 @@ def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk])
     fields = _page_fields(page)
     conn.executemany(
         "INSERT INTO chunks (slug, ordinal, heading, text, hash, vector, embedder, dim, title,"
-        " type, category, tags, status)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " type, category, status)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 c.slug,
@@ -115,9 +151,10 @@ def replace(conn: sqlite3.Connection, page: PageRecord, chunks: Sequence[Chunk])
 
 
 def refresh_page_fields(conn: sqlite3.Connection, page: PageRecord) -> None:
-    """Copy a page's filterable fields onto its chunks (metadata-only update)."""
+    """Copy a page's filterable fields onto its chunks (metadata-only update); its tags
+    are read from the page itself, and the generation moves for them too."""
     conn.execute(
-        "UPDATE chunks SET title = ?, type = ?, category = ?, tags = ?, status = ? WHERE slug = ?",
+        "UPDATE chunks SET title = ?, type = ?, category = ?, status = ? WHERE slug = ?",
         (*_page_fields(page), page.slug),
     )
     conn.execute(_BUMP)
@@ -160,11 +197,12 @@ class SqliteChunks:
         return {row["embedder"] for row in rows}
 
     def active_chunks(self) -> list[IndexedChunk]:
-        rows = self._db.connection().execute(
-            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
-            " WHERE status = 'active' ORDER BY slug, ordinal"
-        )
-        return [_indexed(row) for row in rows]
+        conn = self._db.connection()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE status = 'active' ORDER BY slug, ordinal"  # noqa: S608
+        ).fetchall()
+        tags = _tags_of(conn, None)
+        return [_indexed(row, tags) for row in rows]
 
     def changes_since(self, cursor: str | None) -> ChunkChanges:
         return changes.since(self._db, cursor)
@@ -176,26 +214,30 @@ class SqliteChunks:
         snapshots.save(self._db, snapshot)
 
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
-        rows = self._db.connection().execute(
-            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
+        conn = self._db.connection()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM chunks"  # noqa: S608
             " WHERE status = 'active' AND slug IN (SELECT value FROM json_each(?))"
             " ORDER BY slug, ordinal",
             (json.dumps(sorted(set(slugs))),),
-        )
-        return [_indexed(row) for row in rows]
+        ).fetchall()
+        tags = _tags_of(conn, {row["slug"] for row in rows})
+        return [_indexed(row, tags) for row in rows]
 
     def chunks_by_key(
         self, keys: Collection[tuple[str, int]]
     ) -> dict[tuple[str, int], IndexedChunk]:
         if not keys:
             return {}
-        rows = self._db.connection().execute(
-            "SELECT slug, ordinal, heading, text, title, type, category, tags FROM chunks"
+        conn = self._db.connection()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM chunks"  # noqa: S608
             " WHERE status = 'active' AND (slug, ordinal) IN"
             " (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))",
             (json.dumps(sorted(set(keys))),),
-        )
-        return {(r.slug, r.ordinal): r for r in map(_indexed, rows)}
+        ).fetchall()
+        tags = _tags_of(conn, {row["slug"] for row in rows})
+        return {(r.slug, r.ordinal): r for r in (_indexed(row, tags) for row in rows)}
 
     def nearest(
         self,
@@ -234,15 +276,13 @@ class SqliteChunks:
         return matrix
 
     def _load(self, fingerprint: str, embedder: str) -> _Matrix:
-        rows = (
-            self._db.connection()
-            .execute(
-                "SELECT slug, ordinal, heading, text, title, type, category, tags, vector"
-                " FROM chunks WHERE status = 'active' AND embedder = ? ORDER BY slug, ordinal",
-                (embedder,),
-            )
-            .fetchall()
-        )
+        conn = self._db.connection()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS}, vector"  # noqa: S608
+            " FROM chunks WHERE status = 'active' AND embedder = ? ORDER BY slug, ordinal",
+            (embedder,),
+        ).fetchall()
+        tags = _tags_of(conn, None)
         vectors = (
             np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32).reshape(
                 len(rows), -1
@@ -250,7 +290,7 @@ class SqliteChunks:
             if rows
             else np.zeros((0, 0), dtype=np.float32)
         )
-        indexed = [_indexed(r) for r in rows]
+        indexed = [_indexed(r, tags) for r in rows]
         return _Matrix(
             fingerprint=fingerprint,
             embedder=embedder,
@@ -260,7 +300,7 @@ class SqliteChunks:
         )
 
 
-def _indexed(row: sqlite3.Row) -> IndexedChunk:
+def _indexed(row: sqlite3.Row, tags: dict[str, tuple[str, ...]]) -> IndexedChunk:
     return IndexedChunk(
         slug=row["slug"],
         ordinal=row["ordinal"],
@@ -269,7 +309,7 @@ def _indexed(row: sqlite3.Row) -> IndexedChunk:
         text=row["text"],
         page_type=row["type"],
         category=row["category"],
-        tags=tuple(json.loads(row["tags"])),
+        tags=tags.get(row["slug"], ()),
     )
 
 

@@ -1,17 +1,21 @@
-"""Answer traces (expiring) and feedback in the embedded store.
+"""Answer traces (expiring) and feedback (kept as long) in the embedded store.
 
 A trace expires ``BIBLIOTECA_TRACE_DAYS`` after its answer: each save deletes at most
 ``SWEEP_BATCH`` expired traces (an indexed range delete), so the table stays bounded
 without a scheduler, and a read never returns an expired trace even before its sweep.
+A vote (or report) is kept ``retention_days`` (the same variable) after it was cast, the
+same way: each one recorded deletes at most ``SWEEP_BATCH`` of the oldest expired, and
+``list`` never returns one past its days.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from shared import clock
+from shared.config import DEFAULT_TRACE_DAYS
 from shared.loop.feedback_json import (
     feedback_dict,
     feedback_of,
@@ -22,7 +26,7 @@ from shared.loop.feedback_json import (
 from shared.records import AnswerTrace, FeedbackRecord
 from shared.store.sqlite.db import Database
 
-SWEEP_BATCH = 100  # expired traces deleted per save, at most: a save stays cheap
+SWEEP_BATCH = 100  # expired traces (votes) deleted per save (vote), at most: it stays cheap
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS answer_traces (
@@ -84,20 +88,31 @@ class SqliteTraces:
 
 
 class SqliteFeedback:
-    """``FeedbackStore`` on SQLite."""
+    """``FeedbackStore`` on SQLite, each item kept ``retention_days``."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, retention_days: int = DEFAULT_TRACE_DAYS) -> None:
         self._db = db
+        self.retention_days = retention_days
+
+    def _oldest_kept(self) -> str:
+        return utc_text(clock.now() - timedelta(days=self.retention_days))
 
     def record(self, item: FeedbackRecord) -> None:
         with self._db.write() as conn:
+            conn.execute(
+                "DELETE FROM feedback WHERE id IN (SELECT id FROM feedback WHERE at < ?"
+                " ORDER BY at LIMIT ?)",
+                (self._oldest_kept(), SWEEP_BATCH),
+            )
             conn.execute(
                 "INSERT OR REPLACE INTO feedback (id, at, data) VALUES (?, ?, ?)",
                 (item.id, utc_text(item.at), json.dumps(feedback_dict(item), ensure_ascii=False)),
             )
 
     def list(self, *, since: datetime | None = None) -> list[FeedbackRecord]:
-        floor = "" if since is None else utc_text(since)
+        floor = self._oldest_kept()
+        if since is not None:
+            floor = max(floor, utc_text(since))
         rows = self._db.connection().execute(
             "SELECT data FROM feedback WHERE at >= ? ORDER BY at DESC", (floor,)
         )
