@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
 
 NONE = SearchFilter()
+INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 SHIPPED = "hybrid (shipped: mix + pages)"
 
 
@@ -168,6 +169,7 @@ def measure(corpus: Corpus, store_dir: Path) -> tuple[dict[str, Any], list[str]]
             embedder=embedder.name,
             filters=NONE,
             limit=DEFAULT_LIMIT,
+            state=INDEX.snapshot(store.chunks),
         )
         return evidence.best_fused(found.ranked)
 

@@ -9,8 +9,8 @@ update never calls never asks for its key. Tests reset it all with ``reset()``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,13 +35,18 @@ from shared.ports import (
     Store,
     Vector,
 )
+from shared.retrieval.hybrid import IndexCache
+from shared.services.citations import CitationCache
+from shared.services.rate_limit import Limiters, SlidingWindow
 
 # Provider modules are imported where a provider is built: a function configured for
 # the local models never loads httpx or the Gemini client (a cold start pays for less).
 if TYPE_CHECKING:
     import httpx
 
+    from shared.api.models import ArchiveRequest, AskRequest
     from shared.providers.gemini_client import GeminiClient
+    from shared.services.ask import Event
     from shared.services.site_build import BuildReport
 
 _lock = threading.RLock()
@@ -250,7 +255,11 @@ class _LazyGenerator:
 
 
 class Wiring:
-    """The collaborators one ``Settings`` configures, each built on first use."""
+    """The collaborators one ``Settings`` configures, each built on first use, and the
+    process's state they keep between requests: the search index (``index``, with the
+    snapshot saves it starts in threads of their own), the citations index
+    (``citations``) and the per-client rate limits (``limits``). ``close()`` lets the
+    saves finish and forgets the rest; nothing of it lives in a module global."""
 
     def __init__(
         self, settings: Settings, *, store: Store | None = None, embedder: Embedder | None = None
@@ -271,6 +280,21 @@ class Wiring:
         # The same model reads a follow-up as a standalone question (None: the offline rule).
         self.condenser: Generator | None = self.judge
         self.answerer_name = answerer_name(settings)
+        self.index = IndexCache()
+        self.citations = CitationCache()
+        self.limits = Limiters()
+
+    def close(self, timeout: float | None = 120) -> None:
+        """Wait for the index snapshot saves under way (a process about to exit must not
+        tear the interpreter down under one), then forget every cache and count."""
+        self.index.close(timeout)
+        self.citations.clear()
+        self.limits.clear()
+
+    def limiter(self, purpose: Literal["ask", "feedback"] = "ask") -> SlidingWindow:
+        """The per-client limit of ``purpose`` (``BIBLIOTECA_RATE_LIMIT``; each counts
+        apart): ``ask``'s also counts the agents' tools that run a model."""
+        return self.limits.get(self.settings.rate_limit_window, purpose)
 
     def answerer(self) -> Answerer:
         """Who writes ``ask``'s answers, built now: a missing key is a 503 before any work."""
@@ -298,6 +322,85 @@ class Wiring:
 
     # -- the use cases, assembled here and nowhere else ---------------------------------
 
+    def ask(
+        self,
+        request: AskRequest,
+        *,
+        authorized: bool,
+        client_id: str = "",
+        origin: str = "ask",
+    ) -> dict[str, Any]:
+        """One answer (``shared.services.ask.ask``) with every collaborator it uses; the
+        answerer is built first, so a missing key is a 503 before any work."""
+        from shared.services.ask import ask
+
+        return ask(
+            request,
+            self.settings,
+            authorized=authorized,
+            store=self.store,
+            embedder=self.embedder,
+            answerer=self.answerer(),
+            index=self.index,
+            limits=self.limits,
+            judge=self.judge,
+            condenser=self.condenser,
+            client_id=client_id,
+            origin=origin,
+        )
+
+    def ask_stream(
+        self,
+        request: AskRequest,
+        *,
+        authorized: bool,
+        client_id: str = "",
+        origin: str = "ask",
+    ) -> Iterator[Event]:
+        """``ask`` as server-sent events (``shared.services.ask.ask_stream``)."""
+        from shared.services.ask import ask_stream
+
+        return ask_stream(
+            request,
+            self.settings,
+            authorized=authorized,
+            store=self.store,
+            embedder=self.embedder,
+            answerer=self.answerer(),
+            index=self.index,
+            limits=self.limits,
+            judge=self.judge,
+            condenser=self.condenser,
+            client_id=client_id,
+            origin=origin,
+        )
+
+    def search(self, request: AskRequest) -> dict[str, Any]:
+        """The agents' ``search``: the passages ``ask`` would cite, and the near misses."""
+        from shared.services.ask import search
+
+        return search(
+            request, self.settings, store=self.store, embedder=self.embedder, index=self.index
+        )
+
+    def pages_citing(self, path: str) -> dict[str, Any]:
+        """The agents' ``pages_citing``: the published pages citing a code path."""
+        from shared.services.citations import citing_report
+
+        return citing_report(path, self.store, self.citations, self.settings.site_url)
+
+    def archive(self, request: ArchiveRequest) -> dict[str, Any]:
+        """``POST /archive``: an answer through the gates (``archive_request``)."""
+        from shared.services.archive import archive_request
+
+        return archive_request(request, self.store, self.embedder, self.judge, self.answerer_name)
+
+    def store_index_snapshot(self) -> int:
+        """Store the search index's snapshot now (after a bulk write); the chunks it holds."""
+        from shared.retrieval.hybrid import store_snapshot
+
+        return store_snapshot(self.store.chunks, self.index)
+
     def rebuild(self, full: bool = False) -> BuildReport:
         """One build of the configured site (incremental unless ``full``), with every
         collaborator the build uses: the curator report's gaps need the embedder, which
@@ -319,21 +422,55 @@ def wiring(settings: Settings | None = None) -> Wiring:
     global _current
     chosen = settings if settings is not None else get_settings()
     with _lock:
+        replaced = None
         if _current is None or _current.settings is not chosen:
-            _current = Wiring(chosen)
-        return _current
+            replaced, _current = _current, Wiring(chosen)
+        made = _current
+    if replaced is not None:  # other settings (tests): what it started ends first
+        replaced.close()
+    return made
 
 
 def install(chosen: Wiring) -> None:
     """Make ``chosen`` the process's wiring of its settings (tests that wire by hand)."""
     global _current
     with _lock:
-        _current = chosen
+        replaced, _current = _current, chosen
+    if replaced is not None and replaced is not chosen:
+        replaced.close()
+
+
+def close() -> None:
+    """Close the process's wiring, if one was made (``Wiring.close``): a process about to
+    exit calls this, so no snapshot save is cut off."""
+    with _lock:
+        current = _current
+    if current is not None:
+        current.close()
+
+
+def settle() -> None:
+    """Wait for the snapshot saves the process's wiring started (tests, between tests)."""
+    with _lock:
+        current = _current
+    if current is not None:
+        current.index.settle()
+
+
+def reset_limits() -> None:
+    """Forget the per-client counts of the process's wiring (tests that change the window)."""
+    with _lock:
+        current = _current
+    if current is not None:
+        current.limits.clear()
 
 
 def reset() -> None:
-    """Forget every store, provider and wiring (tests that change the environment)."""
+    """Close the wiring and forget every store, provider and wiring (tests that change
+    the environment)."""
     global _current
     with _lock:
+        current, _current = _current, None
         _stores.clear()
-        _current = None
+    if current is not None:
+        current.close()

@@ -43,9 +43,10 @@ from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
+from shared.retrieval.hybrid import IndexCache
 from shared.retrieval.text import language, strip_invisible
 from shared.services.archive import archive_answer
-from shared.services.rate_limit import widget_may_archive
+from shared.services.rate_limit import Limiters
 from shared.services.traces import keep_trace, new_answer_id
 from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
@@ -115,6 +116,60 @@ def standalone_question(request: AskRequest, condenser: Generator | None = None)
     return rewritten
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A question made ready to answer, the step ``ask`` and ``ask_stream`` share: read
+    (a follow-up as a standalone question) and, in help mode, its evidence gathered
+    (``found`` is None in tutor mode, which touches neither the embedder nor the store)."""
+
+    question: Question
+    found: Evidence | None
+    started: float
+    generating: float  # when the answerer was handed the question
+
+    @property
+    def passages(self) -> list[Passage]:
+        return [] if self.found is None else self.found.passages
+
+    def answer(self, answerer: Answerer) -> Generation:
+        if self.found is None:
+            return answerer.answer(self.question.text, [], mode="tutor")
+        return answerer.answer(
+            self.question.text,
+            self.found.passages,
+            mode="help",
+            confidence=self.found.confidence,
+            unmentioned=self.found.unmentioned,
+        )
+
+    def stream(self, answerer: Answerer) -> TextStream:
+        if self.found is None:
+            return answerer.stream(self.question.text, [], mode="tutor")
+        return answerer.stream(
+            self.question.text,
+            self.found.passages,
+            mode="help",
+            confidence=self.found.confidence,
+            unmentioned=self.found.unmentioned,
+        )
+
+
+def _prepare(
+    request: AskRequest,
+    *,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
+    condenser: Generator | None,
+) -> Prepared:
+    started = time.perf_counter()
+    question = as_question(request, condenser)
+    found = None
+    if question.mode == "help":
+        found = gather(question.text, question.filters, question.limit, store, embedder, index)
+    return Prepared(question, found, started, time.perf_counter())
+
+
 def ask(
     request: AskRequest,
     settings: Settings,
@@ -123,6 +178,8 @@ def ask(
     store: Store,
     embedder: Embedder,
     answerer: Answerer,
+    index: IndexCache,
+    limits: Limiters,
     judge: Generator | None = None,
     condenser: Generator | None = None,
     client_id: str = "",
@@ -132,35 +189,53 @@ def ask(
 
     ``judge`` is the archive gates' triage model (None: their local rules only);
     ``condenser`` the model that reads a follow-up as a standalone question (None: the
-    offline rule); ``client_id`` is who asks (the HTTP edge's client address), for the
-    widget's own, lower limit on archiving; ``origin`` names the door it came by in the
-    utility hit (``ask``, or ``mcp`` for an agent).
+    offline rule); ``index`` the process's search index; ``limits`` hold the widget's
+    own, lower limit on archiving, counted per ``client_id`` (the HTTP edge's client
+    address); ``origin`` names the door it came by in the utility hit (``ask``, or
+    ``mcp`` for an agent).
     """
-    started = time.perf_counter()
-    question = as_question(request, condenser)
-    if question.mode == "tutor":
-        generated = time.perf_counter()
-        generation = answerer.answer(question.text, [], mode="tutor")
-        return _tutor_response(generation, started, generated)
-    found = gather(question.text, question.filters, question.limit, store, embedder)
-    t2 = time.perf_counter()
-    generation = answerer.answer(
-        question.text,
-        found.passages,
-        mode="help",
-        confidence=found.confidence,
-        unmentioned=found.unmentioned,
-    )
-    return complete(
-        question,
-        found,
-        generation,
+    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
+    return _finish(
+        prepared,
+        prepared.answer(answerer),
         settings,
-        started=started,
-        generating=t2,
         authorized=authorized,
         store=store,
         embedder=embedder,
+        limits=limits,
+        judge=judge,
+        client_id=client_id,
+        origin=origin,
+    )
+
+
+def _finish(
+    prepared: Prepared,
+    generation: Generation,
+    settings: Settings,
+    *,
+    authorized: bool,
+    store: Store,
+    embedder: Embedder,
+    limits: Limiters,
+    judge: Generator | None,
+    client_id: str,
+    origin: str,
+) -> dict[str, Any]:
+    """The response to a written answer: a tutor's as it is, a help answer ``complete``d."""
+    if prepared.found is None:
+        return _tutor_response(generation, prepared.started, prepared.generating)
+    return complete(
+        prepared.question,
+        prepared.found,
+        generation,
+        settings,
+        started=prepared.started,
+        generating=prepared.generating,
+        authorized=authorized,
+        store=store,
+        embedder=embedder,
+        limits=limits,
         judge=judge,
         client_id=client_id,
         origin=origin,
@@ -179,6 +254,8 @@ def ask_stream(
     store: Store,
     embedder: Embedder,
     answerer: Answerer,
+    index: IndexCache,
+    limits: Limiters,
     judge: Generator | None = None,
     condenser: Generator | None = None,
     client_id: str = "",
@@ -193,22 +270,10 @@ def ask_stream(
     model's status line): a refused key or a model that is down is then the usual
     error, raised here, not an event.
     """
-    started = time.perf_counter()
-    question = as_question(request, condenser)
-    found: Evidence | None = None
-    if question.mode == "tutor":
-        pieces = answerer.stream(question.text, [], mode="tutor")
-    else:
-        found = gather(question.text, question.filters, question.limit, store, embedder)
-        pieces = answerer.stream(
-            question.text,
-            found.passages,
-            mode="help",
-            confidence=found.confidence,
-            unmentioned=found.unmentioned,
-        )
-    generating = time.perf_counter()
+    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
+    pieces = prepared.stream(answerer)
     first, finished = _first_piece(pieces)
+    found = prepared.found
 
     def events() -> Iterator[Event]:
         sources = (
@@ -223,19 +288,14 @@ def ask_stream(
             generation = finished
             if generation is None:
                 generation = yield from _deltas(pieces)
-            if found is None:
-                yield "done", _tutor_response(generation, started, generating)
-                return
-            body = complete(
-                question,
-                found,
+            body = _finish(
+                prepared,
                 generation,
                 settings,
-                started=started,
-                generating=generating,
                 authorized=authorized,
                 store=store,
                 embedder=embedder,
+                limits=limits,
                 judge=judge,
                 client_id=client_id,
                 origin=origin,
@@ -295,6 +355,7 @@ def complete(
     authorized: bool,
     store: Store,
     embedder: Embedder,
+    limits: Limiters,
     judge: Generator | None,
     client_id: str,
     origin: str,
@@ -336,7 +397,7 @@ def complete(
     grounding: dict[str, Any] | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
-        if authorized or (anonymous_ok and widget_may_archive(client_id)):
+        if authorized or (anonymous_ok and limits.widget_may_archive(client_id)):
             decision = archive_answer(
                 question=question.text,
                 answer=checked.text,
@@ -415,13 +476,18 @@ class Evidence:
 
 
 def gather(
-    text: str, filters: SearchFilter, limit: int, store: Store, embedder: Embedder
+    text: str,
+    filters: SearchFilter,
+    limit: int,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
 ) -> Evidence:
     """Retrieve for ``text`` and keep what passes the relevance gate (``ask``'s sources,
     and the results of the agents' ``search``); ``ReindexRequired`` when the index was
     built by another embedder than the configured one."""
     expected = embedder.name
-    state = hybrid.snapshot(store.chunks)
+    state = index.snapshot(store.chunks)
     held = state.embedders
     if held and expected not in held:
         raise ReindexRequired(
@@ -461,6 +527,39 @@ def gather(
         vector=vector,
         embedder=expected,
     )
+
+
+def search(
+    request: AskRequest,
+    settings: Settings,
+    *,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
+    origin: str = "mcp",
+) -> dict[str, Any]:
+    """The agents' ``search``: the passages ``ask`` would cite, then those that only share
+    words with the query (an agent judges a weak match by its score and the confidence,
+    it is not told "nothing"), recorded as ``ask``'s hits are, so gap analytics sees what
+    agents did not find."""
+    question = as_question(request)
+    found = gather(question.text, question.filters, question.limit, store, embedder, index)
+    record_hit(
+        store,
+        question,
+        found.passages,
+        embedder.name,
+        round(found.embed_ms + found.search_ms, 1),
+        confidence=found.confidence,
+        best_fused=found.best_fused,
+        origin=origin,
+        tool="search",
+        vector=found.vector,
+        embedder=found.embedder,
+    )
+    shown = [*found.passages, *found.matched][: question.limit]
+    results = [source(p, found.state(p.slug), settings.site_url) for p in shown]
+    return {"results": results, "confidence": found.confidence}
 
 
 def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:

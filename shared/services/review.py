@@ -3,6 +3,8 @@ proposals (agents' changes to published pages), with one vocabulary: show, accep
 
 The rules live here, not in the MCP tools or the command line:
 
+- An agent's ``propose_page`` is a draft, whatever status it asked for, ``generated``
+  by the agent when it does not say who wrote it.
 - An agent's ``propose_update`` of an ``active`` page changes nothing readers see: it is
   checked as the update would be (version, schema), then kept as a ``Proposal``. A draft
   or an archived page is edited at once, as before: nobody reads it yet, and the curator
@@ -26,14 +28,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from shared.answer_page import as_page
-from shared.api.models import WikiUpdateRequest
+from shared.api.models import WikiCreateRequest, WikiUpdateRequest
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.freshness import state_of
 from shared.gates.grounding import check_grounding
 from shared.ports import Embedder, PageRecord, Proposal, Store
+from shared.schema import Generated
 from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,
+    create_validated,
     merge_update,
     now,
     to_page,
@@ -52,6 +56,23 @@ def is_proposal_id(target: str) -> bool:
 
 
 # -- proposing --------------------------------------------------------------------------
+
+
+def propose_page(
+    request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str, proposer: str
+) -> dict[str, Any]:
+    """The agents' ``propose_page``: a new page that waits for a curator as a draft,
+    whatever status it asked for; ``generated`` says ``proposer`` wrote it when it does
+    not say who did."""
+    front_matter = request.front_matter.model_copy(
+        update={
+            "status": "draft",
+            "generated": request.front_matter.generated or Generated(by=proposer, at=now()),
+        }
+    )
+    return create_validated(
+        None, front_matter, request.content, store, embedder, actor=actor
+    ).body()
 
 
 def propose_update(

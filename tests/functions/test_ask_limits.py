@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW, reset_limiters
+from shared.bootstrap import reset_limits
+from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW
 from tests.fixtures.server import Api
 
 TUTOR = {"question": "¿Qué es un pool de conexiones?", "mode": "tutor"}
@@ -19,7 +20,7 @@ def limited(
     """``limited(**variables)``: a route whose ask allows 3 questions a minute per client."""
 
     def make(**variables: str) -> Api:
-        reset_limiters()
+        reset_limits()
         monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "3/minute")
         for name, value in variables.items():
             monkeypatch.setenv(name, value)
@@ -59,7 +60,7 @@ def test_archiving_from_the_widget_has_its_own_much_lower_limit(
 ) -> None:
     """Anonymous archive requests reach the gates 5 times an hour per client; then the
     answer still comes, with archive reason rate-limited. A token is not limited by it."""
-    reset_limiters()
+    reset_limits()
     monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
     api = open_api()
     allowed = WIDGET_ARCHIVE_WINDOW[0]
