@@ -65,3 +65,48 @@ def test_no_function_imports_tqdm_or_an_unused_backend() -> None:
         check=True,
     )
     assert json.loads(done.stdout) == []
+
+
+# Python's garbage collector is one per interpreter: pausing it for a build is process
+# state by nature (shared.services.site_build), not a cache a wiring could hold.
+PROCESS_WIDE = {"_gc_lock"}
+
+
+def module_state(path: Path) -> list[str]:
+    """Names a module binds at its top level to a lock, a weak map or an empty container:
+    state that outlives a request."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        if not isinstance(target, ast.Name) or target.id in PROCESS_WIDE:
+            continue
+        stateful = isinstance(value, ast.Dict | ast.List | ast.Set) and not any(
+            getattr(value, part, None) for part in ("keys", "elts")
+        )
+        if isinstance(value, ast.Call):
+            called = ast.unparse(value.func)
+            stateful = called.startswith(("threading.", "weakref.")) or called in {
+                "dict",
+                "set",
+                "list",
+            }
+        if stateful:
+            found.append(f"{path.relative_to(ROOT)}: {target.id}")
+    return found
+
+
+def test_caches_limiters_and_savers_live_in_the_wiring() -> None:
+    """Services and retrieval keep nothing between requests in a module global: the
+    index and citations caches, the snapshot saves and the rate limits are the wiring's
+    (``Wiring.index``, ``.citations``, ``.limits``), and ``Wiring.close()`` ends them."""
+    found = [
+        name
+        for folder in ("shared/services", "shared/retrieval")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for name in module_state(path)
+    ]
+    assert found == []
