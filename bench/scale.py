@@ -272,7 +272,7 @@ def write_operations(project: str, rows: list[Row]) -> None:
             embedder=embedder,
             judge=None,
             model="bench",
-        )
+        ).body()
     rows[-1].note = f"archived={outcome['archived']} {outcome['reason']}"
     paths = [f"src/modulo_{i // 50}/archivo_{i}.py" for i in range(1000)]
     with measured(rows, "index_code, 1,000 paths", counts):

@@ -44,7 +44,13 @@ from shared.services.rate_limit import Limiters, SlidingWindow
 if TYPE_CHECKING:
     import httpx
 
-    from shared.api.models import ArchiveRequest, AskRequest
+    from shared.api.models import (
+        ArchiveRequest,
+        ArchiveResponse,
+        AskRequest,
+        AskResponse,
+        SearchResponse,
+    )
     from shared.providers.gemini_client import GeminiClient
     from shared.services.ask import Event
     from shared.services.site_build import BuildReport
@@ -329,7 +335,7 @@ class Wiring:
         authorized: bool,
         client_id: str = "",
         origin: str = "ask",
-    ) -> dict[str, Any]:
+    ) -> AskResponse:
         """One answer (``shared.services.ask.ask``) with every collaborator it uses; the
         answerer is built first, so a missing key is a 503 before any work."""
         from shared.services.ask import ask
@@ -375,7 +381,7 @@ class Wiring:
             origin=origin,
         )
 
-    def search(self, request: AskRequest) -> dict[str, Any]:
+    def search(self, request: AskRequest) -> SearchResponse:
         """The agents' ``search``: the passages ``ask`` would cite, and the near misses."""
         from shared.services.ask import search
 
@@ -389,7 +395,7 @@ class Wiring:
 
         return citing_report(path, self.store, self.citations, self.settings.site_url)
 
-    def archive(self, request: ArchiveRequest) -> dict[str, Any]:
+    def archive(self, request: ArchiveRequest) -> ArchiveResponse:
         """``POST /archive``: an answer through the gates (``archive_request``)."""
         from shared.services.archive import archive_request
 

@@ -14,7 +14,7 @@ from shared.http import RequestContext, handle
 
 def _archive(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = ArchiveRequest.parse(body)
-    return 200, wiring(ctx.settings).archive(request)
+    return 200, wiring(ctx.settings).archive(request).body()
 
 
 @functions_framework.http

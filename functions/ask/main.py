@@ -19,7 +19,7 @@ def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]
     if request.stream:
         streamed = w.ask_stream(request, authorized=ctx.authorized, client_id=ctx.client_id)
         return 200, EventStream(streamed)
-    return 200, w.ask(request, authorized=ctx.authorized, client_id=ctx.client_id)
+    return 200, w.ask(request, authorized=ctx.authorized, client_id=ctx.client_id).body()
 
 
 @functions_framework.http

@@ -556,9 +556,17 @@ class FeedbackRequest(RequestBody):
 
 
 class ResponseBody(BaseModel):
-    """A response body; clients ignore fields they do not know."""
+    """A response body; clients ignore fields they do not know.
+
+    A service builds one (mypy checks each field against the model) and the edge sends
+    ``body()``: a field left None is absent, as the contract's optional fields are, and
+    the keys come in the order the model declares them."""
 
     model_config = ConfigDict(extra="allow")
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object this response is sent as."""
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 ErrorCode = Literal[
@@ -684,8 +692,8 @@ class AskArchive(ResponseBody):
     """Whether the answer went through the archive gates, and what they decided."""
 
     attempted: bool
-    reason: str
     archived: bool | None = None
+    reason: str
     slug: str | None = None
 
 
@@ -717,24 +725,24 @@ class AskResponse(ResponseBody):
         description="Help mode only: low when the evidence is weak (the answer then opens "
         "by saying the wiki does not seem to cover the question).",
     )
-    unsupported: list[str] | None = Field(
-        default=None,
-        description="Code identifiers or paths the answer names that appear in no passage "
-        "sent and not in the code index (present only when there are some).",
-    )
-    grounding: Grounding | None = Field(
-        default=None,
-        description="Help mode: the grounding gate's check of the code paths the answer cites.",
+    archive: AskArchive
+    timings: dict[str, float] | None = Field(
+        default=None, description="embed_ms, search_ms and generate_ms."
     )
     standalone_question: str | None = Field(
         default=None,
         description="With a history: the question as it was read on its own (searched and "
         "answered), when it differs from the one asked.",
     )
-    timings: dict[str, float] | None = Field(
-        default=None, description="embed_ms, search_ms and generate_ms."
+    grounding: Grounding | None = Field(
+        default=None,
+        description="Help mode: the grounding gate's check of the code paths the answer cites.",
     )
-    archive: AskArchive
+    unsupported: list[str] | None = Field(
+        default=None,
+        description="Code identifiers or paths the answer names that appear in no passage "
+        "sent and not in the code index (present only when there are some).",
+    )
 
 
 class ArchiveResponse(ResponseBody):

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         # The command line runs with the operator's own rights: no archive from here.
-        response = wiring(settings).ask(request, authorized=False)
+        response = wiring(settings).ask(request, authorized=False).body()
     lines = [response["answer"], ""]
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"

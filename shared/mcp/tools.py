@@ -106,7 +106,7 @@ def _rate_limited(caller: Caller, w: Wiring) -> None:
 
 def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     _rate_limited(caller, w)
-    return w.search(request)
+    return w.search(request).body()
 
 
 def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str
 def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     _rate_limited(caller, w)
     # The tool never archives: ``archive`` is not one of its arguments.
-    return w.ask(request, authorized=False, client_id=caller.client_id or "", origin="mcp")
+    return w.ask(request, authorized=False, client_id=caller.client_id or "", origin="mcp").body()
 
 
 def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from shared import plaintext
-from shared.api.models import MAX_QUESTION_CHARS, AskRequest
+from shared.api.models import (
+    MAX_QUESTION_CHARS,
+    AskArchive,
+    AskRequest,
+    AskResponse,
+    AskSource,
+    SearchHit,
+    SearchResponse,
+)
+from shared.api.models import Grounding as GroundingBody
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.freshness import all_gone, demote_gone, state_of
@@ -184,7 +193,7 @@ def ask(
     condenser: Generator | None = None,
     client_id: str = "",
     origin: str = "ask",
-) -> dict[str, Any]:
+) -> AskResponse:
     """Answer one checked ``ask`` request; the store is touched only in help mode.
 
     ``judge`` is the archive gates' triage model (None: their local rules only);
@@ -221,7 +230,7 @@ def _finish(
     judge: Generator | None,
     client_id: str,
     origin: str,
-) -> dict[str, Any]:
+) -> AskResponse:
     """The response to a written answer: a tutor's as it is, a help answer ``complete``d."""
     if prepared.found is None:
         return _tutor_response(generation, prepared.started, prepared.generating)
@@ -242,8 +251,9 @@ def _finish(
     )
 
 
-# One event of ``ask``'s stream: its name and its JSON data.
-Event = tuple[str, dict[str, Any]]
+# One event of ``ask``'s stream: its name and its data (a JSON object; ``done``'s is the
+# whole response, which the edge serialises as ``ask``'s body).
+Event = tuple[str, dict[str, Any] | AskResponse]
 
 
 def ask_stream(
@@ -279,7 +289,7 @@ def ask_stream(
         sources = (
             []
             if found is None
-            else [source(p, found.state(p.slug), settings.site_url) for p in found.passages]
+            else [source(p, found.state(p.slug), settings.site_url).body() for p in found.passages]
         )
         yield "sources", {"sources": sources}
         try:
@@ -330,18 +340,18 @@ def _deltas(pieces: TextStream) -> collections.abc.Generator[Event, None, Genera
             yield "delta", {"text": piece}
 
 
-def _tutor_response(generation: Generation, started: float, generated: float) -> dict[str, Any]:
+def _tutor_response(generation: Generation, started: float, generated: float) -> AskResponse:
     done = time.perf_counter()
-    return {
-        "answer": generation.text,
-        "sources": [],
-        "model": generation.model,
-        "chunks_used": 0,
-        "duration_ms": _ms(started, done),
-        "mode": "tutor",
-        "archive": {"attempted": False, "reason": "tutor-mode"},
-        "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
-    }
+    return AskResponse(
+        answer=generation.text,
+        sources=[],
+        model=generation.model,
+        chunks_used=0,
+        duration_ms=_ms(started, done),
+        mode="tutor",
+        archive=AskArchive(attempted=False, reason="tutor-mode"),
+        timings={"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
+    )
 
 
 def complete(
@@ -359,7 +369,7 @@ def complete(
     judge: Generator | None,
     client_id: str,
     origin: str,
-) -> dict[str, Any]:
+) -> AskResponse:
     """The help-mode response of a written answer: checked against its passages, its
     trace kept, its hit recorded, archived if asked (whole or streamed alike)."""
     passages, confidence = found.passages, found.confidence
@@ -376,25 +386,8 @@ def complete(
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
     answer_id = new_answer_id()
-    response: dict[str, Any] = {
-        "answer_id": answer_id,
-        "answer": checked.text,
-        "sources": [source(p, found.state(p.slug), settings.site_url) for p in passages],
-        "model": generation.model,
-        "chunks_used": len(passages),
-        "duration_ms": _ms(started, t3),
-        "mode": "help",
-        "confidence": checked.confidence,
-        "archive": {"attempted": False, "reason": "not-requested"},
-        "timings": {
-            "embed_ms": found.embed_ms,
-            "search_ms": found.search_ms,
-            "generate_ms": _ms(generating, t3),
-        },
-    }
-    if question.standalone is not None:
-        response["standalone_question"] = question.standalone
-    grounding: dict[str, Any] | None = None
+    archive = AskArchive(attempted=False, reason="not-requested")
+    grounding: GroundingBody | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
         if authorized or (anonymous_ok and limits.widget_may_archive(client_id)):
@@ -407,24 +400,44 @@ def complete(
                 judge=judge,
                 model=generation.model,
             )
-            grounding = decision.pop("grounding", None)
-            response["archive"] = {"attempted": True, **decision}
+            grounding = decision.grounding
+            archive = AskArchive(
+                attempted=True,
+                archived=decision.archived,
+                reason=decision.reason,
+                slug=decision.slug,
+            )
         elif anonymous_ok:  # the answer still goes out; only the draft waits
-            response["archive"] = {"attempted": False, "reason": "rate-limited"}
+            archive = AskArchive(attempted=False, reason="rate-limited")
         else:
-            response["archive"] = {"attempted": False, "reason": "unauthorized"}
+            archive = AskArchive(attempted=False, reason="unauthorized")
     if grounding is None:  # the archive gates ran it already when they got that far
         grounding = grounding_of(checked.text, store)
-    if grounding is not None:
-        response["grounding"] = grounding
     # The grounding check's one read of the code index also says which paths it holds.
-    if grounding is not None and grounding["checked"]:
-        not_indexed = list(grounding["unresolved"])
+    if grounding is not None and grounding.checked:
+        not_indexed = list(grounding.unresolved)
     else:  # the index could not say: judged by the passages alone
         not_indexed = cited_paths(checked.text)
     unsupported = answer_checks.unsupported(checked.text, passages, not_indexed)
-    if unsupported:
-        response["unsupported"] = unsupported
+    response = AskResponse(
+        answer_id=answer_id,
+        answer=checked.text,
+        sources=[source(p, found.state(p.slug), settings.site_url) for p in passages],
+        model=generation.model,
+        chunks_used=len(passages),
+        duration_ms=_ms(started, t3),
+        mode="help",
+        confidence=checked.confidence,
+        archive=archive,
+        timings={
+            "embed_ms": found.embed_ms,
+            "search_ms": found.search_ms,
+            "generate_ms": _ms(generating, t3),
+        },
+        standalone_question=question.standalone,
+        grounding=grounding,
+        unsupported=unsupported or None,  # present only when there are some
+    )
     keep_trace(
         store,
         answer_id=answer_id,
@@ -443,7 +456,7 @@ def complete(
         question,
         passages,
         generation.model,
-        response["duration_ms"],
+        response.duration_ms,
         confidence=checked.confidence,
         best_fused=found.best_fused,
         origin=origin,
@@ -537,7 +550,7 @@ def search(
     embedder: Embedder,
     index: IndexCache,
     origin: str = "mcp",
-) -> dict[str, Any]:
+) -> SearchResponse:
     """The agents' ``search``: the passages ``ask`` would cite, then those that only share
     words with the query (an agent judges a weak match by its score and the confidence,
     it is not told "nothing"), recorded as ``ask``'s hits are, so gap analytics sees what
@@ -558,8 +571,13 @@ def search(
         embedder=found.embedder,
     )
     shown = [*found.passages, *found.matched][: question.limit]
-    results = [source(p, found.state(p.slug), settings.site_url) for p in shown]
-    return {"results": results, "confidence": found.confidence}
+    return SearchResponse(
+        results=[
+            SearchHit(**source(p, found.state(p.slug), settings.site_url).model_dump())
+            for p in shown
+        ],
+        confidence=found.confidence,
+    )
 
 
 def freshness_of(cited: Sequence[Ranked], store: Store) -> dict[str, Freshness]:
@@ -618,18 +636,18 @@ def numbered(
 
 def source(
     passage: Passage, freshness: FreshnessState = "unknown", site_url: str | None = None
-) -> dict[str, Any]:
+) -> AskSource:
     """One entry of the response's ``sources``: ``url`` opens the page at the passage's
     heading (absolute under ``BIBLIOTECA_SITE_URL``, else relative to the site's root)."""
-    return {
-        "slug": passage.slug,
-        "title": passage.title,
-        "heading": plain_heading(passage.heading),
-        "url": page_url(site_url, passage.slug, passage.anchor),
-        "score": round(passage.relevance, 4),
-        "snippet": snippet(passage.text),
-        "freshness": freshness,
-    }
+    return AskSource(
+        slug=passage.slug,
+        title=passage.title,
+        heading=plain_heading(passage.heading),
+        url=page_url(site_url, passage.slug, passage.anchor),
+        score=round(passage.relevance, 4),
+        snippet=snippet(passage.text),
+        freshness=freshness,
+    )
 
 
 def snippet(text: str) -> str:
@@ -683,10 +701,10 @@ def record_hit(
         _log.exception("could not record the utility hit")
 
 
-def grounding_of(answer: str, store: Store) -> dict[str, Any] | None:
+def grounding_of(answer: str, store: Store) -> GroundingBody | None:
     """The grounding check of an answer's cited code paths; None if it cannot run."""
     try:
-        return check_grounding(answer, store.code).body()
+        return GroundingBody.model_validate(check_grounding(answer, store.code).body())
     except BibliotecaError as exc:  # an answer is worth more than its grounding report
         _log.warning("grounding not reported: %s", exc)
         return None

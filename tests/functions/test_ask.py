@@ -359,7 +359,7 @@ def test_a_question_checks_whether_the_index_changed_once(
         store.db.connection().set_trace_callback(statements.append)
     w = wiring(get_settings())
     body = w.ask(AskRequest.parse({"question": "¿Qué hace cache:invalidate?"}), authorized=False)
-    assert body["sources"]
+    assert body.sources
     assert calls == ["changes_since"]
     if on_sqlite:
         generation_reads = [s for s in statements if "chunk_generation" in s]

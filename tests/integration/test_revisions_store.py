@@ -206,7 +206,7 @@ def test_an_accepted_archived_answer_reads_as_a_page_with_its_citations_linked(
         embedder=EMBEDDER,
         judge=None,
         model="local:extractive",
-    )
+    ).body()
     assert decision["archived"], decision
     slug = decision["slug"]
     assert "[1][1]" in store.pages.get(slug).content  # [2] was the same page as [1]
