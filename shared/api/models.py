@@ -15,10 +15,13 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, Optional, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -123,6 +126,34 @@ def _checked_slug(value: str) -> str:
     return value
 
 
+def _slug_first(value: object) -> object:
+    # Before the pattern: the message says what is wrong with this slug.
+    return _checked_slug(value) if isinstance(value, str) else value
+
+
+def _page_sized(value: str, info: ValidationInfo) -> str:
+    return _within_a_page(value, info.field_name or "content")
+
+
+# The checks several request models share, each written once.
+# A page slug: what is wrong with it said first, then the pattern and the length.
+Slug = Annotated[
+    str,
+    Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG),
+    BeforeValidator(_slug_first),  # wraps the pattern: runs first
+]
+# Markdown that fits a page (413 payload_too_large past it, at the field).
+PageText = Annotated[str, AfterValidator(_page_sized)]
+# A flag whose null is its default: false.
+NullIsFalse = Annotated[
+    bool,
+    BeforeValidator(
+        lambda value: False if value is None else value, json_schema_input_type=bool | None
+    ),
+]
+# A flag only a JSON true sets: any other value (null, "yes", 1) is false.
+OnlyTrue = Annotated[bool, BeforeValidator(lambda value: value is True, json_schema_input_type=Any)]
+
 _SLUG = (
     "A page slug: lowercase ASCII letters, digits, '-', '_' and '—' as separator, "
     "starting and ending with a letter or digit, at most 200 characters, not a function name."
@@ -133,27 +164,13 @@ _CONTENT = "A string of Markdown: the page's body, at most 512 KiB in UTF-8."
 class WikiCreateRequest(RequestBody):
     """``POST /wiki_create``: a new page."""
 
-    slug: str | None = Field(
-        default=None,
-        pattern=SLUG_RE.pattern,
-        max_length=MAX_SLUG,
-        description=_SLUG + " Derived from type and title when absent.",
+    slug: Slug | None = Field(
+        default=None, description=_SLUG + " Derived from type and title when absent."
     )
-    content: str = Field(description=_CONTENT)
+    content: PageText = Field(description=_CONTENT)
     front_matter: FrontMatter = Field(
         description="A JSON object: the page's front matter (title and type required)."
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        # Before the pattern: the message says what is wrong with this slug.
-        return _checked_slug(value) if isinstance(value, str) else value
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        return _within_a_page(value, "content")
 
     @field_validator("front_matter", mode="before")
     @classmethod
@@ -178,8 +195,8 @@ FrontMatterPatch = create_model(  # type: ignore[call-overload]
 class WikiUpdateRequest(RequestBody):
     """``POST /wiki_update``: new content and/or metadata for an existing page."""
 
-    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
-    content: str | None = Field(default=None, description=_CONTENT + " Absent: kept.")
+    slug: Slug = Field(description=_SLUG)
+    content: PageText | None = Field(default=None, description=_CONTENT + " Absent: kept.")
     update_metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="A JSON object of front-matter keys whose values replace the stored ones "
@@ -191,17 +208,6 @@ class WikiUpdateRequest(RequestBody):
         description="A positive integer: the version the update was made against "
         "(409 version_conflict when the page has moved on).",
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        # Before the pattern: the message says what is wrong with this slug.
-        return _checked_slug(value) if isinstance(value, str) else value
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str | None) -> str | None:
-        return None if value is None else _within_a_page(value, "content")
 
     @field_validator("update_metadata", mode="before", json_schema_input_type=FrontMatterPatch)
     @classmethod
@@ -278,12 +284,12 @@ class AskRequest(RequestBody):
         le=MAX_LIMIT,
         description="An integer from 1 to 20 (default 6): how many passages to use.",
     )
-    archive: bool = Field(
+    archive: OnlyTrue = Field(
         default=False,
         description="True to send the answer through the archive gates (write credentials, "
         "or BIBLIOTECA_ARCHIVE_FROM_WIDGET=1); any other value is false.",
     )
-    stream: bool = Field(
+    stream: OnlyTrue = Field(
         default=False,
         description="True to answer text/event-stream: an event 'sources', then 'delta' "
         "events with text, then 'done' with the whole response body; any other value is "
@@ -325,11 +331,6 @@ class AskRequest(RequestBody):
     def _limit(cls, value: object) -> object:
         return DEFAULT_LIMIT if value is None else value
 
-    @field_validator("archive", "stream", mode="before", json_schema_input_type=Any)
-    @classmethod
-    def _archive(cls, value: object) -> bool:
-        return value is True
-
     @field_validator("history", mode="before", json_schema_input_type=list[Turn] | None)
     @classmethod
     def _history(cls, value: object) -> object:
@@ -349,7 +350,7 @@ class ArchiveRequest(RequestBody):
         pattern=r"\S",
         description="A non-blank string of at most 2,000 characters: the question asked.",
     )
-    answer: str = Field(
+    answer: PageText = Field(
         pattern=r"\S", description="A non-blank string of Markdown, at most 512 KiB: the answer."
     )
     sources: list[str] = Field(
@@ -371,7 +372,7 @@ class ArchiveRequest(RequestBody):
     @field_validator("answer")
     @classmethod
     def _answer(cls, value: str) -> str:
-        return _within_a_page(_non_blank(value), "answer")
+        return _non_blank(value)
 
     @field_validator("sources", mode="before", json_schema_input_type=list[str] | None)
     @classmethod
@@ -408,7 +409,7 @@ class IndexCodeRequest(RequestBody):
         description="A list of file paths inside the repository (no '.' or '..' segments, "
         "at most 1,024 characters each); duplicates count once."
     )
-    replace: bool = Field(
+    replace: NullIsFalse = Field(
         default=False,
         description="True or false (default false): remove this repository's indexed paths "
         "that are not in the list.",
@@ -430,24 +431,14 @@ class IndexCodeRequest(RequestBody):
             out[path] = None
         return list(out)
 
-    @field_validator("replace", mode="before", json_schema_input_type=bool | None)
-    @classmethod
-    def _replace(cls, value: object) -> object:
-        return False if value is None else value
-
 
 class RebuildRequest(RequestBody):
     """``POST /rebuild``: build the static site (the scheduler sends ``{"full": false}``)."""
 
-    full: bool = Field(
+    full: NullIsFalse = Field(
         default=False,
         description="True or false (default false): render every page, not only what changed.",
     )
-
-    @field_validator("full", mode="before", json_schema_input_type=bool | None)
-    @classmethod
-    def _full(cls, value: object) -> object:
-        return False if value is None else value
 
 
 class PagesCitingRequest(RequestBody):
@@ -474,18 +465,13 @@ MAX_HISTORY = 100
 class WikiHistoryRequest(RequestBody):
     """``POST /wiki_history``: a page's revisions, newest first (write credentials)."""
 
-    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
+    slug: Slug = Field(description=_SLUG)
     limit: int = Field(
         default=20,
         ge=1,
         le=MAX_HISTORY,
         description="An integer from 1 to 100 (default 20): how many revisions, newest first.",
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        return _checked_slug(value) if isinstance(value, str) else value
 
 
 MAX_COMMENT_CHARS = 2000
@@ -519,10 +505,8 @@ class FeedbackRequest(RequestBody):
         max_length=MAX_COMMENT_CHARS,
         description="A string of at most 2,000 characters or null: what was wrong.",
     )
-    slug: str | None = Field(
+    slug: Slug | None = Field(
         default=None,
-        pattern=SLUG_RE.pattern,
-        max_length=MAX_SLUG,
         description="A page slug or null: the page the feedback is about (an agent reporting "
         "a page without an answer).",
     )
@@ -533,11 +517,6 @@ class FeedbackRequest(RequestBody):
         if value is None:
             return None
         return strip_invisible(value).strip() or None
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        return _checked_slug(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
