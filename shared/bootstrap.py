@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         ArchiveResponse,
         AskRequest,
         AskResponse,
+        PagesCitingResponse,
         SearchResponse,
     )
     from shared.providers.gemini_client import GeminiClient
@@ -389,7 +390,7 @@ class Wiring:
             request, self.settings, store=self.store, embedder=self.embedder, index=self.index
         )
 
-    def pages_citing(self, path: str) -> dict[str, Any]:
+    def pages_citing(self, path: str) -> PagesCitingResponse:
         """The agents' ``pages_citing``: the published pages citing a code path."""
         from shared.services.citations import citing_report
 

@@ -20,7 +20,7 @@ def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str,
     request = FeedbackRequest.parse(body)
     return 200, record_feedback(
         request, w.store, client_id=ctx.client_id, authorized=ctx.authorized
-    )
+    ).body()
 
 
 def _closed(settings: Settings) -> bool:

@@ -131,7 +131,7 @@ def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> di
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     del caller
-    return w.pages_citing(request.path)
+    return w.pages_citing(request.path).body()
 
 
 # Over stdio the caller is the local user: one client for the "one vote per answer" rule.
@@ -147,7 +147,7 @@ def _report_issue(request: FeedbackRequest, w: Wiring, caller: Caller) -> dict[s
         client_id=caller.client_id or LOCAL_CLIENT,
         authorized=caller.may_write,
         origin="mcp",
-    )
+    ).body()
 
 
 TOOLS: tuple[Tool, ...] = (

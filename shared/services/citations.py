@@ -11,8 +11,9 @@ import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from shared.api.models import CitingPage, PagesCitingResponse
 from shared.freshness import state_of
 from shared.gates.code_paths import cited_paths, normalize_path, path_key
 from shared.ports import PageRecord, Store
@@ -149,7 +150,7 @@ def pages_citing(path: str, store: Store, cache: CitationCache) -> list[Citing]:
 
 def citing_report(
     path: str, store: Store, cache: CitationCache, site_url: str | None
-) -> dict[str, Any]:
+) -> PagesCitingResponse:
     """The agents' ``pages_citing``: each page citing ``path``, with what it cites, where,
     its freshness and its address on the published site."""
     found = pages_citing(path, store, cache)
@@ -157,15 +158,15 @@ def citing_report(
     # page's freshness without a page write (the cache's fingerprint does not move).
     fresh = store.pages.freshness_of([c.record.slug for c in found]) if found else {}
     pages = [
-        {
-            "slug": c.record.slug,
-            "title": str(c.record.front_matter.get("title", "")),
-            "type": str(c.record.front_matter.get("type", "")),
-            "cites": c.cites,
-            "where": c.where,
-            "freshness": state_of(fresh.get(c.record.slug)),
-            "url": page_url(site_url, c.record.slug),
-        }
+        CitingPage(
+            slug=c.record.slug,
+            title=str(c.record.front_matter.get("title", "")),
+            type=str(c.record.front_matter.get("type", "")),
+            cites=c.cites,
+            where=c.where,
+            freshness=state_of(fresh.get(c.record.slug)),
+            url=page_url(site_url, c.record.slug),
+        )
         for c in found
     ]
-    return {"path": path, "pages": pages}
+    return PagesCitingResponse(path=path, pages=pages)

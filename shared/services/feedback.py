@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
-from typing import Any
 
-from shared.api.models import FeedbackRequest
+from shared.api.models import FeedbackRequest, FeedbackResponse
 from shared.errors import NotFound
 from shared.ports import FeedbackRecord, Store
 from shared.services.wiki import read_page
@@ -30,7 +29,7 @@ def record_feedback(
     client_id: str,
     authorized: bool,
     origin: str = "http",
-) -> dict[str, Any]:
+) -> FeedbackResponse:
     """Record one checked request; ``NotFound`` at ``answer_id`` or ``slug`` when unknown."""
     trace = None
     if request.answer_id is not None:
@@ -56,4 +55,4 @@ def record_feedback(
         trace=trace,
     )
     store.feedback.record(item)
-    return {"recorded": True, "id": item.id}
+    return FeedbackResponse(recorded=True, id=item.id)

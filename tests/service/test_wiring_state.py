@@ -42,7 +42,7 @@ def test_a_question_warms_the_wirings_index_and_reset_closes_it(
     second = w.ask(QUESTION, authorized=False)
     assert first.sources == second.sources
     assert w.index.snapshot(store.chunks) is warm  # nothing written: the same index
-    assert w.pages_citing("shared/db/pool.py")["pages"][0]["slug"] == "runbook—pool"
+    assert w.pages_citing("shared/db/pool.py").pages[0].slug == "runbook—pool"
 
     bootstrap.reset()
 
