@@ -14,7 +14,7 @@ import collections.abc
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from shared import plaintext
 from shared.api.models import (
@@ -136,31 +136,30 @@ class Prepared:
     started: float
     generating: float  # when the answerer was handed the question
 
-    @property
-    def passages(self) -> list[Passage]:
-        return [] if self.found is None else self.found.passages
-
     def answer(self, answerer: Answerer) -> Generation:
-        if self.found is None:
-            return answerer.answer(self.question.text, [], mode="tutor")
-        return answerer.answer(
-            self.question.text,
-            self.found.passages,
-            mode="help",
-            confidence=self.found.confidence,
-            unmentioned=self.found.unmentioned,
-        )
+        passages, how = self._inputs()
+        return answerer.answer(self.question.text, passages, **how)
 
     def stream(self, answerer: Answerer) -> TextStream:
+        passages, how = self._inputs()
+        return answerer.stream(self.question.text, passages, **how)
+
+    def _inputs(self) -> tuple[list[Passage], _How]:
+        """What the answerer is given besides the question: a tutor no passages."""
         if self.found is None:
-            return answerer.stream(self.question.text, [], mode="tutor")
-        return answerer.stream(
-            self.question.text,
-            self.found.passages,
-            mode="help",
-            confidence=self.found.confidence,
-            unmentioned=self.found.unmentioned,
-        )
+            return [], {"mode": "tutor", "confidence": "high", "unmentioned": ()}
+        how: _How = {
+            "mode": "help",
+            "confidence": self.found.confidence,
+            "unmentioned": self.found.unmentioned,
+        }
+        return self.found.passages, how
+
+
+class _How(TypedDict):
+    mode: Literal["help", "tutor"]
+    confidence: Confidence
+    unmentioned: Sequence[str]
 
 
 def _prepare(
