@@ -110,3 +110,21 @@ def test_caches_limiters_and_savers_live_in_the_wiring() -> None:
         for name in module_state(path)
     ]
     assert found == []
+
+
+def test_the_agents_tools_hold_no_use_case_rules() -> None:
+    """An MCP tool parses its arguments, calls one service (or the wiring's use case) and
+    answers: page schemas, freshness, retrieval, addresses and the write path are the
+    services' business, so the tools module imports none of them."""
+    rules = (
+        "shared.schema",
+        "shared.freshness",
+        "shared.retrieval",
+        "shared.site",
+        "shared.services.wiki",
+        "shared.services.ask",
+        "shared.services.citations",
+        "shared.services.rate_limit",
+    )
+    tools = ROOT / "shared" / "mcp" / "tools.py"
+    assert sorted(m for m in imported_modules(tools) if m.startswith(rules)) == []
