@@ -133,7 +133,7 @@ def measure(corpus: Corpus, store_dir: Path) -> tuple[dict[str, Any], list[str]]
     if not pages:
         raise SystemExit(f"{corpus.name}: the import found no pages in {corpus.docs_dir}")
     baseline = PageBm25(pages)
-    index = hybrid.snapshot(store.chunks).index
+    index = INDEX.snapshot(store.chunks).index
     chunk_count = len(index)
 
     systems: dict[str, Callable[..., list[str]]] = {
