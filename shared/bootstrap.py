@@ -35,9 +35,6 @@ from shared.ports import (
     Store,
     Vector,
 )
-from shared.retrieval.hybrid import IndexCache
-from shared.services.citations import CitationCache
-from shared.services.rate_limit import Limiters, SlidingWindow
 
 # Provider modules are imported where a provider is built: a function configured for
 # the local models never loads httpx or the Gemini client (a cold start pays for less).
@@ -53,7 +50,10 @@ if TYPE_CHECKING:
         SearchResponse,
     )
     from shared.providers.gemini_client import GeminiClient
+    from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Event
+    from shared.services.citations import CitationCache
+    from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
 
 _lock = threading.RLock()
@@ -287,16 +287,55 @@ class Wiring:
         # The same model reads a follow-up as a standalone question (None: the offline rule).
         self.condenser: Generator | None = self.judge
         self.answerer_name = answerer_name(settings)
-        self.index = IndexCache()
-        self.citations = CitationCache()
-        self.limits = Limiters()
+        self._index: IndexCache | None = None
+        self._citations: CitationCache | None = None
+        self._limits: Limiters | None = None
+
+    # The process's state, made on first use (a function that never searches never
+    # imports the search index).
+
+    @property
+    def index(self) -> IndexCache:
+        """The in-memory search index of each chunk index, and its snapshot saves."""
+        with _lock:
+            if self._index is None:
+                from shared.retrieval.hybrid import IndexCache
+
+                self._index = IndexCache()
+            return self._index
+
+    @property
+    def citations(self) -> CitationCache:
+        """The code paths the published pages cite (``pages_citing``)."""
+        with _lock:
+            if self._citations is None:
+                from shared.services.citations import CitationCache
+
+                self._citations = CitationCache()
+            return self._citations
+
+    @property
+    def limits(self) -> Limiters:
+        """The per-client rate limits, one per purpose and window."""
+        with _lock:
+            if self._limits is None:
+                from shared.services.rate_limit import Limiters
+
+                self._limits = Limiters()
+            return self._limits
 
     def close(self, timeout: float | None = 120) -> None:
         """Wait for the index snapshot saves under way (a process about to exit must not
-        tear the interpreter down under one), then forget every cache and count."""
-        self.index.close(timeout)
-        self.citations.clear()
-        self.limits.clear()
+        tear the interpreter down under one), then forget every cache and count (what
+        was never made is not made now)."""
+        with _lock:
+            index, citations, limits = self._index, self._citations, self._limits
+        if index is not None:
+            index.close(timeout)
+        if citations is not None:
+            citations.clear()
+        if limits is not None:
+            limits.clear()
 
     def limiter(self, purpose: Literal["ask", "feedback"] = "ask") -> SlidingWindow:
         """The per-client limit of ``purpose`` (``BIBLIOTECA_RATE_LIMIT``; each counts
@@ -460,16 +499,16 @@ def settle() -> None:
     """Wait for the snapshot saves the process's wiring started (tests, between tests)."""
     with _lock:
         current = _current
-    if current is not None:
-        current.index.settle()
+    if current is not None and current._index is not None:
+        current._index.settle()
 
 
 def reset_limits() -> None:
     """Forget the per-client counts of the process's wiring (tests that change the window)."""
     with _lock:
         current = _current
-    if current is not None:
-        current.limits.clear()
+    if current is not None and current._limits is not None:
+        current._limits.clear()
 
 
 def reset() -> None:
