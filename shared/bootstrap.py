@@ -1,9 +1,14 @@
 """The composition root: the one place that builds stores, model providers and publishers.
 
-Entry points (functions, CLI) take what a request needs from ``wiring()`` and hand each
-service only that. Everything is built on first use and kept for the process (STYLE 2):
-the store a tutor answer never touches is never opened, and the embedder a metadata-only
-update never calls never asks for its key. Tests reset it all with ``reset()``.
+Entry points (functions, CLI, MCP tools) take what a request needs from ``wiring()``
+and hand each service only that; the use cases with many collaborators (``ask``,
+``ask_stream``, ``search``, ``archive``, ``pages_citing``, ``rebuild``) are assembled
+here, by ``Wiring``'s methods, and nowhere else. Everything is built on first use and
+kept for the process (STYLE 2): the store a tutor answer never touches is never opened,
+and the embedder a metadata-only update never calls never asks for its key. The state
+kept between requests (search index, citations index, rate limits, snapshot saves) is
+the wiring's too: ``close()`` ends it before the process exits, and tests reset it all
+with ``reset()``.
 """
 
 from __future__ import annotations
