@@ -192,7 +192,7 @@ def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any
             "missing": list(page.freshness.missing) if page.freshness else [],
         },
         "history": [
-            memory.entry(r) for r in store.revisions.history(page.slug, limit=history_limit)
+            memory.entry(r).body() for r in store.revisions.history(page.slug, limit=history_limit)
         ],
         "content": page.content,
     }
