@@ -46,6 +46,7 @@ from shared.services.ask import numbered  # noqa: E402
 from shared.text.fold import fold  # noqa: E402
 from shared.text.language import language  # noqa: E402
 
+INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 SECTIONS = True  # measured both ways: passages run on into their section
 # The answerer and confidence rule of before issue 20, kept in git, not in the tree (the
 # first bench of this file, issue 11, compared against 8ffd351).
@@ -297,6 +298,7 @@ def retrieve(store: Any, question: str) -> Retrieved:
         embedder=embedder.name,
         filters=NONE,
         limit=DEFAULT_LIMIT,
+        state=INDEX.snapshot(store.chunks),
     )
     cited = evidence.cited(found.ranked)
     rows = found.sections if SECTIONS else None

@@ -76,12 +76,11 @@ def first_answer(runs: int, as_json: bool) -> int:
             "import functions_framework, sys\n"
             "from shared.bootstrap import wiring\n"
             "from shared.demo import load_demo_if_empty\n"
-            "from shared.retrieval import hybrid\n"
             "w = wiring()\n"
             "assert load_demo_if_empty(w.store, w.embedder) > 0\n"
             "app = functions_framework.create_app('ask', sys.argv[1])\n"
             "assert app.test_client().post('/', json={'question': 'x'}).status_code == 200\n"
-            "hybrid.settle()\n"
+            "w.close()  # the snapshot save it started ends before the process\n"
         )
         main_py = str(ROOT / "functions" / "ask" / "main.py")
         subprocess.run(

@@ -38,11 +38,13 @@ sys.path.insert(0, str(ROOT))
 
 from shared.ports import Embedder  # noqa: E402
 from shared.records import SearchFilter  # noqa: E402
-from shared.retrieval import followup  # noqa: E402
+from shared.retrieval import followup, hybrid  # noqa: E402
 from shared.services.ask import gather  # noqa: E402
 from shared.services.importer import import_directory, tree_of  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 from tests.fixtures.corpora import CORPUS_SPECS  # noqa: E402
+
+INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 
 PAIRS = json.loads(Path(__file__).with_name("followups.json").read_text(encoding="utf-8"))
 
@@ -77,7 +79,7 @@ READINGS: dict[str, Callable[[str, list[str]], str]] = {
 
 
 def top_pages(text: str, store: SqliteStore, embedder: Embedder, k: int = 5) -> list[str]:
-    found = gather(text, SearchFilter(), 20, store, embedder)
+    found = gather(text, SearchFilter(), 20, store, embedder, INDEX)
     return list(dict.fromkeys(p.slug for p in found.passages))[:k]
 
 

@@ -38,11 +38,13 @@ from shared.retrieval.fusion import mix  # noqa: E402
 from shared.retrieval.lexical import LexicalIndex  # noqa: E402
 from shared.services.ask import ask, numbered  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
+from shared.services.rate_limit import Limiters  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
 QUESTIONS = Path(__file__).with_name("questions.json")
 ANY = SearchFilter()
+INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 
 
 def grow(store: SqliteStore, target: int) -> int:
@@ -153,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 embedder=embedder.name,
                 filters=ANY,
                 limit=6,
+                state=INDEX.snapshot(store.chunks),
             )
 
         cold_ms, _ = timed(one_search)
@@ -162,7 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             embed_ms, vector = timed(lambda q=q: embedder.embed_query(q))
             search_ms, found = timed(
                 lambda q=q, v=vector: hybrid.retrieve(
-                    store.chunks, q, v, embedder=embedder.name, filters=ANY, limit=6
+                    store.chunks,
+                    q,
+                    v,
+                    embedder=embedder.name,
+                    filters=ANY,
+                    limit=6,
+                    state=INDEX.snapshot(store.chunks),
                 )
             )
             passages = numbered(evidence.cited(found.ranked))
@@ -179,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     store=store,
                     embedder=embedder,
                     answerer=LocalAnswerer(),
+                    index=INDEX,
+                    limits=Limiters(),
                 )
             )
             service.append(total_ms)

@@ -35,7 +35,7 @@ QUESTIONS = (
 # Run in a fresh interpreter: what a cold instance pays to hold the index.
 LOAD = """
 import gc, json, sys, time
-from shared.ports import SearchFilter
+from shared.records import SearchFilter
 from shared.retrieval import snapshot
 
 def status(field):
@@ -64,7 +64,7 @@ peak = status("VmHWM")  # before the catch-up below imports the bench's wiki bui
 # A catch-up: another process rewrote one page; apply it five times, keep the median.
 sys.path.insert(0, "bench")
 import scale
-from shared.ports import IndexedChunk
+from shared.records import IndexedChunk
 from shared.retrieval.chunking import split_markdown
 page = scale.variant(17, scale.corpus())
 fm = page.front_matter

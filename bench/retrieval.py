@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
 
 NONE = SearchFilter()
+INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 SHIPPED = "hybrid (shipped: mix + pages)"
 
 
@@ -132,7 +133,7 @@ def measure(corpus: Corpus, store_dir: Path) -> tuple[dict[str, Any], list[str]]
     if not pages:
         raise SystemExit(f"{corpus.name}: the import found no pages in {corpus.docs_dir}")
     baseline = PageBm25(pages)
-    index = hybrid.snapshot(store.chunks).index
+    index = INDEX.snapshot(store.chunks).index
     chunk_count = len(index)
 
     systems: dict[str, Callable[..., list[str]]] = {
@@ -168,6 +169,7 @@ def measure(corpus: Corpus, store_dir: Path) -> tuple[dict[str, Any], list[str]]
             embedder=embedder.name,
             filters=NONE,
             limit=DEFAULT_LIMIT,
+            state=INDEX.snapshot(store.chunks),
         )
         return evidence.best_fused(found.ranked)
 

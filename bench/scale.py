@@ -48,12 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shared.api.models import AskRequest  # noqa: E402
+from shared.bootstrap import Wiring  # noqa: E402
 from shared.config import load_settings  # noqa: E402
-from shared.providers.answerers import LocalAnswerer  # noqa: E402
-from shared.retrieval import hybrid  # noqa: E402
 from shared.schema import FrontMatter, Page  # noqa: E402
 from shared.services.archive import archive_answer  # noqa: E402
-from shared.services.ask import ask  # noqa: E402
 from shared.services.code_index import index_paths  # noqa: E402
 from shared.services.importer import split_front_matter  # noqa: E402
 from shared.services.indexing import build_chunks  # noqa: E402
@@ -192,7 +190,6 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     cold start, from the snapshot the first one stored and the changes since."""
     settings = load_settings({"BIBLIOTECA_STORE": "firestore", "GOOGLE_CLOUD_PROJECT": project})
     embedder = HashingEmbedder()
-    answerer = LocalAnswerer()
     rows: list[Row] = []
     rss_before = rss_mib()
     # The emulator has no vector index: find_nearest scans every chunk, past the store's
@@ -201,10 +198,10 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     counts = counted(instance)
     request = AskRequest(question=QUESTION)
 
+    w = Wiring(settings, store=instance, embedder=embedder)
+
     def question() -> None:
-        ask(
-            request, settings, authorized=True, store=instance, embedder=embedder, answerer=answerer
-        )
+        w.ask(request, authorized=True)
 
     if phase == "second":
         with measured(rows, "ask, cold instance, from the stored snapshot", counts):
@@ -226,7 +223,7 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     with measured(rows, "ask, warm, after another wrote 1 page", counts):
         question()
     chunks = len(writer.chunks.vectors_for("p-000001"))
-    hybrid.settle()  # the snapshot the next cold instance starts from
+    w.close()  # the snapshot the next cold instance starts from is stored
     return {
         "rows": [r.__dict__ for r in rows],
         "rss_start_mib": rss_before,
@@ -272,7 +269,7 @@ def write_operations(project: str, rows: list[Row]) -> None:
             embedder=embedder,
             judge=None,
             model="bench",
-        )
+        ).body()
     rows[-1].note = f"archived={outcome['archived']} {outcome['reason']}"
     paths = [f"src/modulo_{i // 50}/archivo_{i}.py" for i in range(1000)]
     with measured(rows, "index_code, 1,000 paths", counts):

@@ -24,11 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shared.api.models import AskRequest  # noqa: E402
+from shared.bootstrap import Wiring  # noqa: E402
 from shared.config import load_settings  # noqa: E402
 from shared.demo import load_demo_if_empty  # noqa: E402
-from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.services.ask import ask  # noqa: E402
 
 QUESTIONS = [
     "¿Cada cuánto se reconstruye el sitio?",
@@ -42,20 +41,14 @@ QUESTIONS = [
 def measure(store: Any, rounds: int) -> dict[str, float]:
     settings = load_settings({})
     embedder = shared_local_embedder()
-    answerer = LocalAnswerer()
     load_demo_if_empty(store, embedder)
     save = store.traces.save
 
+    w = Wiring(settings, store=store, embedder=embedder)
+
     def one(question: str) -> float:
         started = time.perf_counter()
-        ask(
-            AskRequest.parse({"question": question}),
-            settings,
-            authorized=False,
-            store=store,
-            embedder=embedder,
-            answerer=answerer,
-        )
+        w.ask(AskRequest.parse({"question": question}), authorized=False)
         return (time.perf_counter() - started) * 1000
 
     for question in QUESTIONS:  # warm the caches (lexical index, vectors, model)

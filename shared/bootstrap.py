@@ -1,16 +1,21 @@
 """The composition root: the one place that builds stores, model providers and publishers.
 
-Entry points (functions, CLI) take what a request needs from ``wiring()`` and hand each
-service only that. Everything is built on first use and kept for the process (STYLE 2):
-the store a tutor answer never touches is never opened, and the embedder a metadata-only
-update never calls never asks for its key. Tests reset it all with ``reset()``.
+Entry points (functions, CLI, MCP tools) take what a request needs from ``wiring()``
+and hand each service only that; the use cases with many collaborators (``ask``,
+``ask_stream``, ``search``, ``archive``, ``pages_citing``, ``rebuild``) are assembled
+here, by ``Wiring``'s methods, and nowhere else. Everything is built on first use and
+kept for the process (STYLE 2): the store a tutor answer never touches is never opened,
+and the embedder a metadata-only update never calls never asks for its key. The state
+kept between requests (search index, citations index, rate limits, snapshot saves) is
+the wiring's too: ``close()`` ends it before the process exits, and tests reset it all
+with ``reset()``.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +45,19 @@ from shared.records import Generation, Vector
 if TYPE_CHECKING:
     import httpx
 
+    from shared.api.models import (
+        ArchiveRequest,
+        ArchiveResponse,
+        AskRequest,
+        AskResponse,
+        PagesCitingResponse,
+        SearchResponse,
+    )
     from shared.providers.gemini_client import GeminiClient
+    from shared.retrieval.hybrid import IndexCache
+    from shared.services.ask import Event
+    from shared.services.citations import CitationCache
+    from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
 
 _lock = threading.RLock()
@@ -250,7 +267,11 @@ class _LazyGenerator:
 
 
 class Wiring:
-    """The collaborators one ``Settings`` configures, each built on first use."""
+    """The collaborators one ``Settings`` configures, each built on first use, and the
+    process's state they keep between requests: the search index (``index``, with the
+    snapshot saves it starts in threads of their own), the citations index
+    (``citations``) and the per-client rate limits (``limits``). ``close()`` lets the
+    saves finish and forgets the rest; nothing of it lives in a module global."""
 
     def __init__(
         self, settings: Settings, *, store: Store | None = None, embedder: Embedder | None = None
@@ -271,6 +292,60 @@ class Wiring:
         # The same model reads a follow-up as a standalone question (None: the offline rule).
         self.condenser: Generator | None = self.judge
         self.answerer_name = answerer_name(settings)
+        self._index: IndexCache | None = None
+        self._citations: CitationCache | None = None
+        self._limits: Limiters | None = None
+
+    # The process's state, made on first use (a function that never searches never
+    # imports the search index).
+
+    @property
+    def index(self) -> IndexCache:
+        """The in-memory search index of each chunk index, and its snapshot saves."""
+        with _lock:
+            if self._index is None:
+                from shared.retrieval.hybrid import IndexCache
+
+                self._index = IndexCache()
+            return self._index
+
+    @property
+    def citations(self) -> CitationCache:
+        """The code paths the published pages cite (``pages_citing``)."""
+        with _lock:
+            if self._citations is None:
+                from shared.services.citations import CitationCache
+
+                self._citations = CitationCache()
+            return self._citations
+
+    @property
+    def limits(self) -> Limiters:
+        """The per-client rate limits, one per purpose and window."""
+        with _lock:
+            if self._limits is None:
+                from shared.services.rate_limit import Limiters
+
+                self._limits = Limiters()
+            return self._limits
+
+    def close(self, timeout: float | None = 120) -> None:
+        """Wait for the index snapshot saves under way (a process about to exit must not
+        tear the interpreter down under one), then forget every cache and count (what
+        was never made is not made now)."""
+        with _lock:
+            index, citations, limits = self._index, self._citations, self._limits
+        if index is not None:
+            index.close(timeout)
+        if citations is not None:
+            citations.clear()
+        if limits is not None:
+            limits.clear()
+
+    def limiter(self, purpose: Literal["ask", "feedback"] = "ask") -> SlidingWindow:
+        """The per-client limit of ``purpose`` (``BIBLIOTECA_RATE_LIMIT``; each counts
+        apart): ``ask``'s also counts the agents' tools that run a model."""
+        return self.limits.get(self.settings.rate_limit_window, purpose)
 
     def answerer(self) -> Answerer:
         """Who writes ``ask``'s answers, built now: a missing key is a 503 before any work."""
@@ -298,6 +373,92 @@ class Wiring:
 
     # -- the use cases, assembled here and nowhere else ---------------------------------
 
+    def ask(
+        self,
+        request: AskRequest,
+        *,
+        authorized: bool,
+        client_id: str = "",
+        origin: str = "ask",
+    ) -> AskResponse:
+        """One answer (``shared.services.ask.ask``) with every collaborator it uses; the
+        answerer is built first, so a missing key is a 503 before any work."""
+        from shared.services.ask import ask
+
+        return ask(
+            request,
+            self.settings,
+            authorized=authorized,
+            store=self.store,
+            embedder=self.embedder,
+            answerer=self.answerer(),
+            index=self.index,
+            limits=self.limits,
+            judge=self.judge,
+            condenser=self.condenser,
+            client_id=client_id,
+            origin=origin,
+        )
+
+    def ask_stream(
+        self,
+        request: AskRequest,
+        *,
+        authorized: bool,
+        client_id: str = "",
+        origin: str = "ask",
+    ) -> Iterator[Event]:
+        """``ask`` as server-sent events (``shared.services.ask.ask_stream``)."""
+        from shared.services.ask import ask_stream
+
+        return ask_stream(
+            request,
+            self.settings,
+            authorized=authorized,
+            store=self.store,
+            embedder=self.embedder,
+            answerer=self.answerer(),
+            index=self.index,
+            limits=self.limits,
+            judge=self.judge,
+            condenser=self.condenser,
+            client_id=client_id,
+            origin=origin,
+        )
+
+    def search(self, request: AskRequest, client_id: str | None = None) -> SearchResponse:
+        """The agents' ``search``: the passages ``ask`` would cite, and the near misses
+        (``client_id``: an anonymous caller, whose gap signals are capped)."""
+        from shared.services.ask import search
+
+        return search(
+            request,
+            self.settings,
+            store=self.store,
+            embedder=self.embedder,
+            index=self.index,
+            limits=self.limits,
+            client_id=client_id,
+        )
+
+    def pages_citing(self, path: str) -> PagesCitingResponse:
+        """The agents' ``pages_citing``: the published pages citing a code path."""
+        from shared.services.citations import citing_report
+
+        return citing_report(path, self.store, self.citations, self.settings.site_url)
+
+    def archive(self, request: ArchiveRequest) -> ArchiveResponse:
+        """``POST /archive``: an answer through the gates (``archive_request``)."""
+        from shared.services.archive import archive_request
+
+        return archive_request(request, self.store, self.embedder, self.judge, self.answerer_name)
+
+    def store_index_snapshot(self) -> int:
+        """Store the search index's snapshot now (after a bulk write); the chunks it holds."""
+        from shared.retrieval.hybrid import store_snapshot
+
+        return store_snapshot(self.store.chunks, self.index)
+
     def rebuild(self, full: bool = False) -> BuildReport:
         """One build of the configured site (incremental unless ``full``), with every
         collaborator the build uses: the curator report's gaps need the embedder, which
@@ -319,21 +480,55 @@ def wiring(settings: Settings | None = None) -> Wiring:
     global _current
     chosen = settings if settings is not None else get_settings()
     with _lock:
+        replaced = None
         if _current is None or _current.settings is not chosen:
-            _current = Wiring(chosen)
-        return _current
+            replaced, _current = _current, Wiring(chosen)
+        made = _current
+    if replaced is not None:  # other settings (tests): what it started ends first
+        replaced.close()
+    return made
 
 
 def install(chosen: Wiring) -> None:
     """Make ``chosen`` the process's wiring of its settings (tests that wire by hand)."""
     global _current
     with _lock:
-        _current = chosen
+        replaced, _current = _current, chosen
+    if replaced is not None and replaced is not chosen:
+        replaced.close()
+
+
+def close() -> None:
+    """Close the process's wiring, if one was made (``Wiring.close``): a process about to
+    exit calls this, so no snapshot save is cut off."""
+    with _lock:
+        current = _current
+    if current is not None:
+        current.close()
+
+
+def settle() -> None:
+    """Wait for the snapshot saves the process's wiring started (tests, between tests)."""
+    with _lock:
+        current = _current
+    if current is not None and current._index is not None:
+        current._index.settle()
+
+
+def reset_limits() -> None:
+    """Forget the per-client counts of the process's wiring (tests that change the window)."""
+    with _lock:
+        current = _current
+    if current is not None and current._limits is not None:
+        current._limits.clear()
 
 
 def reset() -> None:
-    """Forget every store, provider and wiring (tests that change the environment)."""
+    """Close the wiring and forget every store, provider and wiring (tests that change
+    the environment)."""
     global _current
     with _lock:
+        current, _current = _current, None
         _stores.clear()
-        _current = None
+    if current is not None:
+        current.close()

@@ -22,6 +22,7 @@ from typing import Any
 import flask
 from pydantic import ValidationError
 
+from shared.api.models import ResponseBody
 from shared.config import Settings, get_settings
 from shared.errors import (
     BibliotecaError,
@@ -328,7 +329,8 @@ def event_stream_response(status: int, stream: EventStream, name: str) -> flask.
     def body() -> Iterator[bytes]:
         try:
             for event, data in stream.events:
-                yield scrub(sse.encode(event, data)).encode("utf-8")
+                payload = data.body() if isinstance(data, ResponseBody) else data
+                yield scrub(sse.encode(event, payload)).encode("utf-8")
         except Exception:
             _log.exception("unhandled error in %s's stream", name, extra={"function": name})
             failed = {"error": "internal error: the failure was logged", "code": "internal_error"}

@@ -106,6 +106,6 @@ def corpus() -> Path:
 def _index_snapshot_saves_settle() -> Iterator[None]:
     """An ask's index snapshot is saved in a thread of its own: it ends with its test."""
     yield
-    from shared.retrieval import hybrid
+    from shared.bootstrap import settle
 
-    hybrid.settle()
+    settle()

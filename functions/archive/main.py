@@ -10,13 +10,11 @@ import functions_framework
 from shared.api.models import ArchiveRequest
 from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.services.archive import archive_request
 
 
 def _archive(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = ArchiveRequest.parse(body)
-    w = wiring(ctx.settings)
-    return 200, archive_request(request, w.store, w.embedder, w.judge, w.answerer_name)
+    return 200, wiring(ctx.settings).archive(request).body()
 
 
 @functions_framework.http

@@ -10,28 +10,16 @@ import functions_framework
 from shared.api.models import AskRequest
 from shared.bootstrap import wiring
 from shared.http import EventStream, RequestContext, handle
-from shared.services.ask import ask as answer_question
-from shared.services.ask import ask_stream
-from shared.services.rate_limit import limiter
 
 
 def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any] | EventStream]:
-    limiter(ctx.settings.rate_limit_window).check(ctx.client_id)
-    request = AskRequest.parse(body)
     w = wiring(ctx.settings)
-    service = ask_stream if request.stream else answer_question
-    answered = service(
-        request,
-        ctx.settings,
-        authorized=ctx.authorized,
-        store=w.store,
-        embedder=w.embedder,
-        answerer=w.answerer(),
-        judge=w.judge,
-        condenser=w.condenser,
-        client_id=ctx.client_id,
-    )
-    return 200, EventStream(answered) if request.stream else answered
+    w.limiter("ask").check(ctx.client_id)
+    request = AskRequest.parse(body)
+    if request.stream:
+        streamed = w.ask_stream(request, authorized=ctx.authorized, client_id=ctx.client_id)
+        return 200, EventStream(streamed)
+    return 200, w.ask(request, authorized=ctx.authorized, client_id=ctx.client_id).body()
 
 
 @functions_framework.http

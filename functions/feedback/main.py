@@ -12,16 +12,15 @@ from shared.bootstrap import wiring
 from shared.config import Settings
 from shared.http import RequestContext, handle
 from shared.services.feedback import record_feedback
-from shared.services.rate_limit import limiter
 
 
 def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
-    limiter(ctx.settings.rate_limit_window, purpose="feedback").check(ctx.client_id)
-    request = FeedbackRequest.parse(body)
     w = wiring(ctx.settings)
+    w.limiter("feedback").check(ctx.client_id)
+    request = FeedbackRequest.parse(body)
     return 200, record_feedback(
         request, w.store, client_id=ctx.client_id, authorized=ctx.authorized
-    )
+    ).body()
 
 
 def _closed(settings: Settings) -> bool:

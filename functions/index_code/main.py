@@ -16,7 +16,7 @@ from shared.services.code_index import index_paths
 def _index(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = IndexCodeRequest.parse(body)
     store = wiring(ctx.settings).store
-    return 200, index_paths(request.repo, request.paths, store, replace=request.replace)
+    return 200, index_paths(request.repo, request.paths, store, replace=request.replace).body()
 
 
 @functions_framework.http

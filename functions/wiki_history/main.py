@@ -15,7 +15,7 @@ from shared.services.history import history
 
 def _history(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiHistoryRequest.parse(body)
-    return 200, history(request.slug, wiring(ctx.settings).store, limit=request.limit)
+    return 200, history(request.slug, wiring(ctx.settings).store, limit=request.limit).body()
 
 
 @functions_framework.http

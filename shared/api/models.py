@@ -15,10 +15,13 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, Optional, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -124,6 +127,34 @@ def _checked_slug(value: str) -> str:
     return value
 
 
+def _slug_first(value: object) -> object:
+    # Before the pattern: the message says what is wrong with this slug.
+    return _checked_slug(value) if isinstance(value, str) else value
+
+
+def _page_sized(value: str, info: ValidationInfo) -> str:
+    return _within_a_page(value, info.field_name or "content")
+
+
+# The checks several request models share, each written once.
+# A page slug: what is wrong with it said first, then the pattern and the length.
+Slug = Annotated[
+    str,
+    Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG),
+    BeforeValidator(_slug_first),  # wraps the pattern: runs first
+]
+# Markdown that fits a page (413 payload_too_large past it, at the field).
+PageText = Annotated[str, AfterValidator(_page_sized)]
+# A flag whose null is its default: false.
+NullIsFalse = Annotated[
+    bool,
+    BeforeValidator(
+        lambda value: False if value is None else value, json_schema_input_type=bool | None
+    ),
+]
+# A flag only a JSON true sets: any other value (null, "yes", 1) is false.
+OnlyTrue = Annotated[bool, BeforeValidator(lambda value: value is True, json_schema_input_type=Any)]
+
 _SLUG = (
     "A page slug: lowercase ASCII letters, digits, '-', '_' and '—' as separator, "
     "starting and ending with a letter or digit, at most 200 characters, not a function name."
@@ -134,27 +165,13 @@ _CONTENT = "A string of Markdown: the page's body, at most 512 KiB in UTF-8."
 class WikiCreateRequest(RequestBody):
     """``POST /wiki_create``: a new page."""
 
-    slug: str | None = Field(
-        default=None,
-        pattern=SLUG_RE.pattern,
-        max_length=MAX_SLUG,
-        description=_SLUG + " Derived from type and title when absent.",
+    slug: Slug | None = Field(
+        default=None, description=_SLUG + " Derived from type and title when absent."
     )
-    content: str = Field(description=_CONTENT)
+    content: PageText = Field(description=_CONTENT)
     front_matter: FrontMatter = Field(
         description="A JSON object: the page's front matter (title and type required)."
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        # Before the pattern: the message says what is wrong with this slug.
-        return _checked_slug(value) if isinstance(value, str) else value
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        return _within_a_page(value, "content")
 
     @field_validator("front_matter", mode="before")
     @classmethod
@@ -179,8 +196,8 @@ FrontMatterPatch = create_model(  # type: ignore[call-overload]
 class WikiUpdateRequest(RequestBody):
     """``POST /wiki_update``: new content and/or metadata for an existing page."""
 
-    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
-    content: str | None = Field(default=None, description=_CONTENT + " Absent: kept.")
+    slug: Slug = Field(description=_SLUG)
+    content: PageText | None = Field(default=None, description=_CONTENT + " Absent: kept.")
     update_metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="A JSON object of front-matter keys whose values replace the stored ones "
@@ -192,17 +209,6 @@ class WikiUpdateRequest(RequestBody):
         description="A positive integer: the version the update was made against "
         "(409 version_conflict when the page has moved on).",
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        # Before the pattern: the message says what is wrong with this slug.
-        return _checked_slug(value) if isinstance(value, str) else value
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str | None) -> str | None:
-        return None if value is None else _within_a_page(value, "content")
 
     @field_validator("update_metadata", mode="before", json_schema_input_type=FrontMatterPatch)
     @classmethod
@@ -279,12 +285,12 @@ class AskRequest(RequestBody):
         le=MAX_LIMIT,
         description="An integer from 1 to 20 (default 6): how many passages to use.",
     )
-    archive: bool = Field(
+    archive: OnlyTrue = Field(
         default=False,
         description="True to send the answer through the archive gates (write credentials, "
         "or BIBLIOTECA_ARCHIVE_FROM_WIDGET=1); any other value is false.",
     )
-    stream: bool = Field(
+    stream: OnlyTrue = Field(
         default=False,
         description="True to answer text/event-stream: an event 'sources', then 'delta' "
         "events with text, then 'done' with the whole response body; any other value is "
@@ -326,11 +332,6 @@ class AskRequest(RequestBody):
     def _limit(cls, value: object) -> object:
         return DEFAULT_LIMIT if value is None else value
 
-    @field_validator("archive", "stream", mode="before", json_schema_input_type=Any)
-    @classmethod
-    def _archive(cls, value: object) -> bool:
-        return value is True
-
     @field_validator("history", mode="before", json_schema_input_type=list[Turn] | None)
     @classmethod
     def _history(cls, value: object) -> object:
@@ -350,7 +351,7 @@ class ArchiveRequest(RequestBody):
         pattern=r"\S",
         description="A non-blank string of at most 2,000 characters: the question asked.",
     )
-    answer: str = Field(
+    answer: PageText = Field(
         pattern=r"\S", description="A non-blank string of Markdown, at most 512 KiB: the answer."
     )
     sources: list[str] = Field(
@@ -372,7 +373,7 @@ class ArchiveRequest(RequestBody):
     @field_validator("answer")
     @classmethod
     def _answer(cls, value: str) -> str:
-        return _within_a_page(_non_blank(value), "answer")
+        return _non_blank(value)
 
     @field_validator("sources", mode="before", json_schema_input_type=list[str] | None)
     @classmethod
@@ -409,7 +410,7 @@ class IndexCodeRequest(RequestBody):
         description="A list of file paths inside the repository (no '.' or '..' segments, "
         "at most 1,024 characters each); duplicates count once."
     )
-    replace: bool = Field(
+    replace: NullIsFalse = Field(
         default=False,
         description="True or false (default false): remove this repository's indexed paths "
         "that are not in the list.",
@@ -431,24 +432,14 @@ class IndexCodeRequest(RequestBody):
             out[path] = None
         return list(out)
 
-    @field_validator("replace", mode="before", json_schema_input_type=bool | None)
-    @classmethod
-    def _replace(cls, value: object) -> object:
-        return False if value is None else value
-
 
 class RebuildRequest(RequestBody):
     """``POST /rebuild``: build the static site (the scheduler sends ``{"full": false}``)."""
 
-    full: bool = Field(
+    full: NullIsFalse = Field(
         default=False,
         description="True or false (default false): render every page, not only what changed.",
     )
-
-    @field_validator("full", mode="before", json_schema_input_type=bool | None)
-    @classmethod
-    def _full(cls, value: object) -> object:
-        return False if value is None else value
 
 
 class PagesCitingRequest(RequestBody):
@@ -475,18 +466,13 @@ MAX_HISTORY = 100
 class WikiHistoryRequest(RequestBody):
     """``POST /wiki_history``: a page's revisions, newest first (write credentials)."""
 
-    slug: str = Field(pattern=SLUG_RE.pattern, max_length=MAX_SLUG, description=_SLUG)
+    slug: Slug = Field(description=_SLUG)
     limit: int = Field(
         default=20,
         ge=1,
         le=MAX_HISTORY,
         description="An integer from 1 to 100 (default 20): how many revisions, newest first.",
     )
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        return _checked_slug(value) if isinstance(value, str) else value
 
 
 MAX_COMMENT_CHARS = 2000
@@ -520,10 +506,8 @@ class FeedbackRequest(RequestBody):
         max_length=MAX_COMMENT_CHARS,
         description="A string of at most 2,000 characters or null: what was wrong.",
     )
-    slug: str | None = Field(
+    slug: Slug | None = Field(
         default=None,
-        pattern=SLUG_RE.pattern,
-        max_length=MAX_SLUG,
         description="A page slug or null: the page the feedback is about (an agent reporting "
         "a page without an answer).",
     )
@@ -534,11 +518,6 @@ class FeedbackRequest(RequestBody):
         if value is None:
             return None
         return strip_invisible(value).strip() or None
-
-    @field_validator("slug", mode="before")
-    @classmethod
-    def _slug(cls, value: object) -> object:
-        return _checked_slug(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -557,9 +536,17 @@ class FeedbackRequest(RequestBody):
 
 
 class ResponseBody(BaseModel):
-    """A response body; clients ignore fields they do not know."""
+    """A response body; clients ignore fields they do not know.
+
+    A service builds one (mypy checks each field against the model) and the edge sends
+    ``body()``: a field left None is absent, as the contract's optional fields are, and
+    the keys come in the order the model declares them."""
 
     model_config = ConfigDict(extra="allow")
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object this response is sent as."""
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 ErrorCode = Literal[
@@ -685,8 +672,8 @@ class AskArchive(ResponseBody):
     """Whether the answer went through the archive gates, and what they decided."""
 
     attempted: bool
-    reason: str
     archived: bool | None = None
+    reason: str
     slug: str | None = None
 
 
@@ -718,24 +705,24 @@ class AskResponse(ResponseBody):
         description="Help mode only: low when the evidence is weak (the answer then opens "
         "by saying the wiki does not seem to cover the question).",
     )
-    unsupported: list[str] | None = Field(
-        default=None,
-        description="Code identifiers or paths the answer names that appear in no passage "
-        "sent and not in the code index (present only when there are some).",
-    )
-    grounding: Grounding | None = Field(
-        default=None,
-        description="Help mode: the grounding gate's check of the code paths the answer cites.",
+    archive: AskArchive
+    timings: dict[str, float] | None = Field(
+        default=None, description="embed_ms, search_ms and generate_ms."
     )
     standalone_question: str | None = Field(
         default=None,
         description="With a history: the question as it was read on its own (searched and "
         "answered), when it differs from the one asked.",
     )
-    timings: dict[str, float] | None = Field(
-        default=None, description="embed_ms, search_ms and generate_ms."
+    grounding: Grounding | None = Field(
+        default=None,
+        description="Help mode: the grounding gate's check of the code paths the answer cites.",
     )
-    archive: AskArchive
+    unsupported: list[str] | None = Field(
+        default=None,
+        description="Code identifiers or paths the answer names that appear in no passage "
+        "sent and not in the code index (present only when there are some).",
+    )
 
 
 class ArchiveResponse(ResponseBody):

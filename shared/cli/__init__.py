@@ -90,16 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        _settle_index_saves()
+        # A command that answered a question may have started storing the search index
+        # in a thread of its own: the wiring lets it finish, so the process never exits
+        # in the middle of it (an interpreter torn down under a running save can abort).
+        from shared.bootstrap import close
 
-
-def _settle_index_saves() -> None:
-    """A command that answered a question may have started storing the search index in
-    a thread of its own: let it finish, so the process never exits in the middle of it
-    (an interpreter torn down under a running save can abort)."""
-    hybrid = sys.modules.get("shared.retrieval.hybrid")
-    if hybrid is not None:
-        hybrid.settle(timeout=120)
+        close()
 
 
 def _announce_store(args: argparse.Namespace) -> None:

@@ -15,7 +15,6 @@ from shared.cli import serve_state
 from shared.cli.output import emit, setup
 from shared.cli.store_note import describe
 from shared.config import Settings, get_settings
-from shared.services.ask import ask
 
 ASK_TIMEOUT_S = 60.0  # a serve's first answer loads its model; later ones take milliseconds
 
@@ -59,15 +58,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         # The command line runs with the operator's own rights: no archive from here.
-        w = wiring(settings)
-        response = ask(
-            request,
-            settings,
-            authorized=False,
-            store=w.store,
-            embedder=w.embedder,
-            answerer=w.answerer(),
-        )
+        response = wiring(settings).ask(request, authorized=False).body()
     lines = [response["answer"], ""]
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:
-        lines.append(index_snapshot_line(w.store))
+        lines.append(index_snapshot_line(w))
     emit(args, report.as_dict(), "\n".join(lines))
     return 1 if report.failed else 0
 

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             shown = line[:200].encode("utf-8", errors="replace").decode()
             skipped.append({"line": number, "path": shown, "error": problem})
-    result = index_paths(repo, list(paths), wiring().store, replace=args.replace)
+    result = index_paths(repo, list(paths), wiring().store, replace=args.replace).body()
     result["skipped"] = skipped
     mode = "replaced" if args.replace else "added to"
     lines = [f"indexed {result['indexed']} paths of '{repo}' ({mode} the index)"]

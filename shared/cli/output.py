@@ -8,10 +8,13 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sized
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.config import Settings
 from shared.logs import configure_logging
+
+if TYPE_CHECKING:
+    from shared.bootstrap import Wiring
 
 T = TypeVar("T")
 
@@ -115,14 +118,13 @@ def progress_lines(
     line("done, ")
 
 
-def index_snapshot_line(store: Any) -> str:
+def index_snapshot_line(w: Wiring) -> str:
     """Store the search index's snapshot after a bulk write, and say so in one line: the
     next cold ``ask`` instance then loads it instead of reading every chunk."""
     from shared.errors import BibliotecaError
-    from shared.retrieval.hybrid import store_snapshot
 
     try:
-        count = store_snapshot(store.chunks)
+        count = w.store_index_snapshot()
     except BibliotecaError as exc:
         return (
             f"  warning: the search index snapshot was not stored ({exc.message}); "

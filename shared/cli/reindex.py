@@ -27,6 +27,6 @@ def run(args: argparse.Namespace) -> int:
     ]
     lines += [f"  failed  {f['slug']}: {f['error']}" for f in report.failed]
     if report.reindexed:
-        lines.append(index_snapshot_line(w.store))
+        lines.append(index_snapshot_line(w))
     emit(args, {**report.as_dict(), "embedder": embedder.name}, "\n".join(lines))
     return 1 if report.failed else 0

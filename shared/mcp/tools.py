@@ -29,18 +29,11 @@ from shared.api.models import (
     WriteResponse,
 )
 from shared.bootstrap import Wiring
-from shared.clock import now
-from shared.config import Settings
 from shared.errors import BibliotecaError
-from shared.gates.staleness import state_of
 from shared.mcp.inputs import ToolInput, output_schema
-from shared.schema import Generated
-from shared.services import ask as asking
-from shared.services import citations, review
+from shared.services import review
 from shared.services.feedback import record_feedback
-from shared.services.rate_limit import limiter
-from shared.services.wiki import create_validated, read_page
-from shared.site import paths
+from shared.services.reading import page_view
 
 PROPOSER = "mcp"  # ``generated.by`` of a proposed page that does not say who wrote it
 MCP_ACTOR = "mcp"  # what an agent's writes are attributed to: mcp:<client name>
@@ -102,108 +95,43 @@ class Tool:
 # -- what the tools share ----------------------------------------------------------------
 
 
-def page_url(settings: Settings, slug: str) -> str:
-    """The page on the published site, as the sitemap links it."""
-    return paths.page_url(settings.site_url, slug)
-
-
-def _rate_limited(caller: Caller, settings: Settings) -> None:
+def _rate_limited(caller: Caller, w: Wiring) -> None:
     # The tools that run a model count against the caller's ``ask`` budget.
     if caller.client_id is not None:
-        limiter(settings.rate_limit_window).check(caller.client_id)
+        w.limiter("ask").check(caller.client_id)
 
 
-# -- the tools ---------------------------------------------------------------------------
+# -- the tools: each parses its arguments (``Tool.call``), calls one service, answers ---
 
 
 def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    _rate_limited(caller, w.settings)
-    question = asking.as_question(request)
-    found = asking.gather(question.text, question.filters, question.limit, w.store, w.embedder)
-    # Recorded as ask's hits are, so gap analytics sees what agents did not find.
-    asking.record_hit(
-        w.store,
-        question,
-        found.passages,
-        w.embedder.name,
-        round(found.embed_ms + found.search_ms, 1),
-        confidence=found.confidence,
-        best_fused=found.best_fused,
-        origin="mcp",
-        tool="search",
-        vector=found.vector,
-        embedder=found.embedder,
-        client_id=None if caller.may_write else caller.client_id,
-    )
-    # What passed the relevance gate, then what only shares words with the query: an agent
-    # judges a weak match by its score and the confidence, it is not told "nothing".
-    shown = [*found.passages, *found.matched][: question.limit]
-    results = [asking.source(p, found.state(p.slug), w.settings.site_url) for p in shown]
-    return {"results": results, "confidence": found.confidence}
+    _rate_limited(caller, w)
+    return w.search(request, client_id=None if caller.may_write else caller.client_id).body()
 
 
 def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    page = read_page(request.slug, w.store, unpublished=caller.may_write)
-    return {
-        **page.public(),
-        "content": page.content,
-        "freshness": state_of(page.freshness),
-        "url": page_url(w.settings, page.slug),
-    }
+    return page_view(
+        request.slug, w.store, unpublished=caller.may_write, site_url=w.settings.site_url
+    )
 
 
 def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    _rate_limited(caller, w.settings)
-    return asking.ask(
-        request,
-        w.settings,
-        authorized=False,  # the tool never archives: ``archive`` is not one of its arguments
-        store=w.store,
-        embedder=w.embedder,
-        answerer=w.answerer(),
-        judge=w.judge,
-        client_id=caller.client_id or "",
-        origin="mcp",
-    )
+    _rate_limited(caller, w)
+    # The tool never archives: ``archive`` is not one of its arguments.
+    return w.ask(request, authorized=False, client_id=caller.client_id or "", origin="mcp").body()
 
 
 def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    # A proposal waits for a curator, whatever status it asked for.
-    front_matter = request.front_matter.model_copy(
-        update={
-            "status": "draft",
-            "generated": request.front_matter.generated or Generated(by=PROPOSER, at=now()),
-        }
-    )
-    return create_validated(
-        None, front_matter, request.content, w.store, w.embedder, actor=caller.actor
-    ).body()
+    return review.propose_page(request, w.store, w.embedder, actor=caller.actor, proposer=PROPOSER)
 
 
 def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    # A published page waits for a curator (shared.services.review); a draft is edited.
     return review.propose_update(request, w.store, w.embedder, actor=caller.actor)
 
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     del caller
-    found = citations.pages_citing(request.path, w.store)
-    # Read now, not from the citations cache: a recheck after index_code changes a
-    # page's freshness without a page write (the cache's fingerprint does not move).
-    fresh = w.store.pages.freshness_of([c.record.slug for c in found]) if found else {}
-    pages = [
-        {
-            "slug": c.record.slug,
-            "title": str(c.record.front_matter.get("title", "")),
-            "type": str(c.record.front_matter.get("type", "")),
-            "cites": c.cites,
-            "where": c.where,
-            "freshness": state_of(fresh.get(c.record.slug)),
-            "url": page_url(w.settings, c.record.slug),
-        }
-        for c in found
-    ]
-    return {"path": request.path, "pages": pages}
+    return w.pages_citing(request.path).body()
 
 
 # Over stdio the caller is the local user: one client for the "one vote per answer" rule.
@@ -212,14 +140,14 @@ LOCAL_CLIENT = "mcp-stdio"
 
 def _report_issue(request: FeedbackRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     if caller.client_id is not None:
-        limiter(w.settings.rate_limit_window, purpose="feedback").check(caller.client_id)
+        w.limiter("feedback").check(caller.client_id)
     return record_feedback(
         request,
         w.store,
         client_id=caller.client_id or LOCAL_CLIENT,
         authorized=caller.may_write,
         origin="mcp",
-    )
+    ).body()
 
 
 TOOLS: tuple[Tool, ...] = (

@@ -51,19 +51,49 @@ class Snapshot:
 
 
 class _Cached:
-    def __init__(self) -> None:
+    def __init__(self, saves: IndexCache) -> None:
         self.cursor: str | None = None
         self.snapshot = Snapshot(LexicalIndex([]), frozenset())
         self.lock = threading.Lock()
         self.unsaved = 0  # pages applied since the stored snapshot
+        self.saves = saves  # who waits for the snapshot saves this index starts
 
 
-_cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
-_cache_lock = threading.Lock()
+class IndexCache:
+    """A process's in-memory indexes (one per chunk index it searches) and the snapshot
+    saves they started in threads of their own. The composition root holds one
+    (``Wiring.index``) and ``close()``s it before the process exits or forgets it."""
+
+    def __init__(self) -> None:
+        self._cached: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self._saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+    def snapshot(self, chunks: ChunkIndex) -> Snapshot:
+        """The current snapshot of ``chunks`` (``snapshot``)."""
+        return snapshot(chunks, self)
+
+    def started(self, thread: threading.Thread) -> None:
+        with self._lock:
+            self._saves.add(thread)
+
+    def settle(self, timeout: float | None = None) -> None:
+        """Wait for the snapshot saves under way (tests, and a process about to exit)."""
+        with self._lock:
+            pending = list(self._saves)
+        for thread in pending:
+            thread.join(timeout)
+
+    def close(self, timeout: float | None = 120) -> None:
+        """Let the saves under way finish, then forget every index."""
+        self.settle(timeout)
+        with self._lock:
+            self._cached.clear()
 
 
-def snapshot(chunks: ChunkIndex) -> Snapshot:
-    """The current snapshot of ``chunks``: one read of the change log, then only what changed.
+def snapshot(chunks: ChunkIndex, cache: IndexCache) -> Snapshot:
+    """The current snapshot of ``chunks`` as ``cache`` holds it: one read of the change
+    log, then only what changed.
 
     A warm instance reads the chunks of the pages written since its cursor and applies
     them (reads proportional to the writes, not to the wiki). A cold one starts from the
@@ -72,10 +102,10 @@ def snapshot(chunks: ChunkIndex) -> Snapshot:
     applied again next time, never missed, and stores a snapshot for the next cold start.
     A request takes one snapshot and uses it for everything (the reindex check, the search).
     """
-    with _cache_lock:
-        cached = _cache.get(chunks)
+    with cache._lock:
+        cached = cache._cached.get(chunks)
         if cached is None:
-            cached = _cache[chunks] = _Cached()
+            cached = cache._cached[chunks] = _Cached(cache)
     cursor = cached.cursor
     changes = chunks.changes_since(cursor) if cursor is not None else None
     if changes is not None and changes.complete and not changes.slugs:
@@ -150,12 +180,11 @@ def _save(chunks: ChunkIndex, cached: _Cached) -> None:
             _log.exception("could not store the index snapshot")
 
     thread = threading.Thread(target=save, name="index-snapshot", daemon=True)
-    with _saves_lock:
-        _saves.add(thread)
+    cached.saves.started(thread)
     thread.start()
 
 
-def store_snapshot(chunks: ChunkIndex) -> int:
+def store_snapshot(chunks: ChunkIndex, cache: IndexCache) -> int:
     """Bring the index up to date and store it now, in this thread; the chunks it holds.
 
     A bulk ``import`` or a ``reindex`` calls this, so the next cold ``ask`` instance loads
@@ -164,7 +193,7 @@ def store_snapshot(chunks: ChunkIndex) -> int:
     """
     token = _storing_here.set(True)
     try:
-        state = snapshot(chunks)
+        state = snapshot(chunks, cache)
     finally:
         _storing_here.reset(token)
     chunks.save_snapshot(StoredSnapshot(state.fingerprint, stored_index.encode(state.index)))
@@ -176,18 +205,6 @@ def store_snapshot(chunks: ChunkIndex) -> int:
 _storing_here: contextvars.ContextVar[bool] = contextvars.ContextVar("storing", default=False)
 
 
-_saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
-_saves_lock = threading.Lock()
-
-
-def settle(timeout: float | None = None) -> None:
-    """Wait for the snapshot saves under way (tests, and a process about to exit)."""
-    with _saves_lock:
-        pending = list(_saves)
-    for thread in pending:
-        thread.join(timeout)
-
-
 def retrieve(
     chunks: ChunkIndex,
     question: str,
@@ -196,14 +213,13 @@ def retrieve(
     embedder: str,
     filters: SearchFilter,
     limit: int,
-    state: Snapshot | None = None,
+    state: Snapshot,
 ) -> Retrieval:
     """The ``limit`` best active chunks for ``question`` (embedded as ``vector``).
 
-    ``state`` is the caller's snapshot of ``chunks`` when it already took one; the dense
+    ``state`` is the caller's snapshot of ``chunks`` (``IndexCache.snapshot``); the dense
     search is told its fingerprint, so the whole question reads it once.
     """
-    state = state or snapshot(chunks)
     dense = chunks.nearest(
         vector,
         embedder=embedder,

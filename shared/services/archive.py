@@ -3,11 +3,11 @@
 Entry points (the ``ask`` service calls the first when a request has ``archive: true``):
 
 - ``archive_answer(*, question, answer, sources, store, embedder, judge, model,
-  origin="ask") -> dict`` — the decision
-  ``{"archived": bool, "reason": str, "slug"?: str, "grounding"?: {...}}``;
+  origin="ask") -> ArchiveResponse`` — the decision (archived, reason, the slug and
+  the grounding check when there are some);
   ``sources`` are slugs, ``model`` the name of the model that wrote the answer,
   ``judge`` the triage model (None: the local rules only).
-- ``archive_request(request, store, embedder, judge, default_model) -> dict`` —
+- ``archive_request(request, store, embedder, judge, default_model) -> ArchiveResponse`` —
   ``POST /archive`` (an ``ArchiveRequest``, checked at the door), then the above;
   ``default_model`` is who wrote an answer posted without one.
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.answer_page import cite_distinct
-from shared.api.models import ArchiveRequest
+from shared.api.models import ArchiveRequest, ArchiveResponse
+from shared.api.models import Grounding as GroundingBody
 from shared.clock import now
 from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
@@ -90,13 +91,17 @@ class _Attempt:
     detail: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
-    def body(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"archived": self.archived, "reason": self.reason}
-        if self.slug is not None:
-            out["slug"] = self.slug
-        if self.grounding is not None:
-            out["grounding"] = self.grounding.body()
-        return out
+    def response(self) -> ArchiveResponse:
+        return ArchiveResponse(
+            archived=self.archived,
+            reason=self.reason,
+            slug=self.slug,
+            grounding=(
+                None
+                if self.grounding is None
+                else GroundingBody.model_validate(self.grounding.body())
+            ),
+        )
 
 
 class _Clock:
@@ -125,7 +130,7 @@ def archive_answer(
     judge: Generator | None,
     model: str,
     origin: str = "ask",
-) -> dict[str, Any]:
+) -> ArchiveResponse:
     """Send one answer through the gates; a pass creates a draft (see the module docstring).
 
     ``sources[n-1]`` is the page the answer's ``[n]`` cites (an answer's passages, so a
@@ -147,7 +152,7 @@ def archive_answer(
     finally:
         run.clock.total()
         _record(store, run.attempt, question, run.slugs, origin)
-    return run.attempt.body()
+    return run.attempt.response()
 
 
 @dataclass
@@ -291,7 +296,7 @@ def archive_request(
     embedder: Embedder,
     judge: Generator | None,
     default_model: str,
-) -> dict[str, Any]:
+) -> ArchiveResponse:
     """``POST /archive``: every decision is a 200 body (the request is already checked)."""
     return archive_answer(
         question=request.question,

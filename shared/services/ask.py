@@ -14,9 +14,18 @@ import collections.abc
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
-from shared.api.models import MAX_QUESTION_CHARS, AskRequest
+from shared.api.models import (
+    MAX_QUESTION_CHARS,
+    AskArchive,
+    AskRequest,
+    AskResponse,
+    AskSource,
+    SearchHit,
+    SearchResponse,
+)
+from shared.api.models import Grounding as GroundingBody
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.gates.code_paths import cited_paths
@@ -39,10 +48,11 @@ from shared.retrieval import answer_checks, evidence, followup, hybrid, prompts
 from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
+from shared.retrieval.hybrid import IndexCache
 from shared.retrieval.text import strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.gaps import admits
-from shared.services.rate_limit import widget_may_archive
+from shared.services.rate_limit import Limiters
 from shared.services.traces import keep_trace, new_answer_id
 from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
@@ -114,6 +124,59 @@ def standalone_question(request: AskRequest, condenser: Generator | None = None)
     return rewritten
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A question made ready to answer, the step ``ask`` and ``ask_stream`` share: read
+    (a follow-up as a standalone question) and, in help mode, its evidence gathered
+    (``found`` is None in tutor mode, which touches neither the embedder nor the store)."""
+
+    question: Question
+    found: Evidence | None
+    started: float
+    generating: float  # when the answerer was handed the question
+
+    def answer(self, answerer: Answerer) -> Generation:
+        passages, how = self._inputs()
+        return answerer.answer(self.question.text, passages, **how)
+
+    def stream(self, answerer: Answerer) -> TextStream:
+        passages, how = self._inputs()
+        return answerer.stream(self.question.text, passages, **how)
+
+    def _inputs(self) -> tuple[list[Passage], _How]:
+        """What the answerer is given besides the question: a tutor no passages."""
+        if self.found is None:
+            return [], {"mode": "tutor", "confidence": "high", "unmentioned": ()}
+        how: _How = {
+            "mode": "help",
+            "confidence": self.found.confidence,
+            "unmentioned": self.found.unmentioned,
+        }
+        return self.found.passages, how
+
+
+class _How(TypedDict):
+    mode: Literal["help", "tutor"]
+    confidence: Confidence
+    unmentioned: Sequence[str]
+
+
+def _prepare(
+    request: AskRequest,
+    *,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
+    condenser: Generator | None,
+) -> Prepared:
+    started = time.perf_counter()
+    question = as_question(request, condenser)
+    found = None
+    if question.mode == "help":
+        found = gather(question.text, question.filters, question.limit, store, embedder, index)
+    return Prepared(question, found, started, time.perf_counter())
+
+
 def ask(
     request: AskRequest,
     settings: Settings,
@@ -122,52 +185,73 @@ def ask(
     store: Store,
     embedder: Embedder,
     answerer: Answerer,
+    index: IndexCache,
+    limits: Limiters,
     judge: Generator | None = None,
     condenser: Generator | None = None,
     client_id: str = "",
     origin: str = "ask",
-) -> dict[str, Any]:
+) -> AskResponse:
     """Answer one checked ``ask`` request; the store is touched only in help mode.
 
     ``judge`` is the archive gates' triage model (None: their local rules only);
     ``condenser`` the model that reads a follow-up as a standalone question (None: the
-    offline rule); ``client_id`` is who asks (the HTTP edge's client address), for the
-    widget's own, lower limit on archiving; ``origin`` names the door it came by in the
-    utility hit (``ask``, or ``mcp`` for an agent).
+    offline rule); ``index`` the process's search index; ``limits`` hold the widget's
+    own, lower limit on archiving, counted per ``client_id`` (the HTTP edge's client
+    address); ``origin`` names the door it came by in the utility hit (``ask``, or
+    ``mcp`` for an agent).
     """
-    started = time.perf_counter()
-    question = as_question(request, condenser)
-    if question.mode == "tutor":
-        generated = time.perf_counter()
-        generation = answerer.answer(question.text, [], mode="tutor")
-        return _tutor_response(generation, started, generated)
-    found = gather(question.text, question.filters, question.limit, store, embedder)
-    t2 = time.perf_counter()
-    generation = answerer.answer(
-        question.text,
-        found.passages,
-        mode="help",
-        confidence=found.confidence,
-        unmentioned=found.unmentioned,
-    )
-    return complete(
-        question,
-        found,
-        generation,
+    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
+    return _finish(
+        prepared,
+        prepared.answer(answerer),
         settings,
-        started=started,
-        generating=t2,
         authorized=authorized,
         store=store,
         embedder=embedder,
+        limits=limits,
         judge=judge,
         client_id=client_id,
         origin=origin,
     )
 
 
-# One event of ``ask``'s stream: its name and its JSON data.
-Event = tuple[str, dict[str, Any]]
+def _finish(
+    prepared: Prepared,
+    generation: Generation,
+    settings: Settings,
+    *,
+    authorized: bool,
+    store: Store,
+    embedder: Embedder,
+    limits: Limiters,
+    judge: Generator | None,
+    client_id: str,
+    origin: str,
+) -> AskResponse:
+    """The response to a written answer: a tutor's as it is, a help answer ``complete``d."""
+    if prepared.found is None:
+        return _tutor_response(generation, prepared.started, prepared.generating)
+    return complete(
+        prepared.question,
+        prepared.found,
+        generation,
+        settings,
+        started=prepared.started,
+        generating=prepared.generating,
+        authorized=authorized,
+        store=store,
+        embedder=embedder,
+        limits=limits,
+        judge=judge,
+        client_id=client_id,
+        origin=origin,
+    )
+
+
+# One event of ``ask``'s stream: its name and its data (a JSON object; ``done``'s is the
+# whole response, which the edge serialises as ``ask``'s body).
+Event = tuple[str, dict[str, Any] | AskResponse]
 
 
 def ask_stream(
@@ -178,6 +262,8 @@ def ask_stream(
     store: Store,
     embedder: Embedder,
     answerer: Answerer,
+    index: IndexCache,
+    limits: Limiters,
     judge: Generator | None = None,
     condenser: Generator | None = None,
     client_id: str = "",
@@ -192,28 +278,16 @@ def ask_stream(
     model's status line): a refused key or a model that is down is then the usual
     error, raised here, not an event.
     """
-    started = time.perf_counter()
-    question = as_question(request, condenser)
-    found: Evidence | None = None
-    if question.mode == "tutor":
-        pieces = answerer.stream(question.text, [], mode="tutor")
-    else:
-        found = gather(question.text, question.filters, question.limit, store, embedder)
-        pieces = answerer.stream(
-            question.text,
-            found.passages,
-            mode="help",
-            confidence=found.confidence,
-            unmentioned=found.unmentioned,
-        )
-    generating = time.perf_counter()
+    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
+    pieces = prepared.stream(answerer)
     first, finished = _first_piece(pieces)
+    found = prepared.found
 
     def events() -> Iterator[Event]:
         sources = (
             []
             if found is None
-            else [source(p, found.state(p.slug), settings.site_url) for p in found.passages]
+            else [source(p, found.state(p.slug), settings.site_url).body() for p in found.passages]
         )
         yield "sources", {"sources": sources}
         try:
@@ -222,19 +296,14 @@ def ask_stream(
             generation = finished
             if generation is None:
                 generation = yield from _deltas(pieces)
-            if found is None:
-                yield "done", _tutor_response(generation, started, generating)
-                return
-            body = complete(
-                question,
-                found,
+            body = _finish(
+                prepared,
                 generation,
                 settings,
-                started=started,
-                generating=generating,
                 authorized=authorized,
                 store=store,
                 embedder=embedder,
+                limits=limits,
                 judge=judge,
                 client_id=client_id,
                 origin=origin,
@@ -269,18 +338,18 @@ def _deltas(pieces: TextStream) -> collections.abc.Generator[Event, None, Genera
             yield "delta", {"text": piece}
 
 
-def _tutor_response(generation: Generation, started: float, generated: float) -> dict[str, Any]:
+def _tutor_response(generation: Generation, started: float, generated: float) -> AskResponse:
     done = time.perf_counter()
-    return {
-        "answer": generation.text,
-        "sources": [],
-        "model": generation.model,
-        "chunks_used": 0,
-        "duration_ms": _ms(started, done),
-        "mode": "tutor",
-        "archive": {"attempted": False, "reason": "tutor-mode"},
-        "timings": {"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
-    }
+    return AskResponse(
+        answer=generation.text,
+        sources=[],
+        model=generation.model,
+        chunks_used=0,
+        duration_ms=_ms(started, done),
+        mode="tutor",
+        archive=AskArchive(attempted=False, reason="tutor-mode"),
+        timings={"embed_ms": 0.0, "search_ms": 0.0, "generate_ms": _ms(generated, done)},
+    )
 
 
 def complete(
@@ -294,10 +363,11 @@ def complete(
     authorized: bool,
     store: Store,
     embedder: Embedder,
+    limits: Limiters,
     judge: Generator | None,
     client_id: str,
     origin: str,
-) -> dict[str, Any]:
+) -> AskResponse:
     """The help-mode response of a written answer: checked against its passages, its
     trace kept, its hit recorded, archived if asked (whole or streamed alike)."""
     passages, confidence = found.passages, found.confidence
@@ -314,28 +384,11 @@ def complete(
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
 
     answer_id = new_answer_id()
-    response: dict[str, Any] = {
-        "answer_id": answer_id,
-        "answer": checked.text,
-        "sources": [source(p, found.state(p.slug), settings.site_url) for p in passages],
-        "model": generation.model,
-        "chunks_used": len(passages),
-        "duration_ms": _ms(started, t3),
-        "mode": "help",
-        "confidence": checked.confidence,
-        "archive": {"attempted": False, "reason": "not-requested"},
-        "timings": {
-            "embed_ms": found.embed_ms,
-            "search_ms": found.search_ms,
-            "generate_ms": _ms(generating, t3),
-        },
-    }
-    if question.standalone is not None:
-        response["standalone_question"] = question.standalone
-    grounding: dict[str, Any] | None = None
+    archive = AskArchive(attempted=False, reason="not-requested")
+    grounding: GroundingBody | None = None
     if question.archive:
         anonymous_ok = settings.archive_from_widget and not authorized
-        if authorized or (anonymous_ok and widget_may_archive(client_id)):
+        if authorized or (anonymous_ok and limits.widget_may_archive(client_id)):
             decision = archive_answer(
                 question=question.text,
                 answer=checked.text,
@@ -345,24 +398,44 @@ def complete(
                 judge=judge,
                 model=generation.model,
             )
-            grounding = decision.pop("grounding", None)
-            response["archive"] = {"attempted": True, **decision}
+            grounding = decision.grounding
+            archive = AskArchive(
+                attempted=True,
+                archived=decision.archived,
+                reason=decision.reason,
+                slug=decision.slug,
+            )
         elif anonymous_ok:  # the answer still goes out; only the draft waits
-            response["archive"] = {"attempted": False, "reason": "rate-limited"}
+            archive = AskArchive(attempted=False, reason="rate-limited")
         else:
-            response["archive"] = {"attempted": False, "reason": "unauthorized"}
+            archive = AskArchive(attempted=False, reason="unauthorized")
     if grounding is None:  # the archive gates ran it already when they got that far
         grounding = grounding_of(checked.text, store)
-    if grounding is not None:
-        response["grounding"] = grounding
     # The grounding check's one read of the code index also says which paths it holds.
-    if grounding is not None and grounding["checked"]:
-        not_indexed = list(grounding["unresolved"])
+    if grounding is not None and grounding.checked:
+        not_indexed = list(grounding.unresolved)
     else:  # the index could not say: judged by the passages alone
         not_indexed = cited_paths(checked.text)
     unsupported = answer_checks.unsupported(checked.text, passages, not_indexed)
-    if unsupported:
-        response["unsupported"] = unsupported
+    response = AskResponse(
+        answer_id=answer_id,
+        answer=checked.text,
+        sources=[source(p, found.state(p.slug), settings.site_url) for p in passages],
+        model=generation.model,
+        chunks_used=len(passages),
+        duration_ms=_ms(started, t3),
+        mode="help",
+        confidence=checked.confidence,
+        archive=archive,
+        timings={
+            "embed_ms": found.embed_ms,
+            "search_ms": found.search_ms,
+            "generate_ms": _ms(generating, t3),
+        },
+        standalone_question=question.standalone,
+        grounding=grounding,
+        unsupported=unsupported or None,  # present only when there are some
+    )
     keep_trace(
         store,
         answer_id=answer_id,
@@ -381,12 +454,13 @@ def complete(
         question,
         passages,
         generation.model,
-        response["duration_ms"],
+        response.duration_ms,
         confidence=checked.confidence,
         best_fused=found.best_fused,
         origin=origin,
         vector=found.vector,
         embedder=found.embedder,
+        limits=limits,
         client_id=None if authorized or not client_id else client_id,
     )
     return response
@@ -415,13 +489,18 @@ class Evidence:
 
 
 def gather(
-    text: str, filters: SearchFilter, limit: int, store: Store, embedder: Embedder
+    text: str,
+    filters: SearchFilter,
+    limit: int,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
 ) -> Evidence:
     """Retrieve for ``text`` and keep what passes the relevance gate (``ask``'s sources,
     and the results of the agents' ``search``); ``ReindexRequired`` when the index was
     built by another embedder than the configured one."""
     expected = embedder.name
-    state = hybrid.snapshot(store.chunks)
+    state = index.snapshot(store.chunks)
     held = state.embedders
     if held and expected not in held:
         raise ReindexRequired(
@@ -460,6 +539,48 @@ def gather(
         freshness=freshness,
         vector=vector,
         embedder=expected,
+    )
+
+
+def search(
+    request: AskRequest,
+    settings: Settings,
+    *,
+    store: Store,
+    embedder: Embedder,
+    index: IndexCache,
+    limits: Limiters,
+    client_id: str | None = None,
+    origin: str = "mcp",
+) -> SearchResponse:
+    """The agents' ``search``: the passages ``ask`` would cite, then those that only share
+    words with the query (an agent judges a weak match by its score and the confidence,
+    it is not told "nothing"), recorded as ``ask``'s hits are, so gap analytics sees what
+    agents did not find (an anonymous ``client_id``'s weak ones capped like the widget's)."""
+    question = as_question(request)
+    found = gather(question.text, question.filters, question.limit, store, embedder, index)
+    record_hit(
+        store,
+        question,
+        found.passages,
+        embedder.name,
+        round(found.embed_ms + found.search_ms, 1),
+        confidence=found.confidence,
+        best_fused=found.best_fused,
+        origin=origin,
+        tool="search",
+        vector=found.vector,
+        embedder=found.embedder,
+        limits=limits,
+        client_id=client_id,
+    )
+    shown = [*found.passages, *found.matched][: question.limit]
+    return SearchResponse(
+        results=[
+            SearchHit(**source(p, found.state(p.slug), settings.site_url).model_dump())
+            for p in shown
+        ],
+        confidence=found.confidence,
     )
 
 
@@ -519,18 +640,18 @@ def numbered(
 
 def source(
     passage: Passage, freshness: FreshnessState = "unknown", site_url: str | None = None
-) -> dict[str, Any]:
+) -> AskSource:
     """One entry of the response's ``sources``: ``url`` opens the page at the passage's
     heading (absolute under ``BIBLIOTECA_SITE_URL``, else relative to the site's root)."""
-    return {
-        "slug": passage.slug,
-        "title": passage.title,
-        "heading": plain_heading(passage.heading),
-        "url": page_url(site_url, passage.slug, passage.anchor),
-        "score": round(passage.relevance, 4),
-        "snippet": snippet(passage.text),
-        "freshness": freshness,
-    }
+    return AskSource(
+        slug=passage.slug,
+        title=passage.title,
+        heading=plain_heading(passage.heading),
+        url=page_url(site_url, passage.slug, passage.anchor),
+        score=round(passage.relevance, 4),
+        snippet=snippet(passage.text),
+        freshness=freshness,
+    )
 
 
 def snippet(text: str) -> str:
@@ -556,6 +677,7 @@ def record_hit(
     tool: str | None = None,
     vector: Vector | None = None,
     embedder: str | None = None,
+    limits: Limiters | None = None,
     client_id: str | None = None,
 ) -> None:
     """The utility hit for gap analytics (``confidence`` "low" and the best fused score
@@ -580,7 +702,7 @@ def record_hit(
         # gap report then embeds nothing (docs/limits.md, "Gap signals").
         data["vector"] = pack_vector(vector)
         data["embedder"] = embedder
-    if not admits(data, client_id):
+    if limits is not None and not admits(data, client_id, limits):
         return  # this client's weak questions already filled its share of the gap log
     try:
         store.events.record("utility_hit", data)
@@ -588,10 +710,10 @@ def record_hit(
         _log.exception("could not record the utility hit")
 
 
-def grounding_of(answer: str, store: Store) -> dict[str, Any] | None:
+def grounding_of(answer: str, store: Store) -> GroundingBody | None:
     """The grounding check of an answer's cited code paths; None if it cannot run."""
     try:
-        return check_grounding(answer, store.code).body()
+        return GroundingBody.model_validate(check_grounding(answer, store.code).body())
     except BibliotecaError as exc:  # an answer is worth more than its grounding report
         _log.warning("grounding not reported: %s", exc)
         return None

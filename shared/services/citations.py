@@ -13,9 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from shared.api.models import CitingPage, PagesCitingResponse
 from shared.gates.code_paths import cited_paths, normalize_path, path_key
+from shared.gates.staleness import state_of
 from shared.ports import Store
 from shared.records import PageRecord
+from shared.site.paths import page_url
 
 Where = Literal["sources", "content"]
 _PLACES: tuple[Where, ...] = ("sources", "content")
@@ -86,15 +89,27 @@ class _Cached:
         self.lock = threading.Lock()
 
 
-_cache: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
-_cache_lock = threading.Lock()
+class CitationCache:
+    """A process's path indexes, one per store it reads (the composition root holds it:
+    ``Wiring.citations``)."""
+
+    def __init__(self) -> None:
+        self._cached: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, chunks: object) -> _Cached:
+        with self._lock:
+            return self._cached.setdefault(chunks, _Cached())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cached.clear()
 
 
-def _current(store: Store) -> _Index:
+def _current(store: Store, cache: CitationCache) -> _Index:
     """The index as of the store's fingerprint: rebuilt only when a page was written."""
     chunks = store.chunks
-    with _cache_lock:
-        cached = _cache.setdefault(chunks, _Cached())
+    cached = cache.of(chunks)
     fingerprint = chunks.fingerprint()
     with cached.lock:
         if cached.fingerprint != fingerprint:
@@ -104,7 +119,7 @@ def _current(store: Store) -> _Index:
         return cached.index
 
 
-def pages_citing(path: str, store: Store) -> list[Citing]:
+def pages_citing(path: str, store: Store, cache: CitationCache) -> list[Citing]:
     """The active pages citing ``path`` (normalized), by slug.
 
     A page matches when one of its paths ends with ``path`` on a '/' boundary
@@ -112,7 +127,7 @@ def pages_citing(path: str, store: Store) -> list[Citing]:
     its paths (a page citing ``services/wiki.py`` is about ``shared/services/wiki.py``,
     the rule by which the archive gate resolves a cited path); case is ignored.
     """
-    index = _current(store)
+    index = _current(store, cache)
     key = path_key(path)
     entries = set(index.by_suffix.get(key, ()))
     for suffix in _suffixes(key):
@@ -132,3 +147,27 @@ def pages_citing(path: str, store: Store) -> list[Citing]:
         )
         for slug, (cites, where) in sorted(found.items())
     ]
+
+
+def citing_report(
+    path: str, store: Store, cache: CitationCache, site_url: str | None
+) -> PagesCitingResponse:
+    """The agents' ``pages_citing``: each page citing ``path``, with what it cites, where,
+    its freshness and its address on the published site."""
+    found = pages_citing(path, store, cache)
+    # Read now, not from the citations cache: a recheck after index_code changes a
+    # page's freshness without a page write (the cache's fingerprint does not move).
+    fresh = store.pages.freshness_of([c.record.slug for c in found]) if found else {}
+    pages = [
+        CitingPage(
+            slug=c.record.slug,
+            title=str(c.record.front_matter.get("title", "")),
+            type=str(c.record.front_matter.get("type", "")),
+            cites=c.cites,
+            where=c.where,
+            freshness=state_of(fresh.get(c.record.slug)),
+            url=page_url(site_url, c.record.slug),
+        )
+        for c in found
+    ]
+    return PagesCitingResponse(path=path, pages=pages)

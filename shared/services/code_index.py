@@ -8,14 +8,16 @@ Used by ``POST /index_code`` (paths checked by ``IndexCodeRequest``) and by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from shared.api.models import IndexCodeResponse
 from shared.ports import Store
 from shared.services.freshness import recheck_after
 
 
-def index_paths(repo: str, paths: Sequence[str], store: Store, *, replace: bool) -> dict[str, Any]:
+def index_paths(
+    repo: str, paths: Sequence[str], store: Store, *, replace: bool
+) -> IndexCodeResponse:
     """Record already checked ``paths`` of ``repo``; the count is that repo's distinct paths."""
     changes = store.code.apply_paths(repo, paths, replace=replace)
     recheck_after(changes, store)
-    return {"repo": repo, "indexed": changes.indexed}
+    return IndexCodeResponse(repo=repo, indexed=changes.indexed)

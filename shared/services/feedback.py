@@ -9,10 +9,9 @@ votes are for curators (``biblioteca feedback``, the report) and the gaps analys
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from shared import clock
-from shared.api.models import FeedbackRequest
+from shared.api.models import FeedbackRequest, FeedbackResponse
 from shared.errors import NotFound
 from shared.ports import Store
 from shared.records import FeedbackRecord
@@ -31,7 +30,7 @@ def record_feedback(
     client_id: str,
     authorized: bool,
     origin: str = "http",
-) -> dict[str, Any]:
+) -> FeedbackResponse:
     """Record one checked request; ``NotFound`` at ``answer_id`` or ``slug`` when unknown."""
     trace = None
     if request.answer_id is not None:
@@ -57,4 +56,4 @@ def record_feedback(
         trace=trace,
     )
     store.feedback.record(item)
-    return {"recorded": True, "id": item.id}
+    return FeedbackResponse(recorded=True, id=item.id)

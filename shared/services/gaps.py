@@ -30,7 +30,7 @@ from shared.loop.gap_groups import (
 )
 from shared.ports import Embedder, Store
 from shared.records import Vector
-from shared.services.rate_limit import limiter
+from shared.services.rate_limit import Limiters
 
 MAX_HITS = 5000  # the most recent utility hits read
 MAX_SIGNALS = 2000  # the most recent signals grouped (the grouping is quadratic in them)
@@ -47,14 +47,14 @@ DEFAULT_SINCE = timedelta(days=7)
 SIGNALS_PER_CLIENT = (20, 3600)
 
 
-def admits(hit: Mapping[str, Any], client: str | None) -> bool:
+def admits(hit: Mapping[str, Any], client: str | None, limits: Limiters) -> bool:
     """Whether a utility hit goes into the log: always, unless it is a gap signal of an
     anonymous ``client`` (None: a caller with credentials, or stdio) that has already
-    added ``SIGNALS_PER_CLIENT`` of them this hour (counted per process, like the rate
-    limit). An answer that is not a signal never counts."""
+    added ``SIGNALS_PER_CLIENT`` of them this hour (counted by the process's ``limits``,
+    like the rate limit). An answer that is not a signal never counts."""
     if client is None or signal_of(hit, clock.now()) is None:
         return True
-    return limiter(SIGNALS_PER_CLIENT, purpose="gap-signals").allow(client)
+    return limits.get(SIGNALS_PER_CLIENT, purpose="gap-signals").allow(client)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from shared.api.models import RevisionEntry, WikiHistoryResponse
 from shared.errors import InvalidInput, NotFound
 from shared.ports import Embedder, Store
 from shared.records import Revision
@@ -21,27 +22,24 @@ from shared.services.wiki import WriteResult, update_validated
 DEFAULT_LIMIT = 20
 
 
-def entry(revision: Revision) -> dict[str, Any]:
+def entry(revision: Revision) -> RevisionEntry:
     """One revision as ``wiki_history`` and ``biblioteca history --json`` show it."""
-    out: dict[str, Any] = {
-        "version": revision.version,
-        "at": revision.at.isoformat(),
-        "actor": revision.actor,
-        "changed": list(revision.changed),
-    }
-    if revision.note:
-        out["note"] = revision.note
-    return out
+    return RevisionEntry(
+        version=revision.version,
+        at=revision.at.isoformat(),
+        actor=revision.actor,
+        changed=list(revision.changed),
+        note=revision.note or None,  # present only when a review step wrote one
+    )
 
 
-def history(slug: str, store: Store, *, limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+def history(slug: str, store: Store, *, limit: int = DEFAULT_LIMIT) -> WikiHistoryResponse:
     """``POST /wiki_history``: the page's newest revisions; ``NotFound`` for no page."""
     if store.pages.get(slug) is None:
         raise NotFound(f"no page with slug '{slug}'", field="slug")
-    return {
-        "slug": slug,
-        "revisions": [entry(r) for r in store.revisions.history(slug, limit=limit)],
-    }
+    return WikiHistoryResponse(
+        slug=slug, revisions=[entry(r) for r in store.revisions.history(slug, limit=limit)]
+    )
 
 
 def kept(slug: str, version: int, store: Store, *, field: str = "version") -> Revision:

@@ -70,26 +70,28 @@ def _period(seconds: float) -> str:
     return names.get(int(seconds), f"{seconds:g} s")
 
 
-_limiters: dict[tuple[str, int, int], SlidingWindow] = {}
-_limiters_lock = threading.Lock()
+class Limiters:
+    """A process's limiters, one per purpose and window (each counts apart); the
+    composition root holds them (``Wiring.limits``), so a new wiring starts uncounted."""
 
+    def __init__(self) -> None:
+        self._windows: dict[tuple[str, int, int], SlidingWindow] = {}
+        self._lock = threading.Lock()
 
-def limiter(window: tuple[int, int], purpose: str = "ask") -> SlidingWindow:
-    """The process's limiter for ``(requests, seconds)`` of ``purpose`` (each counts apart)."""
-    key = (purpose, *window)
-    with _limiters_lock:
-        found = _limiters.get(key)
-        if found is None:
-            found = _limiters[key] = SlidingWindow(*window)
-        return found
+    def get(self, window: tuple[int, int], purpose: str = "ask") -> SlidingWindow:
+        """The limiter for ``(requests, seconds)`` of ``purpose``, made on first use."""
+        key = (purpose, *window)
+        with self._lock:
+            found = self._windows.get(key)
+            if found is None:
+                found = self._windows[key] = SlidingWindow(*window)
+            return found
 
+    def widget_may_archive(self, client: str) -> bool:
+        """Whether an anonymous ``client`` may send one more answer to the archive gates now."""
+        return self.get(WIDGET_ARCHIVE_WINDOW, purpose="widget-archive").allow(client)
 
-def widget_may_archive(client: str) -> bool:
-    """Whether an anonymous ``client`` may send one more answer to the archive gates now."""
-    return limiter(WIDGET_ARCHIVE_WINDOW, purpose="widget-archive").allow(client)
-
-
-def reset_limiters() -> None:
-    """Forget every count (tests that change the window call this)."""
-    with _limiters_lock:
-        _limiters.clear()
+    def clear(self) -> None:
+        """Forget every count (tests that change the window)."""
+        with self._lock:
+            self._windows.clear()

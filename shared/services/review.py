@@ -3,6 +3,8 @@ proposals (agents' changes to published pages), with one vocabulary: show, accep
 
 The rules live here, not in the MCP tools or the command line:
 
+- An agent's ``propose_page`` is a draft, whatever status it asked for, ``generated``
+  by the agent when it does not say who wrote it.
 - An agent's ``propose_update`` of an ``active`` page changes nothing readers see: it is
   checked as the update would be (version, schema), then kept as a ``Proposal``. A draft
   or an archived page is edited at once, as before: nobody reads it yet, and the curator
@@ -26,16 +28,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from shared.answer_page import as_page
-from shared.api.models import WikiUpdateRequest
+from shared.api.models import WikiCreateRequest, WikiUpdateRequest
 from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal
+from shared.schema import Generated
 from shared.services import history as memory
 from shared.services.wiki import (
     WriteResult,
+    create_validated,
     merge_update,
     to_page,
     update_validated,
@@ -53,6 +57,23 @@ def is_proposal_id(target: str) -> bool:
 
 
 # -- proposing --------------------------------------------------------------------------
+
+
+def propose_page(
+    request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str, proposer: str
+) -> dict[str, Any]:
+    """The agents' ``propose_page``: a new page that waits for a curator as a draft,
+    whatever status it asked for; ``generated`` says ``proposer`` wrote it when it does
+    not say who did."""
+    front_matter = request.front_matter.model_copy(
+        update={
+            "status": "draft",
+            "generated": request.front_matter.generated or Generated(by=proposer, at=now()),
+        }
+    )
+    return create_validated(
+        None, front_matter, request.content, store, embedder, actor=actor
+    ).body()
 
 
 def propose_update(
@@ -172,7 +193,7 @@ def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any
             "missing": list(page.freshness.missing) if page.freshness else [],
         },
         "history": [
-            memory.entry(r) for r in store.revisions.history(page.slug, limit=history_limit)
+            memory.entry(r).body() for r in store.revisions.history(page.slug, limit=history_limit)
         ],
         "content": page.content,
     }

@@ -6,9 +6,13 @@ use /usr/bin/chromium and skip (fail under CI=true) when it or Playwright is mis
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,6 +63,36 @@ def page(browser: Any) -> Iterator[Any]:
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@pytest.fixture(scope="package")
+def static_site() -> Iterator[Callable[[Path], str]]:
+    """``static_site(folder) -> url``: a built site served by a plain static server, which
+    follows the page folders' symbolic links into the pool as nginx does; one server per
+    folder, all stopped after the tier."""
+    running: dict[Path, tuple[ThreadingHTTPServer, threading.Thread]] = {}
+
+    def serve(folder: Path) -> str:
+        if folder not in running:
+            handler = functools.partial(_Quiet, directory=str(folder))
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            thread.start()
+            running[folder] = (server, thread)
+        return f"http://127.0.0.1:{running[folder][0].server_address[1]}/"
+
+    try:
+        yield serve
+    finally:
+        for server, thread in running.values():
+            server.shutdown()
+            server.server_close()
+            thread.join()
 
 
 @pytest.fixture(scope="package")

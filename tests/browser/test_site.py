@@ -7,10 +7,7 @@ into the pool: it follows them like nginx does); skipped when the corpus is abse
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +19,13 @@ SHOTS = Path("/tmp")
 BODY = "tutorial%E2%80%94body/index.html"
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
 @pytest.fixture(scope="module")
-def site_url(corpus_site: tuple[Any, Path]) -> Iterator[str]:  # noqa: F811
+def site_url(
+    corpus_site: tuple[Any, Path],  # noqa: F811
+    static_site: Callable[[Path], str],
+) -> str:
     _, folder = corpus_site
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return static_site(folder)
 
 
 def shot(page: Any, name: str) -> None:

@@ -11,13 +11,10 @@ to /tmp/biblioteca-reader-*.png.
 
 from __future__ import annotations
 
-import functools
 import html
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -55,39 +52,22 @@ BODY_QUERIES = {
 }
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
-_servers: dict[str, str] = {}
-
-
 @pytest.fixture(scope="module")
-def serve(built_corpus: Callable[[str], Any]) -> Iterator[Callable[[str], tuple[Any, str]]]:
+def serve(
+    built_corpus: Callable[[str], Any], static_site: Callable[[Path], str]
+) -> Callable[[str], tuple[Any, str]]:
     """``serve(name)``: the built corpus and the URL of its site, served over HTTP."""
-    running: list[ThreadingHTTPServer] = []
-    built: dict[str, Any] = {}
+    built: dict[str, tuple[Any, str]] = {}
 
     def get(name: str) -> tuple[Any, str]:
         if name not in built:
             corpus = built_corpus(name)
             if not corpus.import_report.created:
                 pytest.skip(f"{name}: the import made no page on this branch (needs .mdx import)")
-            handler = functools.partial(_Quiet, directory=str(corpus.site))
-            server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            running.append(server)
-            _servers[name] = f"http://127.0.0.1:{server.server_address[1]}/"
-            built[name] = corpus
-        return built[name], _servers[name]
+            built[name] = (corpus, static_site(corpus.site))
+        return built[name]
 
-    try:
-        yield get
-    finally:
-        for server in running:
-            server.shutdown()
-            server.server_close()
+    return get
 
 
 def page_url(base: str, slug: str) -> str:

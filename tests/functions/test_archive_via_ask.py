@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import reset
+from shared.bootstrap import reset, reset_limits
 from shared.config import get_settings
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES as BACKGROUND
 
@@ -66,7 +65,7 @@ def good_question(var: str) -> str:
 @pytest.fixture
 def var(api: Api, request: pytest.FixtureRequest) -> str:
     """A unique setting name, with its two pages written through wiki_create."""
-    reset_limiters()
+    reset_limits()
     name = setting_name(request)
     for page in pool_pages(name):
         reply = api.post("wiki_create", page)
@@ -126,7 +125,7 @@ def test_the_widget_may_archive_when_allowed(
     request: pytest.FixtureRequest,
 ) -> None:
     """BIBLIOTECA_ARCHIVE_FROM_WIDGET=1 lets an anonymous ask go through the gates."""
-    reset_limiters()
+    reset_limits()
     monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
     get_settings.cache_clear()
     reset()

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import open_store
+from shared.bootstrap import open_store, reset_limits
 from shared.config import get_settings
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api, Reply
 
@@ -48,9 +47,9 @@ PAGES = [
 @pytest.fixture(autouse=True)
 def fresh_limits() -> Iterator[None]:
     """Each test starts with empty rate-limit windows (they are per process)."""
-    reset_limiters()
+    reset_limits()
     yield
-    reset_limiters()
+    reset_limits()
 
 
 @pytest.fixture
@@ -339,7 +338,6 @@ def test_a_question_checks_whether_the_index_changed_once(
     from shared.api.models import AskRequest, WikiCreateRequest
     from shared.bootstrap import wiring
     from shared.providers.local_embedder import shared_local_embedder
-    from shared.services.ask import ask as answer
     from shared.services.wiki import create_page
     from shared.store.sqlite.db import Database as SqliteDatabase
 
@@ -360,15 +358,8 @@ def test_a_question_checks_whether_the_index_changed_once(
     if on_sqlite:  # the service runs in this thread, on this thread's connection
         store.db.connection().set_trace_callback(statements.append)
     w = wiring(get_settings())
-    body = answer(
-        AskRequest.parse({"question": "¿Qué hace cache:invalidate?"}),
-        w.settings,
-        authorized=False,
-        store=store,
-        embedder=w.embedder,
-        answerer=w.answerer(),
-    )
-    assert body["sources"]
+    body = w.ask(AskRequest.parse({"question": "¿Qué hace cache:invalidate?"}), authorized=False)
+    assert body.sources
     assert calls == ["changes_since"]
     if on_sqlite:
         generation_reads = [s for s in statements if "chunk_generation" in s]

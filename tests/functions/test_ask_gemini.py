@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import open_store, reset
+from shared.bootstrap import open_store, reset, reset_limits
 from shared.cli import main as cli
 from shared.config import get_settings
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.gemini import FakeGemini, Scripted
 
 Client = Callable[[str], Any]
@@ -27,7 +26,7 @@ QUESTION = {"question": "¿Qué fija la variable DB_POOL_SIZE del pool?"}
 
 @pytest.fixture(autouse=True)
 def fresh_limits() -> None:
-    reset_limiters()
+    reset_limits()
 
 
 def use_gemini(monkeypatch: pytest.MonkeyPatch, gemini: FakeGemini, *, embedder: bool) -> None:

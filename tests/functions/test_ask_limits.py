@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW, reset_limiters
+from shared.bootstrap import reset_limits
+from shared.services.rate_limit import WIDGET_ARCHIVE_WINDOW
 from tests.fixtures.secrets import TOKEN
 from tests.fixtures.server import Api
 
@@ -20,7 +21,7 @@ def limited(
     """``limited(**variables)``: a route whose ask allows 3 questions a minute per client."""
 
     def make(**variables: str) -> Api:
-        reset_limiters()
+        reset_limits()
         monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "3/minute")
         for name, value in variables.items():
             monkeypatch.setenv(name, value)
@@ -60,7 +61,7 @@ def test_archiving_from_the_widget_has_its_own_much_lower_limit(
 ) -> None:
     """Anonymous archive requests reach the gates 5 times an hour per client; then the
     answer still comes, with archive reason rate-limited. A token is not limited by it."""
-    reset_limiters()
+    reset_limits()
     monkeypatch.setenv("BIBLIOTECA_ARCHIVE_FROM_WIDGET", "1")
     api = open_api()
     allowed = WIDGET_ARCHIVE_WINDOW[0]
@@ -85,7 +86,7 @@ def test_one_anonymous_client_cannot_fill_the_gap_log(
     from shared.config import get_settings
     from shared.services.gaps import SIGNALS_PER_CLIENT
 
-    reset_limiters()
+    reset_limits()
     monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "1000/minute")
     monkeypatch.setenv("BIBLIOTECA_TRUSTED_PROXIES", "1")
     api = open_api()

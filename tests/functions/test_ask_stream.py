@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import reset
+from shared.bootstrap import reset, reset_limits
 from shared.config import get_settings
 from shared.providers.sse import events
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.gemini import FakeGemini
 from tests.fixtures.openai import FakeOpenAI, Reply
 
@@ -36,7 +35,7 @@ QUESTION = "¿Qué fija la variable DB_POOL_SIZE del pool?"
 
 @pytest.fixture(autouse=True)
 def fresh_limits() -> None:
-    reset_limiters()
+    reset_limits()
 
 
 def load(client: Client, auth: dict[str, str]) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from shared.services.rate_limit import reset_limiters
+from shared.bootstrap import reset_limits
 from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES
@@ -19,9 +19,9 @@ SITE = "https://docs.example.com"
 
 @pytest.fixture(autouse=True)
 def fresh_limits() -> Iterator[None]:
-    reset_limiters()
+    reset_limits()
     yield
-    reset_limiters()
+    reset_limits()
 
 
 @pytest.fixture

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import open_store
+from shared.bootstrap import open_store, reset_limits
 from shared.cli import main
 from shared.config import get_settings
 from shared.records import FeedbackRecord
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES
 
@@ -25,7 +24,7 @@ QUESTION = "¿Qué controla DB_POOL_SIZE?"
 def voted(store_env: str) -> dict[str, Any]:
     """ask's pages, one answer with a 👎 (outdated) and one report on another page."""
     del store_env
-    reset_limiters()
+    reset_limits()
     api = Api("client")
     for page in PAGES:
         assert api.post("wiki_create", page).status == 201
@@ -144,7 +143,7 @@ def test_feedback_on_a_follow_up_names_its_thread(
     """A 👎 on "¿y su valor por defecto?" shows the question it followed and how it was read,
     on either store."""
     del store_env
-    reset_limiters()
+    reset_limits()
     api = Api("client")
     for page in PAGES:
         assert api.post("wiki_create", page).status == 201
@@ -174,7 +173,7 @@ def test_escape_sequences_from_anonymous_text_never_reach_the_terminal(
     """A comment, a question and a reason holding terminal escapes print as visible text;
     --json escapes them as JSON does."""
     del store_env
-    reset_limiters()
+    reset_limits()
     api = Api("client")
     for page in PAGES:
         assert api.post("wiki_create", page).status == 201

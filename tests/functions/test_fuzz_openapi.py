@@ -21,9 +21,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from shared.bootstrap import reset_limits
 from shared.cli.serve import build_app
 from shared.config import get_settings
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.secrets import TOKEN
 
 # Generated examples per function and store; schemathesis adds its boundary and negative
@@ -47,7 +47,7 @@ def fuzz_env(store_env: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """The test's store, with a rate limit no fuzz reaches (the limiter is tested elsewhere)."""
     monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "1000000/minute")
     get_settings.cache_clear()
-    reset_limiters()
+    reset_limits()
     return store_env
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.services.rate_limit import reset_limiters
+from shared.bootstrap import reset_limits
 from tests.fixtures.contract import assert_error
 from tests.fixtures.gemini import FakeGemini, Scripted
 from tests.fixtures.server import Api
@@ -30,7 +30,7 @@ def test_a_key_the_gemini_api_echoes_is_not_in_the_error_body(
 ) -> None:
     """Gemini (or a proxy) answers an error quoting our request, key and all: the public
     ask error keeps the upstream's words but carries [redacted] where the key was."""
-    reset_limiters()
+    reset_limits()
     monkeypatch.setenv("GOOGLE_AI_API_KEY", KEY)
     monkeypatch.setenv("GEMINI_BASE_URL", gemini.url)
     monkeypatch.setenv("BIBLIOTECA_LLM", "gemini")

@@ -7,10 +7,9 @@ import json
 
 import pytest
 
-from shared.bootstrap import reset
+from shared.bootstrap import reset, reset_limits
 from shared.cli import main
 from shared.config import get_settings
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.server import Api
 from tests.functions.test_ask import PAGES
 
@@ -24,7 +23,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 @pytest.fixture
 def api(store_env: str) -> Api:
     del store_env
-    reset_limiters()
+    reset_limits()
     return Api("client")
 
 

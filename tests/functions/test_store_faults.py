@@ -21,7 +21,6 @@ from shared.bootstrap import open_store, reset, wiring
 from shared.config import get_settings
 from shared.errors import Unavailable
 from shared.providers.local_embedder import shared_local_embedder
-from shared.services.ask import ask
 from shared.services.site_build import build_site
 from shared.services.wiki import create_page
 from shared.store.firestore.db import RETRY_DEADLINE_S
@@ -124,13 +123,8 @@ def test_damage_found_by_a_running_process_stops_its_writes(env: dict[str, str])
     before = digest(path)
 
     with pytest.raises(Unavailable) as read:
-        ask(
-            AskRequest.parse({"question": "¿Cómo se rota el certificado?"}),
-            get_settings(),
-            authorized=False,
-            store=store,
-            embedder=shared_local_embedder(),
-            answerer=wiring().answerer(),
+        wiring().ask(
+            AskRequest.parse({"question": "¿Cómo se rota el certificado?"}), authorized=False
         )
     assert str(path) in read.value.message
     with pytest.raises(Unavailable) as write:

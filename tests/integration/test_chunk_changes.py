@@ -24,6 +24,9 @@ from shared.store.sqlite import SqliteStore
 from tests.integration.test_page_store_contract import chunks_of, page, unit
 
 EVERYTHING = SearchFilter()
+# The test process's in-memory indexes, one per store object (as a wiring holds them):
+# "another process" is another store object, so it has its own.
+INDEX = hybrid.IndexCache()
 FIRESTORE_ONLY = pytest.mark.parametrize(
     "store_env", [pytest.param("firestore", marks=pytest.mark.firestore)], indirect=True
 )
@@ -60,7 +63,7 @@ def keys(index: LexicalIndex) -> list[tuple[str, int, int, tuple[str, ...]]]:
 
 def assert_up_to_date(reader: Any) -> None:
     """The warm index holds exactly the store's active chunks, as a full read finds them."""
-    warm = hybrid.snapshot(reader.chunks).index
+    warm = INDEX.snapshot(reader.chunks).index
     assert keys(warm) == keys(LexicalIndex(reader.chunks.active_chunks()))
 
 
@@ -94,22 +97,22 @@ def test_a_warm_index_applies_creates_updates_retags_and_archivals(
     """Each kind of write by another process reaches the warm index without a full read."""
     reader = store
     write(reader, "uno", "primera versión")
-    assert [k[0] for k in keys(hybrid.snapshot(reader.chunks).index)] == ["uno", "uno"]
+    assert [k[0] for k in keys(INDEX.snapshot(reader.chunks).index)] == ["uno", "uno"]
     writer = other_store()
     spy = Spy(reader.chunks, monkeypatch)
 
     write(writer, "dos", "zorro ártico")  # create
-    index = hybrid.snapshot(reader.chunks).index
+    index = INDEX.snapshot(reader.chunks).index
     assert {h.key[0] for h in index.search("zorro", EVERYTHING, 5)} == {"dos"}
     write(writer, "uno", "segunda versión con pingüino")  # update
-    index = hybrid.snapshot(reader.chunks).index
+    index = INDEX.snapshot(reader.chunks).index
     assert [h.key[0] for h in index.search("pingüino", EVERYTHING, 5)] == ["uno", "uno"]
     assert not index.search("primera", EVERYTHING, 5)
     rewrite_fields(writer, "dos", tags=("nueva",))  # metadata only
-    index = hybrid.snapshot(reader.chunks).index
+    index = INDEX.snapshot(reader.chunks).index
     assert {h.key[0] for h in index.search("zorro", SearchFilter(tag="nueva"), 5)} == {"dos"}
     rewrite_fields(writer, "uno", status="archived")  # archival
-    index = hybrid.snapshot(reader.chunks).index
+    index = INDEX.snapshot(reader.chunks).index
     assert not index.search("pingüino", EVERYTHING, 5)
     assert spy.full_reads == 0
     assert spy.rows_by_slug == 2 + 2 + 2  # dos, uno, dos again; the archived page has none
@@ -118,10 +121,10 @@ def test_a_warm_index_applies_creates_updates_retags_and_archivals(
 
 def test_nothing_written_costs_no_chunk_read(store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     write(store, "uno", "texto")
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     spy = Spy(store.chunks, monkeypatch)
     for _ in range(3):
-        hybrid.snapshot(store.chunks)
+        INDEX.snapshot(store.chunks)
     assert (spy.full_reads, spy.rows_by_slug) == (0, 0)
 
 
@@ -129,7 +132,7 @@ def test_concurrent_writers_are_never_missed(store: Any) -> None:
     """Four writer threads (each its own store) while the reader keeps catching up."""
     reader = store
     write(reader, "semilla", "inicio")
-    hybrid.snapshot(reader.chunks)
+    INDEX.snapshot(reader.chunks)
     writers = [other_store() for _ in range(4)]
     done = threading.Event()
     errors: list[BaseException] = []
@@ -143,7 +146,7 @@ def test_concurrent_writers_are_never_missed(store: Any) -> None:
 
     def reading() -> None:
         while not done.is_set():
-            hybrid.snapshot(reader.chunks)
+            INDEX.snapshot(reader.chunks)
 
     threads = [threading.Thread(target=writing, args=(n, w)) for n, w in enumerate(writers)]
     watcher = threading.Thread(target=reading)
@@ -169,15 +172,15 @@ def test_an_entry_committed_late_with_an_earlier_time_is_applied(
 
     reader = open_store(get_settings())
     write(reader, "temprana", "antes")
-    hybrid.snapshot(reader.chunks)
+    INDEX.snapshot(reader.chunks)
     write(other_store(), "tardía", "después")
-    hybrid.snapshot(reader.chunks)  # the mark is now the later write's commit time
+    INDEX.snapshot(reader.chunks)  # the mark is now the later write's commit time
     latest = reader.db.collection(changes.COLLECTION).order_by("at", direction="DESCENDING")
     mark = next(iter(latest.limit(1).stream())).to_dict()["at"]
     early = mark - timedelta(seconds=changes.OVERLAP_S / 2)  # within the look-back
     monkeypatch.setattr(changes, "SERVER_TIMESTAMP", early)
     write(other_store(), "lenta", "confirmada tarde")
-    index = hybrid.snapshot(reader.chunks).index
+    index = INDEX.snapshot(reader.chunks).index
     assert {h.key[0] for h in index.search("confirmada", EVERYTHING, 5)} == {"lenta"}
     assert_up_to_date(reader)
 
@@ -193,7 +196,7 @@ def test_sqlite_a_slow_transaction_orders_the_writes_after_it(
     reader = open_store(get_settings())
     assert isinstance(reader, SqliteStore)
     write(reader, "base", "inicio")
-    hybrid.snapshot(reader.chunks)
+    INDEX.snapshot(reader.chunks)
     slow_inside = threading.Event()
     release = threading.Event()
     real_replace = chunk_rows.replace
@@ -211,12 +214,12 @@ def test_sqlite_a_slow_transaction_orders_the_writes_after_it(
     fast = threading.Thread(target=write, args=(other_store(), "rápida", "segunda"))
     fast.start()
     time.sleep(0.3)
-    assert {r.slug for r in hybrid.snapshot(reader.chunks).index.rows} == {"base"}
+    assert {r.slug for r in INDEX.snapshot(reader.chunks).index.rows} == {"base"}
     release.set()
     slow.join()
     fast.join()
     assert_up_to_date(reader)
-    assert {r.slug for r in hybrid.snapshot(reader.chunks).index.rows} == {
+    assert {r.slug for r in INDEX.snapshot(reader.chunks).index.rows} == {
         "base",
         "lenta",
         "rápida",
@@ -231,13 +234,13 @@ def test_sqlite_a_log_that_cannot_say_makes_a_full_read(
     from shared.store.sqlite import changes as log
 
     write(store, "uno", "texto")
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     monkeypatch.setattr(log, "KEEP", 1)
     writer = other_store()
     write(writer, "dos", "dos")
     write(writer, "tres", "tres")
     spy = Spy(store.chunks, monkeypatch)
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     assert spy.full_reads == 1
     assert_up_to_date(store)
 
@@ -255,7 +258,7 @@ def test_firestore_an_idle_reader_reads_the_pages_written_not_everything(
     for n in range(20):
         write(store, f"quieta-{n}", "nadie la toca")
     time.sleep(log.OVERLAP_S + 0.5)  # the reader's look-back will not reach these
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     monkeypatch.setattr(log, "RETENTION_S", 0.0)  # every reader now counts as idle
     writer = other_store()
     write(writer, "uno", "reescrita")
@@ -263,7 +266,7 @@ def test_firestore_an_idle_reader_reads_the_pages_written_not_everything(
     rewrite_fields(writer, "dos", tags=("otra",))
     rewrite_fields(writer, "tres", status="archived")
     spy = Spy(store.chunks, monkeypatch)
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     assert spy.full_reads == 0
     assert spy.rows_by_slug == 6  # uno, nueva and dos, two chunks each; tres has none
     assert_up_to_date(store)
@@ -281,11 +284,11 @@ def test_firestore_pages_written_before_their_commit_time_was_kept_force_a_full_
 
     write(store, "vieja", "texto")
     store.db.collection("pages").document("vieja").update({log.WRITTEN_AT: firestore.DELETE_FIELD})
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     monkeypatch.setattr(log, "RETENTION_S", 0.0)
     write(other_store(), "nueva", "nueva")
     spy = Spy(store.chunks, monkeypatch)
-    hybrid.snapshot(store.chunks)
+    INDEX.snapshot(store.chunks)
     assert spy.full_reads == 1
     assert_up_to_date(store)
 
@@ -321,12 +324,12 @@ def test_reads_after_a_one_page_write_do_not_grow_with_the_wiki(
         for i in range(written, size):
             writer.pages.create(page(f"p{i:04d}"), chunks_of(f"p{i:04d}", unit(1), unit(0, 1)))
         written = size
-        hybrid.snapshot(reader.chunks)  # warm, up to date
+        INDEX.snapshot(reader.chunks)  # warm, up to date
         time.sleep(0.6)
-        hybrid.snapshot(reader.chunks)
+        INDEX.snapshot(reader.chunks)
         write(writer, "p0001", f"editada a {size} páginas")
         before = reads()
-        hybrid.snapshot(reader.chunks)
+        INDEX.snapshot(reader.chunks)
         costs.append(reads() - before)
     assert costs[0] == costs[1], costs
     # The written page's two chunks, the log, the embedders: a constant beside them.
@@ -342,14 +345,14 @@ def test_a_cold_instance_starts_from_the_stored_snapshot_and_the_changes_since(
     the cursor taken first marks the log's last ``OVERLAP_S`` applied)."""
     for slug in ("uno", "dos", "tres"):
         write(store, slug, f"texto de {slug}")
-    hybrid.snapshot(store.chunks)  # a full read: it saves the snapshot
-    hybrid.settle()
+    INDEX.snapshot(store.chunks)  # a full read: it saves the snapshot
+    INDEX.settle()
     assert store.chunks.load_snapshot() is not None
     write(other_store(), "cuatro", "escrita después")
     rewrite_fields(other_store(), "dos", status="archived")
     cold = other_store()
     spy = Spy(cold.chunks, monkeypatch)
-    index = hybrid.snapshot(cold.chunks).index
+    index = INDEX.snapshot(cold.chunks).index
     assert spy.full_reads == 0
     assert spy.rows_by_slug == 2  # cuatro's two chunks; dos is archived: none
     assert {r.slug for r in index.rows} == {"uno", "tres", "cuatro"}
@@ -361,8 +364,8 @@ def test_an_unreadable_snapshot_costs_a_full_read(
 ) -> None:
     """A damaged payload (SQLite) or a part gone (Firestore) is read as no snapshot."""
     write(store, "uno", "texto")
-    hybrid.snapshot(store.chunks)
-    hybrid.settle()
+    INDEX.snapshot(store.chunks)
+    INDEX.settle()
     if isinstance(store, SqliteStore):
         with store.db.write() as conn:
             conn.execute("UPDATE index_snapshot SET payload = x'00ff'")
@@ -374,7 +377,7 @@ def test_an_unreadable_snapshot_costs_a_full_read(
         parts[0].reference.delete()
     cold = other_store()
     spy = Spy(cold.chunks, monkeypatch)
-    hybrid.snapshot(cold.chunks)
+    INDEX.snapshot(cold.chunks)
     assert spy.full_reads == 1
     assert_up_to_date(cold)
 
@@ -385,22 +388,22 @@ def test_a_warm_instance_refreshes_the_stored_snapshot(
     """After ``REFRESH_PAGES`` applied pages the stored snapshot moves up to the instance."""
     monkeypatch.setattr(hybrid, "REFRESH_PAGES", 2)
     write(store, "uno", "texto")
-    hybrid.snapshot(store.chunks)
-    hybrid.settle()
+    INDEX.snapshot(store.chunks)
+    INDEX.settle()
     first = store.chunks.load_snapshot()
     writer = other_store()
     write(writer, "dos", "dos")
-    hybrid.snapshot(store.chunks)
-    hybrid.settle()
+    INDEX.snapshot(store.chunks)
+    INDEX.settle()
     assert store.chunks.load_snapshot() == first  # one page applied: not yet
     write(writer, "tres", "tres")
-    hybrid.snapshot(store.chunks)
-    hybrid.settle()
+    INDEX.snapshot(store.chunks)
+    INDEX.settle()
     refreshed = store.chunks.load_snapshot()
     assert refreshed is not None
     assert refreshed != first
     cold = other_store()
     spy = Spy(cold.chunks, monkeypatch)
-    hybrid.snapshot(cold.chunks)
+    INDEX.snapshot(cold.chunks)
     assert (spy.full_reads, spy.rows_by_slug) == (0, 0)
     assert_up_to_date(cold)

@@ -47,7 +47,7 @@ def test_two_actors_then_a_revert_make_three_revisions_with_the_reverted_content
     assert (reverted.status, reverted.page.version) == ("updated", 3)
     page = store.pages.get("pool")
     assert (page.content, list(page.front_matter["tags"])) == ("# pool\n\nPrimera versión.", ["db"])
-    found = history.history("pool", store)["revisions"]
+    found = history.history("pool", store).body()["revisions"]
     assert [(r["version"], r["actor"]) for r in found] == [
         (3, "cli:curator"),
         (2, "mcp:claude-code"),
@@ -83,7 +83,7 @@ def test_unchanged_writes_keep_no_revision_and_history_of_an_unknown_page_is_404
     """A write that changes nothing keeps no revision; an unknown slug is not_found."""
     _page(store, "quieta", "ana")
     update_validated("quieta", {}, None, None, store, EMBEDDER, actor="otro")
-    assert [r["version"] for r in history.history("quieta", store)["revisions"]] == [1]
+    assert [r["version"] for r in history.history("quieta", store).body()["revisions"]] == [1]
     with pytest.raises(NotFound):
         history.history("nadie", store)
 
@@ -206,7 +206,7 @@ def test_an_accepted_archived_answer_reads_as_a_page_with_its_citations_linked(
         embedder=EMBEDDER,
         judge=None,
         model="local:extractive",
-    )
+    ).body()
     assert decision["archived"], decision
     slug = decision["slug"]
     assert "[1][1]" in store.pages.get(slug).content  # [2] was the same page as [1]

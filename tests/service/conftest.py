@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import Wiring, install, reset
+from shared.bootstrap import Wiring, install, reset, reset_limits
 from shared.config import get_settings
 from shared.errors import BibliotecaError
 from shared.http import RequestContext
-from shared.services.rate_limit import reset_limiters
 from shared.store.sqlite import SqliteStore
 from tests.fixtures.embedder import HashingEmbedder
 
@@ -56,7 +55,7 @@ def handler(name: str) -> Callable[[Any, RequestContext], tuple[int, dict[str, A
 def store(env: dict[str, str], tmp_path: Path) -> Iterator[SqliteStore]:
     """A temporary SQLite store, wired with the deterministic embedder for this test."""
     settings = get_settings()
-    reset_limiters()  # the per-client budgets are per process: each test starts with its own
+    reset_limits()  # the per-client budgets are per process: each test starts with its own
     opened = SqliteStore(tmp_path / "service")
     install(Wiring(settings, store=opened, embedder=HashingEmbedder()))
     yield opened

@@ -15,14 +15,13 @@ from typing import Any
 
 import pytest
 
-from shared.bootstrap import Wiring, install, wiring
+from shared.bootstrap import Wiring, install, reset_limits, wiring
 from shared.config import get_settings
 from shared.errors import Unauthorized
 from shared.mcp.protocol import PROTOCOL_VERSIONS, handle
 from shared.mcp.stdio import client_actor, serve
 from shared.mcp.tools import TOOLS, Caller
 from shared.services import review
-from shared.services.rate_limit import reset_limiters
 from tests.fixtures.contract import MCP_TOOLS
 from tests.fixtures.embedder import HashingEmbedder
 from tests.service.conftest import Call
@@ -488,7 +487,7 @@ def test_over_http_search_and_ask_count_against_the_callers_ask_budget(
     refusal is a rate_limited tool error; over stdio (no address) nothing is limited."""
     monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "2/minute")
     get_settings.cache_clear()
-    reset_limiters()
+    reset_limits()
     install(Wiring(get_settings(), store=store, embedder=HashingEmbedder()))
     agent = Caller(may_write=False, client_id="203.0.113.7")
     assert tool("search", {"query": "certificado"}, caller=agent)[0] is False
@@ -500,7 +499,7 @@ def test_over_http_search_and_ask_count_against_the_callers_ask_budget(
     assert tool("search", {"query": "certificado"}, caller=other)[0] is False
     for _ in range(3):
         assert tool("search", {"query": "certificado"}, caller=READER)[0] is False
-    reset_limiters()
+    reset_limits()
 
 
 def test_each_tool_call_logs_its_name_and_outcome_never_its_arguments(

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
+from shared.api.models import ErrorCode
 from shared.api.openapi import FILE, document, main, text
+from shared.errors import BibliotecaError
 from tests.fixtures.contract import ERROR_KEYS
 
 FUNCTIONS = (
@@ -51,3 +55,14 @@ def test_the_error_body_is_the_contracts() -> None:
     assert set(error["properties"]) == ERROR_KEYS
     assert set(error["required"]) == {"error", "code"}
     assert error["additionalProperties"] is False
+
+
+def _codes_of(error: type[BibliotecaError]) -> set[str]:
+    return {error.code}.union(*(_codes_of(sub) for sub in error.__subclasses__()))
+
+
+def test_the_documented_error_codes_are_the_error_trees() -> None:
+    """ErrorBody's ``code`` (and so openapi.json and docs/api.md) lists exactly the codes
+    some ``BibliotecaError`` carries: a new error class cannot answer an undocumented code,
+    and the document names none that nothing raises."""
+    assert set(get_args(ErrorCode)) == _codes_of(BibliotecaError)
