@@ -29,10 +29,13 @@ HEDGE_BELOW = 0.30
 # counts as the word): under it the best page is about something else (bench/answers.py).
 LEAD_SHARE = 0.30
 # When the second page's relevance is at least this share of the lead's, the lead is a
-# toss-up between two pages: on the tuning splits of the three corpora it hedged 14 of
-# the 17 confident answers whose lead was wrong, and 22 of the 77 right ones (which
-# still cite the same pages, hedged).
+# toss-up between two pages (bench/answers.py, tuning splits of the three corpora)...
 LEAD_MARGIN = 0.90
+# ...unless the lead chunk itself is close in meaning to the question: among the toss-ups
+# no other rule hedged, a lead cosine of at least this (the offline embedder's scale) was
+# right 14 times of 22 and wrong once of 13; margin, coverage and the pages' shares of
+# the question's words told them apart no better than chance (bench/README.md).
+LEAD_COSINE = 0.50
 
 
 class Vocabulary(Protocol):
@@ -96,7 +99,7 @@ def judge(
     """``high`` only when the evidence answers the question: something is cited, the best
     match is strong enough, every name the question uses is in the wiki, the lead page
     holds the question's words (``lead_share``) and the names it uses, and no other page
-    comes as close as LEAD_MARGIN to it."""
+    comes as close as LEAD_MARGIN to it unless the lead is close in meaning (``toss_up``)."""
     missing = unmentioned(question, vocabulary)
     if missing:
         return Judgement("low", missing)
@@ -105,9 +108,16 @@ def judge(
     held = lead_tokens(chosen)
     if lead_share(question, held, vocabulary) < LEAD_SHARE or unheld_names(question, held):
         return Judgement("low")
-    if runner_up_share(chosen) >= LEAD_MARGIN:
+    if toss_up(chosen):
         return Judgement("low")
     return Judgement("high")
+
+
+def toss_up(chosen: Sequence[Ranked]) -> bool:
+    """Whether the lead page is a coin toss: another page comes within LEAD_MARGIN of it
+    and the lead chunk's cosine is under LEAD_COSINE (a lead that close in meaning to the
+    question was right, whichever page came second)."""
+    return runner_up_share(chosen) >= LEAD_MARGIN and chosen[0].cosine < LEAD_COSINE
 
 
 def runner_up_share(chosen: Sequence[Ranked]) -> float:

@@ -193,11 +193,15 @@ def test_a_sentence_opening_inside_a_links_tail_starts_after_it() -> None:
 
 
 def test_a_lead_page_another_page_nearly_ties_is_low() -> None:
-    """Two pages at 0.95 of each other: a toss-up, so low; a clear lead stays high."""
+    """Two pages at 0.95 of each other: a toss-up, so low, unless the lead chunk is close
+    in meaning to the question (cosine 0.50 or more); a clear lead stays high."""
     about = "El rebuild lo dispara Cloud Scheduler cada 30 minutos."
     question = "¿Cada cuántos minutos dispara Cloud Scheduler el rebuild?"
-    lead = Ranked("a", "A", "Uso", about, 0, 0.6, 0.5, 0.5)
-    close = Ranked("b", "B", "Uso", about, 0, 0.57, 0.5, 0.5)
-    far = Ranked("b", "B", "Uso", about, 0, 0.3, 0.5, 0.5)
+    lead = Ranked("a", "A", "Uso", about, 0, 0.6, 0.45, 0.75)
+    close = Ranked("b", "B", "Uso", about, 0, 0.57, 0.45, 0.69)
+    far = Ranked("b", "B", "Uso", about, 0, 0.3, 0.45, 0.15)
+    near_in_meaning = Ranked("a", "A", "Uso", about, 0, 0.6, 0.55, 0.65)
     assert evidence.judge(question, [lead, close], [lead, close], WIKI).confidence == "low"
     assert evidence.judge(question, [lead, far], [lead, far], WIKI).confidence == "high"
+    both = [near_in_meaning, close]
+    assert evidence.judge(question, both, both, WIKI).confidence == "high"
