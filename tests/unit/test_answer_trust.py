@@ -205,3 +205,17 @@ def test_a_lead_page_another_page_nearly_ties_is_low() -> None:
     assert evidence.judge(question, [lead, far], [lead, far], WIKI).confidence == "high"
     both = [near_in_meaning, close]
     assert evidence.judge(question, both, both, WIKI).confidence == "high"
+
+
+def test_a_quote_never_opens_on_the_rest_of_a_sentence_chunking_cut() -> None:
+    """The overlap began inside a link: once its tail is dropped, what is left opens on a
+    comma (", y también incluye:"). The quote opens at the list instead."""
+    text = (
+        "Transitions](https://example.dev/view-transitions/), y también incluye:\n\n"
+        "- Algunas opciones de animación integradas, como `fade` y `slide`.\n"
+        "- Soporte para animaciones de navegación hacia adelante y hacia atrás."
+    )
+    answer = compose("¿Cómo consigo animaciones de navegación entre páginas?", [passage(text)])
+    body = answer.split("\n\n", 1)[1]
+    assert not body.lstrip().startswith(","), answer
+    assert "animaciones de navegación hacia adelante" in answer
