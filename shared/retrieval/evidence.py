@@ -12,6 +12,7 @@ from typing import Protocol
 
 from shared.ports import Confidence
 from shared.retrieval.fusion import Ranked
+from shared.retrieval.reading import opens_inside_sentence
 from shared.retrieval.text import name_tokens, named_terms, query_groups, tokens
 
 # A chunk is relevant when its fused score or its cosine alone reaches these
@@ -165,8 +166,10 @@ def section_text(
     chunk: Ranked, rows: Mapping[tuple[str, int], Section], cited: Sequence[Ranked]
 ) -> str:
     """The chunk's text run on into the following chunks of its section that are not
-    cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped."""
-    text = chunk.text
+    cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped.
+    A chunk that opens on the tail of a paragraph cut by chunking opens on all of that
+    paragraph (``whole_opening``)."""
+    text = whole_opening(chunk, rows)
     taken = {(c.slug, c.ordinal) for c in cited}
     ordinal = chunk.ordinal + 1
     while (chunk.slug, ordinal) not in taken and len(text) < SECTION_CHARS:
@@ -180,3 +183,20 @@ def section_text(
         text = f"{text}\n\n{added}"
         ordinal += 1
     return text
+
+
+def whole_opening(chunk: Ranked, rows: Mapping[tuple[str, int], Section]) -> str:
+    """``chunk.text`` with its first paragraph made whole when it is the tail chunking
+    carried over from the chunk before (same section): that chunk's last paragraph, of
+    which it is the end, stands in its place, so a quote can open where its sentence
+    does (on astro-es a list's lead-in was left as ", y también incluye:")."""
+    before = rows.get((chunk.slug, chunk.ordinal - 1))
+    if before is None or before.heading != chunk.heading or not opens_inside_sentence(chunk.text):
+        return chunk.text
+    head, sep, rest = chunk.text.partition("\n\n")
+    last = before.text.rstrip().rsplit("\n\n", 1)[-1]
+    if not head.strip() or len(last) <= len(head.strip()) or not last.endswith(head.strip()):
+        return chunk.text
+    if last.lstrip().startswith(("```", "~~~")):
+        return chunk.text
+    return f"{last}{sep}{rest}"

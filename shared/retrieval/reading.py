@@ -271,6 +271,13 @@ def continues_cut(text: str) -> bool:
     return text[0].islower() or bool(_CONTINUING_MARK.match(text))
 
 
+def opens_inside_sentence(text: str) -> bool:
+    """Whether a chunk's text opens inside a sentence, as the overlap chunking carries from
+    the chunk before usually does: on the rest of a cut sentence or on a link's tail."""
+    head = text.lstrip()
+    return bool(head) and (continues_cut(head) or _ORPHAN_TAIL.match(head) is not None)
+
+
 def stands_alone(sentence: str) -> bool:
     """A sentence an answer can quote on its own: long enough, not a question, not a
     lead-in to something (':'), and not the tail of a sentence cut by chunking."""

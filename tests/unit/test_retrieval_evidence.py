@@ -47,3 +47,19 @@ def test_a_chunk_does_not_run_into_a_cited_chunk_or_past_the_budget() -> None:
     also_cited = Ranked("p", "P", "Uso", "b", 1, 0.4, 0.4, 0.4)
     assert evidence.section_text(lead, short, [lead, also_cited]) == "a"
     assert evidence.section_text(lead, short, [lead]) == "a\n\nb"
+
+
+def test_a_chunk_opening_on_the_carried_overlap_opens_on_its_whole_paragraph() -> None:
+    """The overlap chunking carried over ends a paragraph of the chunk before: the passage
+    opens where that paragraph does, so a quote can open on its sentence."""
+    whole = "La compatibilidad se apoya en la API [View Transitions](https://x.dev/vt/), y incluye:"
+    rows = {
+        ("p", 0): row(0, f"Las transiciones animan la navegación.\n\n{whole}"),
+        ("p", 1): row(1, "Transitions](https://x.dev/vt/), y incluye:\n\n- Animaciones."),
+    }
+    cut = Ranked("p", "P", "Uso", rows[("p", 1)].text, 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(cut, rows, [cut]) == f"{whole}\n\n- Animaciones."
+    other = {**rows, ("p", 0): row(0, whole, heading="Otra")}  # another section: as it is
+    assert evidence.section_text(cut, other, [cut]) == rows[("p", 1)].text
+    clean = Ranked("p", "P", "Uso", "Una frase entera.\n\n- Animaciones.", 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(clean, rows, [clean]) == clean.text
