@@ -199,16 +199,24 @@ _TAG_CUT = re.compile(r"<[a-zA-Z/][^<>]*$")
 _VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "source"}
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _EXAMPLE = re.compile(r"^(?:Ejemplo en el código|Example in the code): `")  # code, by its path
+# A quote opening on the rest of a sentence chunking cut ("…](url), y también incluye:"
+# once the link's tail is dropped): punctuation that only continues a sentence. A page's
+# own "...", going on after its code block, is the page's writing.
+_FRAGMENT = re.compile(r"^(?:[,;:)\]}»]|\.(?!\.\.))")
 
 
 def markup_problems(answer: str) -> list[str]:
     """What a reader would see broken: inline HTML, a link, emphasis or a code span opened
-    and not closed in a paragraph, or a line ending in ':' that introduces nothing (no list
-    or code follows, shown or named by its path). The framing line (the first) introduces
-    the quotes and is left out."""
+    and not closed in a paragraph, a line ending in ':' that introduces nothing (no list
+    or code follows, shown or named by its path), or a paragraph opening with punctuation
+    that only continues a sentence (the tail of one chunking cut). The framing line (the
+    first) introduces the quotes and is left out."""
     problems: list[str] = []
     body = _FENCE.sub("\n```\n", answer)  # a code block stands for itself
     lines = body.split("\n")
+    for paragraph in re.split(r"\n\s*\n", _FENCE.sub("\n\n", answer))[1:]:
+        if _FRAGMENT.match(paragraph.lstrip(" -*>")):
+            problems.append(f"opens inside a sentence: {paragraph[:60]!r}")
     for i, line in enumerate(lines):
         bare = _CITATIONS.sub("", line).rstrip()
         if i > 0 and bare.endswith(":"):

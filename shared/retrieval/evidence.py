@@ -12,6 +12,7 @@ from typing import Protocol
 
 from shared.records import Confidence
 from shared.retrieval.fusion import Ranked
+from shared.retrieval.reading import opens_inside_sentence
 from shared.retrieval.text import name_tokens, named_terms, query_groups, tokens
 
 # A chunk is relevant when its fused score or its cosine alone reaches these
@@ -22,17 +23,23 @@ MIN_COSINE = 0.30
 # cut before its code or the rest of its list still carries them (bench/answers.py).
 SECTION_CHARS = 1200
 # Under this best fused score the wiki does not seem to treat the question directly: the
-# answer says so before giving the closest it has (chosen in bench/answers.py).
-HEDGE_BELOW = 0.30
+# answer says so before giving the closest it has (chosen in bench/answers.py). Once the
+# question's own words are judged too (``judge``), 0.28 hedges 4 fewer right answers than
+# 0.30 on the tuning splits, and no more wrong leads or neighbouring-tech questions: every
+# one of those between 0.28 and 0.30 is low for another reason.
+HEDGE_BELOW = 0.28
 # The lead page's cited passages must hold at least this share of the question's words
 # (each weighted by its idf, a word the wiki never uses left out; a glossary translation
 # counts as the word): under it the best page is about something else (bench/answers.py).
 LEAD_SHARE = 0.30
 # When the second page's relevance is at least this share of the lead's, the lead is a
-# toss-up between two pages: on the tuning splits of the three corpora it hedged 14 of
-# the 17 confident answers whose lead was wrong, and 22 of the 77 right ones (which
-# still cite the same pages, hedged).
+# toss-up between two pages (bench/answers.py, tuning splits of the three corpora)...
 LEAD_MARGIN = 0.90
+# ...unless the lead chunk itself is close in meaning to the question: among the toss-ups
+# no other rule hedged, a lead cosine of at least this (the offline embedder's scale) was
+# right 14 times of 22 and wrong once of 13; margin, coverage and the pages' shares of
+# the question's words told them apart no better than chance (bench/README.md).
+LEAD_COSINE = 0.50
 
 
 class Vocabulary(Protocol):
@@ -96,7 +103,7 @@ def judge(
     """``high`` only when the evidence answers the question: something is cited, the best
     match is strong enough, every name the question uses is in the wiki, the lead page
     holds the question's words (``lead_share``) and the names it uses, and no other page
-    comes as close as LEAD_MARGIN to it."""
+    comes as close as LEAD_MARGIN to it unless the lead is close in meaning (``toss_up``)."""
     missing = unmentioned(question, vocabulary)
     if missing:
         return Judgement("low", missing)
@@ -105,9 +112,16 @@ def judge(
     held = lead_tokens(chosen)
     if lead_share(question, held, vocabulary) < LEAD_SHARE or unheld_names(question, held):
         return Judgement("low")
-    if runner_up_share(chosen) >= LEAD_MARGIN:
+    if toss_up(chosen):
         return Judgement("low")
     return Judgement("high")
+
+
+def toss_up(chosen: Sequence[Ranked]) -> bool:
+    """Whether the lead page is a coin toss: another page comes within LEAD_MARGIN of it
+    and the lead chunk's cosine is under LEAD_COSINE (a lead that close in meaning to the
+    question was right, whichever page came second)."""
+    return runner_up_share(chosen) >= LEAD_MARGIN and chosen[0].cosine < LEAD_COSINE
 
 
 def runner_up_share(chosen: Sequence[Ranked]) -> float:
@@ -155,8 +169,10 @@ def section_text(
     chunk: Ranked, rows: Mapping[tuple[str, int], Section], cited: Sequence[Ranked]
 ) -> str:
     """The chunk's text run on into the following chunks of its section that are not
-    cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped."""
-    text = chunk.text
+    cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped.
+    A chunk that opens on the tail of a paragraph cut by chunking opens on all of that
+    paragraph (``whole_opening``)."""
+    text = whole_opening(chunk, rows)
     taken = {(c.slug, c.ordinal) for c in cited}
     ordinal = chunk.ordinal + 1
     while (chunk.slug, ordinal) not in taken and len(text) < SECTION_CHARS:
@@ -170,3 +186,20 @@ def section_text(
         text = f"{text}\n\n{added}"
         ordinal += 1
     return text
+
+
+def whole_opening(chunk: Ranked, rows: Mapping[tuple[str, int], Section]) -> str:
+    """``chunk.text`` with its first paragraph made whole when it is the tail chunking
+    carried over from the chunk before (same section): that chunk's last paragraph, of
+    which it is the end, stands in its place, so a quote can open where its sentence
+    does (on astro-es a list's lead-in was left as ", y también incluye:")."""
+    before = rows.get((chunk.slug, chunk.ordinal - 1))
+    if before is None or before.heading != chunk.heading or not opens_inside_sentence(chunk.text):
+        return chunk.text
+    head, sep, rest = chunk.text.partition("\n\n")
+    last = before.text.rstrip().rsplit("\n\n", 1)[-1]
+    if not head.strip() or len(last) <= len(head.strip()) or not last.endswith(head.strip()):
+        return chunk.text
+    if last.lstrip().startswith(("```", "~~~")):
+        return chunk.text
+    return f"{last}{sep}{rest}"

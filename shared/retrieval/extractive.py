@@ -12,7 +12,7 @@ from typing import Literal
 
 from shared.records import Passage
 from shared.retrieval import framing
-from shared.retrieval.reading import Unit, sentences, stands_alone, units
+from shared.retrieval.reading import Unit, continues_cut, sentences, stands_alone, units
 from shared.retrieval.text import query_groups, tokens
 from shared.text.language import language
 
@@ -315,7 +315,7 @@ def _without_dangling_lead_ins(units_: Sequence[Unit], chosen: list[int]) -> lis
 def _opens(units_: Sequence[Unit], i: int) -> bool:
     """Whether a quote can start at unit ``i``."""
     unit = units_[i]
-    if unit.text[0].islower() or dangles(unit.text):
+    if continues_cut(unit.text) or dangles(unit.text):
         return False
     if unit.kind == "item" and i > 0:
         before = units_[i - 1]

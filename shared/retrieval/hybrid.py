@@ -22,6 +22,7 @@ from shared.retrieval import snapshot as stored_index
 from shared.retrieval.evidence import Section
 from shared.retrieval.fusion import Ranked, by_page, mix
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
+from shared.retrieval.reading import opens_inside_sentence
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
 REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
@@ -239,12 +240,14 @@ def _with_texts(
     chunks: ChunkIndex, index: LexicalIndex, ranked: Sequence[Ranked], dense: Sequence[ChunkHit]
 ) -> tuple[list[Ranked], dict[tuple[str, int], Section]]:
     """The texts the in-memory index does not hold, in one read: of the chunks only the
-    lexical side found, and of those a cited passage may run on into. A chunk gone since
+    lexical side found, of those a cited passage may run on into, and of the chunk before
+    one that opens inside a sentence (``evidence.whole_opening``). A chunk gone since
     the index's snapshot is dropped; one rewritten since shows its current text."""
     known: dict[tuple[str, int], Section] = {(h.slug, h.ordinal): h for h in dense}
     wanted = {(r.slug, r.ordinal) for r in ranked if not r.dense_found}
     for chunk in evidence.cited(ranked):
         wanted.update(index.following((chunk.slug, chunk.ordinal), evidence.SECTION_CHARS))
+        wanted.update(_opening_of(index, chunk))
     read = chunks.chunks_by_key(wanted - known.keys())
     out = []
     for r in ranked:
@@ -253,3 +256,13 @@ def _with_texts(
         elif (row := read.get((r.slug, r.ordinal))) is not None:
             out.append(replace(r, text=row.text, heading=row.heading))
     return out, {**known, **read}
+
+
+def _opening_of(index: LexicalIndex, chunk: Ranked) -> list[tuple[str, int]]:
+    """The chunk before ``chunk`` in its section when ``chunk`` opens inside a sentence
+    (its text known: only the lexical side's chunks are read later)."""
+    before = (chunk.slug, chunk.ordinal - 1)
+    info = index.info(before)
+    if info is None or info.heading != chunk.heading or not opens_inside_sentence(chunk.text):
+        return []
+    return [before]

@@ -85,6 +85,7 @@ _ORPHAN_TAIL = re.compile(r"^[^\[`]*?\]\([^()\s]*\)\s*")
 _TAG_START = re.compile(r"<[a-zA-Z/][^<>]*$")  # a tag chunking cut before its '>'
 _LITERAL_STAR = re.compile(r"(?<!\S)\*+(?!\S)")
 _TRAILING = " ,;:(\u2014-"
+_CONTINUING_MARK = re.compile(r"(?:[,;:)\]}»]|\.(?!\.\.))")
 
 
 def closed(text: str) -> str:
@@ -263,12 +264,26 @@ def units(markdown: str) -> list[Unit]:
     return reader.units
 
 
+def continues_cut(text: str) -> bool:
+    """Whether ``text`` is the rest of a sentence chunking cut: it opens in lower case or
+    on punctuation that only continues one (", y también incluye:" once the tail of a
+    link the overlap began inside is dropped). A page's own "..." is its writing."""
+    return text[0].islower() or bool(_CONTINUING_MARK.match(text))
+
+
+def opens_inside_sentence(text: str) -> bool:
+    """Whether a chunk's text opens inside a sentence, as the overlap chunking carries from
+    the chunk before usually does: on the rest of a cut sentence or on a link's tail."""
+    head = text.lstrip()
+    return bool(head) and (continues_cut(head) or _ORPHAN_TAIL.match(head) is not None)
+
+
 def stands_alone(sentence: str) -> bool:
     """A sentence an answer can quote on its own: long enough, not a question, not a
-    lead-in to something (':'), and not the lower-case tail of a sentence cut by chunking."""
+    lead-in to something (':'), and not the tail of a sentence cut by chunking."""
     return (
         len(sentence) >= 25
-        and not sentence[0].islower()
+        and not continues_cut(sentence)
         and len(sentence.split()) >= MIN_WORDS
         and not sentence.endswith(("?", ":"))
     )

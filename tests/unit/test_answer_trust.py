@@ -194,11 +194,29 @@ def test_a_sentence_opening_inside_a_links_tail_starts_after_it() -> None:
 
 
 def test_a_lead_page_another_page_nearly_ties_is_low() -> None:
-    """Two pages at 0.95 of each other: a toss-up, so low; a clear lead stays high."""
+    """Two pages at 0.95 of each other: a toss-up, so low, unless the lead chunk is close
+    in meaning to the question (cosine 0.50 or more); a clear lead stays high."""
     about = "El rebuild lo dispara Cloud Scheduler cada 30 minutos."
     question = "¿Cada cuántos minutos dispara Cloud Scheduler el rebuild?"
-    lead = Ranked("a", "A", "Uso", about, 0, 0.6, 0.5, 0.5)
-    close = Ranked("b", "B", "Uso", about, 0, 0.57, 0.5, 0.5)
-    far = Ranked("b", "B", "Uso", about, 0, 0.3, 0.5, 0.5)
+    lead = Ranked("a", "A", "Uso", about, 0, 0.6, 0.45, 0.75)
+    close = Ranked("b", "B", "Uso", about, 0, 0.57, 0.45, 0.69)
+    far = Ranked("b", "B", "Uso", about, 0, 0.3, 0.45, 0.15)
+    near_in_meaning = Ranked("a", "A", "Uso", about, 0, 0.6, 0.55, 0.65)
     assert evidence.judge(question, [lead, close], [lead, close], WIKI).confidence == "low"
     assert evidence.judge(question, [lead, far], [lead, far], WIKI).confidence == "high"
+    both = [near_in_meaning, close]
+    assert evidence.judge(question, both, both, WIKI).confidence == "high"
+
+
+def test_a_quote_never_opens_on_the_rest_of_a_sentence_chunking_cut() -> None:
+    """The overlap began inside a link: once its tail is dropped, what is left opens on a
+    comma (", y también incluye:"). The quote opens at the list instead."""
+    text = (
+        "Transitions](https://example.dev/view-transitions/), y también incluye:\n\n"
+        "- Algunas opciones de animación integradas, como `fade` y `slide`.\n"
+        "- Soporte para animaciones de navegación hacia adelante y hacia atrás."
+    )
+    answer = compose("¿Cómo consigo animaciones de navegación entre páginas?", [passage(text)])
+    body = answer.split("\n\n", 1)[1]
+    assert not body.lstrip().startswith(","), answer
+    assert "animaciones de navegación hacia adelante" in answer

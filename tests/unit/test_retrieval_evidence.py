@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from shared.records import IndexedChunk
 from shared.retrieval import evidence
 from shared.retrieval.fusion import Ranked
@@ -47,3 +49,53 @@ def test_a_chunk_does_not_run_into_a_cited_chunk_or_past_the_budget() -> None:
     also_cited = Ranked("p", "P", "Uso", "b", 1, 0.4, 0.4, 0.4)
     assert evidence.section_text(lead, short, [lead, also_cited]) == "a"
     assert evidence.section_text(lead, short, [lead]) == "a\n\nb"
+
+
+def test_a_chunk_opening_on_the_carried_overlap_opens_on_its_whole_paragraph() -> None:
+    """The overlap chunking carried over ends a paragraph of the chunk before: the passage
+    opens where that paragraph does, so a quote can open on its sentence."""
+    whole = "La compatibilidad se apoya en la API [View Transitions](https://x.dev/vt/), y incluye:"
+    rows = {
+        ("p", 0): row(0, f"Las transiciones animan la navegación.\n\n{whole}"),
+        ("p", 1): row(1, "Transitions](https://x.dev/vt/), y incluye:\n\n- Animaciones."),
+    }
+    cut = Ranked("p", "P", "Uso", rows[("p", 1)].text, 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(cut, rows, [cut]) == f"{whole}\n\n- Animaciones."
+    other = {**rows, ("p", 0): row(0, whole, heading="Otra")}  # another section: as it is
+    assert evidence.section_text(cut, other, [cut]) == rows[("p", 1)].text
+    clean = Ranked("p", "P", "Uso", "Una frase entera.\n\n- Animaciones.", 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(clean, rows, [clean]) == clean.text
+
+
+def test_the_chunk_before_an_opening_inside_a_sentence_is_read_with_the_texts() -> None:
+    """hybrid reads, in its one batch, the chunk before a cited chunk that opens inside a
+    sentence (same section only), so its passage opens on the whole paragraph."""
+    from shared.retrieval import hybrid
+    from shared.retrieval.lexical import LexicalIndex
+
+    whole = "Astro admite las transiciones de vista con su enrutador, y también incluye:"
+    rows = {
+        ("p", 0): row(0, f"Las transiciones animan la navegación.\n\n{whole}"),
+        ("p", 1): row(1, "enrutador, y también incluye:\n\n- Animaciones integradas."),
+        ("p", 2): row(2, "Otra cosa distinta en su sección.", heading="Otra"),
+        ("p", 3): row(3, "y sigue aquí.", heading="Otra"),
+    }
+
+    class Chunks:
+        def __init__(self) -> None:
+            self.asked: set[tuple[str, int]] = set()
+
+        def chunks_by_key(self, keys: set[tuple[str, int]]) -> dict[tuple[str, int], Any]:
+            self.asked |= set(keys)
+            return {k: rows[k] for k in keys if k in rows}
+
+    index = LexicalIndex(rows.values())
+    cut = Ranked("p", "P", "Uso", rows[("p", 1)].text, 1, 0.5, 0.5, 0.5)
+    chunks = Chunks()
+    _, sections = hybrid._with_texts(chunks, index, [cut], [])  # type: ignore[arg-type]
+    assert ("p", 0) in chunks.asked
+    assert evidence.section_text(cut, sections, [cut]).startswith(whole)
+    clean = Ranked("p", "P", "Otra", rows[("p", 2)].text, 2, 0.5, 0.5, 0.5)
+    other = Chunks()
+    hybrid._with_texts(other, index, [clean], [])  # type: ignore[arg-type]
+    assert ("p", 1) not in other.asked
