@@ -9,6 +9,9 @@ PANEL = ".bib-panel"
 INPUT = ".bib-input"
 STATUS = ".bib-status"
 ANSWER = ".bib-answer .bib-markdown"
+# The answer once its stream has ended: a streamed answer shows its text as it arrives
+# (``.bib-live``) and its sources only when ``done`` replaces it with the checked answer.
+SETTLED_ANSWER = f"{ANSWER}:not(.bib-live)"
 SOURCE_LINKS = ".bib-sources-list a"
 MAX_TABS = 60
 

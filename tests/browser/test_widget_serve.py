@@ -21,6 +21,7 @@ import pytest
 from tests.browser.helpers import (
     ANSWER,
     LAUNCHER,
+    SETTLED_ANSWER,
     SOURCE_LINKS,
     ask,
     open_with_keyboard,
@@ -115,7 +116,7 @@ def test_reader_asks_on_a_built_page_and_follows_a_source(page: Any, site: str) 
     assert "Instalación del servidor" in page.title()
     open_with_keyboard(page)
     ask(page, "¿Cómo instalo el servidor?")
-    page.wait_for_selector(ANSWER, timeout=30_000)
+    page.wait_for_selector(SETTLED_ANSWER, timeout=30_000)
 
     assert "pip install biblioteca" in page.inner_text(ANSWER)
     links = page.locator(SOURCE_LINKS)
@@ -136,7 +137,7 @@ def test_answer_with_markup_from_the_wiki_never_runs(page: Any, site: str) -> No
     page.goto(f"{site}/")
     open_with_keyboard(page)
     ask(page, "¿Para qué sirve el marcador hostil?")
-    page.wait_for_selector(ANSWER, timeout=30_000)
+    page.wait_for_selector(SETTLED_ANSWER, timeout=30_000)
     page.wait_for_timeout(300)  # an injected <img> would have fired onerror by now
 
     answer = page.inner_text(ANSWER)
@@ -173,7 +174,7 @@ def test_weak_evidence_answer_is_marked_approximate(page: Any, site: str) -> Non
     page.goto(f"{site}/copias/")
     open_with_keyboard(page)
     ask(page, "How do I restore a PostgreSQL backup with pg_restore?")
-    page.wait_for_selector(ANSWER, timeout=30_000)
+    page.wait_for_selector(SETTLED_ANSWER, timeout=30_000)
 
     assert page.locator(".bib-hedge").is_visible()
     # PostgreSQL and pg_restore are nowhere in the wiki: the hedge names them.
@@ -190,7 +191,7 @@ def test_a_citation_opens_the_page_at_its_heading(page: Any, site: str) -> None:
     page.goto(f"{site}/copias/")
     open_with_keyboard(page)
     ask(page, "¿Qué versión de Python necesito y hace falta acceso a internet?")
-    page.wait_for_selector(ANSWER, timeout=30_000)
+    page.wait_for_selector(SETTLED_ANSWER, timeout=30_000)
     cite = page.locator(".bib-cite").first
     href = cite.get_attribute("href") or ""
     assert href.startswith(f"{site}/instalacion/"), href
