@@ -31,7 +31,7 @@ from shared.errors import InvalidInput, PayloadTooLarge
 from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
-from shared.retrieval.text import strip_invisible
+from shared.retrieval.tokens import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
