@@ -17,7 +17,7 @@ def _create(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, A
     request = WikiCreateRequest.parse(body)
     w = wiring(ctx.settings)
     result = create_page(request, w.store, w.embedder, actor=ctx.writer())
-    return 201, result.body()
+    return 201, result.response().body()
 
 
 @functions_framework.http

@@ -17,7 +17,7 @@ def _update(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, A
     request = WikiUpdateRequest.parse(body)
     w = wiring(ctx.settings)
     result = update_page(request, w.store, w.embedder, actor=ctx.writer())
-    return 200, result.body()
+    return 200, result.response().body()
 
 
 @functions_framework.http

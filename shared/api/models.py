@@ -32,7 +32,7 @@ from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
 from shared.retrieval.tokens import strip_invisible
-from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
+from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
@@ -594,6 +594,41 @@ class PublicPage(FrontMatter):
     created_at: datetime
     updated_at: datetime
 
+    @classmethod
+    def fields_of(cls, page: Page) -> dict[str, Any]:
+        """The fields a view of ``page`` starts from: its front matter and bookkeeping."""
+        return {
+            **dict(page.front_matter),
+            "slug": page.slug,
+            "version": page.version,
+            "created_at": page.created_at,
+            "updated_at": page.updated_at,
+        }
+
+    @classmethod
+    def of(cls, page: Page) -> PublicPage:
+        """``page`` as responses show it. Made from a page already validated, so not
+        validated again: the front matter's byte cap would count the bookkeeping too."""
+        return cls.model_construct(**cls.fields_of(page))
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object the contract's ``page`` is: the front matter as stored
+        (``FrontMatter.dump``: a null ``category`` or ``generated`` stays, a missing
+        ``description`` and a source's missing ``last_seen`` are left out), then the
+        bookkeeping, its timestamps in ``isoformat()`` (``+00:00``, as stored)."""
+        data = self.dump()
+        data["created_at"] = self.created_at.isoformat()
+        data["updated_at"] = self.updated_at.isoformat()
+        return data
+
+
+def _with_page(response: ResponseBody, page: PublicPage) -> dict[str, Any]:
+    # ``body()``'s rule (a field left None is absent) for the response's own fields, the
+    # contract's page (its nulls kept) in its place.
+    data = response.model_dump(mode="json", exclude_none=True)
+    data["page"] = page.body()
+    return data
+
 
 class WriteResponse(ResponseBody):
     """What a write did (``created`` 201, ``updated`` or ``unchanged`` 200)."""
@@ -602,6 +637,13 @@ class WriteResponse(ResponseBody):
     slug: str
     version: int = Field(ge=1)
     page: PublicPage
+
+    @classmethod
+    def of(cls, status: Literal["created", "updated", "unchanged"], page: Page) -> WriteResponse:
+        return cls(status=status, slug=page.slug, version=page.version, page=PublicPage.of(page))
+
+    def body(self) -> dict[str, Any]:
+        return _with_page(self, self.page)
 
 
 class ProposeResponse(ResponseBody):
@@ -616,6 +658,24 @@ class ProposeResponse(ResponseBody):
     proposal: str | None = Field(
         default=None, description="With status proposed: its id (p-…), for the curator."
     )
+
+    @classmethod
+    def of(
+        cls,
+        status: Literal["updated", "unchanged", "proposed"],
+        page: Page,
+        proposal: str | None = None,
+    ) -> ProposeResponse:
+        return cls(
+            status=status,
+            slug=page.slug,
+            version=page.version,
+            page=PublicPage.of(page),
+            proposal=proposal,
+        )
+
+    def body(self) -> dict[str, Any]:
+        return _with_page(self, self.page)
 
 
 class RevisionEntry(ResponseBody):

@@ -21,9 +21,9 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from shared.api.models import WikiCreateRequest, WikiUpdateRequest
+from shared.api.models import WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
 from shared.errors import (
     Conflict,
@@ -99,18 +99,14 @@ class RaceRetry:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class WriteResult:
-    """What a write did: ``created``, ``updated`` or ``unchanged``."""
+    """What a write did: ``created``, ``updated`` or ``unchanged``, and the page it left."""
 
-    status: str
+    status: Literal["created", "updated", "unchanged"]
     page: Page
 
-    def body(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "slug": self.page.slug,
-            "version": self.page.version,
-            "page": self.page.public(),
-        }
+    def response(self) -> WriteResponse:
+        """The write's response body (``wiki_create``, ``wiki_update``, the agents' tools)."""
+        return WriteResponse.of(self.status, self.page)
 
 
 def to_record(page: Page, store: Store) -> PageRecord:
