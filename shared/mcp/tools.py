@@ -128,7 +128,7 @@ def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict
 
 
 def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    return review.propose_update(request, w.store, w.embedder, actor=caller.actor).body()
+    return w.propose_update(request, actor=caller.actor).body()
 
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:

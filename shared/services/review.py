@@ -38,6 +38,7 @@ from shared.records import PageRecord, Proposal
 from shared.schema import Generated
 from shared.services import history as memory
 from shared.services.wiki import (
+    PageTurns,
     WriteResult,
     create_validated,
     merge_update,
@@ -77,9 +78,15 @@ def propose_page(
 
 
 def propose_update(
-    request: WikiUpdateRequest, store: Store, embedder: Embedder, *, actor: str
+    request: WikiUpdateRequest,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    turns: PageTurns | None = None,
 ) -> ProposeResponse:
-    """The agents' ``propose_update``: a proposal for an ``active`` page, else the edit."""
+    """The agents' ``propose_update``: a proposal for an ``active`` page, else the edit
+    (taking its page's turn among ``turns``, the process's: ``update_validated``)."""
     if "status" in request.update_metadata:
         raise InvalidInput(
             "a proposal never changes a page's status: promoting or archiving is the "
@@ -99,6 +106,7 @@ def propose_update(
             embedder,
             actor=actor,
             known=record,
+            turns=turns,
         )
         assert written.status != "created"  # an update never creates
         return ProposeResponse.of(written.status, written.page)
