@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from shared.errors import InvalidInput, PayloadTooLarge
+from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
 from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
@@ -547,28 +547,6 @@ class ResponseBody(BaseModel):
     def body(self) -> dict[str, Any]:
         """The JSON object this response is sent as."""
         return self.model_dump(mode="json", exclude_none=True)
-
-
-ErrorCode = Literal[
-    "invalid_json",
-    "invalid_body",
-    "validation_error",
-    "unsupported_media_type",
-    "payload_too_large",
-    "request_timeout",
-    "unauthorized",
-    "not_configured",
-    "not_found",
-    "conflict",
-    "version_conflict",
-    "method_not_allowed",
-    "rate_limited",
-    "upstream_error",
-    "upstream_unavailable",
-    "reindex_required",
-    "rebuild_in_progress",
-    "internal_error",
-]
 
 
 class ErrorBody(BaseModel):
