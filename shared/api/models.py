@@ -817,6 +817,10 @@ class RebuildReport(ResponseBody):
     failed: list[FailedPage]
     broken_links: list[BrokenLink]
     duration_ms: int = Field(ge=0)
+    full: bool = Field(description="Whether every page was rendered (the request's full).")
+    timings_ms: dict[str, float] = Field(
+        description="How long each phase of the build took, in milliseconds."
+    )
     stale_lease: StaleLease | None = None
     error: str | None = None
     code: ErrorCode | None = None
