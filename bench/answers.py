@@ -43,7 +43,7 @@ from shared.records import Confidence, Passage  # noqa: E402
 from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
 from shared.retrieval.fusion import Ranked  # noqa: E402
-from shared.retrieval.text import tokens  # noqa: E402
+from shared.retrieval.tokens import tokens  # noqa: E402
 from shared.services.ask import numbered  # noqa: E402
 from shared.text.fold import fold  # noqa: E402
 from shared.text.language import language  # noqa: E402

@@ -78,7 +78,7 @@ def build_folder(docs: Path, work: Path, default_type: str | None = None) -> tup
         publisher=LocalPublisher(str(work / "site")),
         curator_report=CuratorReport(str(work / "report"), str(work / "site")),
     )
-    assert report.status == "ok", report.body()
+    assert report.status == "ok", report.response().body()
     return store, work / "site"
 
 

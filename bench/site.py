@@ -252,7 +252,7 @@ def full_build(settings: Settings, repeat: int) -> tuple[float, BuildReport]:
         started = time.perf_counter()
         report = build(settings, full=True)
         runs.append((time.perf_counter() - started, report))
-        assert report.status == "ok", report.body()
+        assert report.status == "ok", report.response().body()
     return min(runs, key=lambda run: run[0])
 
 
@@ -288,7 +288,7 @@ def incremental(
         started = time.perf_counter()
         report = build(settings)
         elapsed = time.perf_counter() - started
-    assert report.status == "ok", report.body()
+    assert report.status == "ok", report.response().body()
     assert not report.full
     return elapsed, report, reads[0]
 

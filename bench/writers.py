@@ -82,6 +82,7 @@ def run(store: Any, writers: int, size: int, embedder: Any) -> dict[str, Any]:
     )
     slug = created.page.slug
     counting: Any = Counting(store)  # a Store, as far as the service can tell
+    turns = wiki.PageTurns()  # the process's, as ``Wiring.turns`` hands it to each update
     barrier = threading.Barrier(writers)
     latencies: list[float] = [0.0] * writers
     failures: list[str] = []
@@ -99,6 +100,7 @@ def run(store: Any, writers: int, size: int, embedder: Any) -> dict[str, Any]:
                     counting,
                     embedder,
                     actor="bench",
+                    turns=turns,
                 )
             else:
                 wiki.update_validated(
@@ -109,6 +111,7 @@ def run(store: Any, writers: int, size: int, embedder: Any) -> dict[str, Any]:
                     counting,
                     embedder,
                     actor="bench",
+                    turns=turns,
                 )
         except Exception as exc:  # a bench reports, it does not stop
             failures.append(f"{type(exc).__name__}: {exc}")

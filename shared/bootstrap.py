@@ -1,14 +1,15 @@
 """The composition root: the one place that builds stores, model providers and publishers.
 
 Entry points (functions, CLI, MCP tools) take what a request needs from ``wiring()``
-and hand each service only that; the use cases with many collaborators (``ask``,
-``ask_stream``, ``search``, ``archive``, ``pages_citing``, ``rebuild``) are assembled
-here, by ``Wiring``'s methods, and nowhere else. Everything is built on first use and
+and hand each service only that; the use cases with many collaborators or with state of
+the process (``ask``, ``ask_stream``, ``search``, ``archive``, ``pages_citing``,
+``rebuild``, ``create_page``, ``update_page``, ``propose_update``) are assembled here,
+by ``Wiring``'s methods, and nowhere else. Everything is built on first use and
 kept for the process (STYLE 2): the store a tutor answer never touches is never opened,
 and the embedder a metadata-only update never calls never asks for its key. The state
-kept between requests (search index, citations index, rate limits, snapshot saves) is
-the wiring's too: ``close()`` ends it before the process exits, and tests reset it all
-with ``reset()``.
+kept between requests (search index, citations index, rate limits, snapshot saves, the
+page turns of concurrent writers) is the wiring's too: ``close()`` ends it before the
+process exits, and tests reset it all with ``reset()``.
 """
 
 from __future__ import annotations
@@ -51,7 +52,10 @@ if TYPE_CHECKING:
         AskRequest,
         AskResponse,
         PagesCitingResponse,
+        ProposeResponse,
         SearchResponse,
+        WikiCreateRequest,
+        WikiUpdateRequest,
     )
     from shared.providers.gemini_client import GeminiClient
     from shared.retrieval.hybrid import IndexCache
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
     from shared.services.citations import CitationCache
     from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
+    from shared.services.wiki import PageTurns, WriteResult
 
 _lock = threading.RLock()
 _stores: dict[tuple[str, str], Store] = {}
@@ -270,8 +275,9 @@ class Wiring:
     """The collaborators one ``Settings`` configures, each built on first use, and the
     process's state they keep between requests: the search index (``index``, with the
     snapshot saves it starts in threads of their own), the citations index
-    (``citations``) and the per-client rate limits (``limits``). ``close()`` lets the
-    saves finish and forgets the rest; nothing of it lives in a module global."""
+    (``citations``), the per-client rate limits (``limits``) and the turns the writers
+    of one page take (``turns``). ``close()`` lets the saves finish and forgets the
+    rest; nothing of it lives in a module global."""
 
     def __init__(
         self, settings: Settings, *, store: Store | None = None, embedder: Embedder | None = None
@@ -295,6 +301,7 @@ class Wiring:
         self._index: IndexCache | None = None
         self._citations: CitationCache | None = None
         self._limits: Limiters | None = None
+        self._turns: PageTurns | None = None
 
     # The process's state, made on first use (a function that never searches never
     # imports the search index).
@@ -328,6 +335,17 @@ class Wiring:
 
                 self._limits = Limiters()
             return self._limits
+
+    @property
+    def turns(self) -> PageTurns:
+        """The writers of one page take turns in this process (``update_validated``); a
+        page's lock lives while a writer holds or waits for it, so nothing to close."""
+        with _lock:
+            if self._turns is None:
+                from shared.services.wiki import PageTurns
+
+                self._turns = PageTurns()
+            return self._turns
 
     def close(self, timeout: float | None = 120) -> None:
         """Wait for the index snapshot saves under way (a process about to exit must not
@@ -452,6 +470,26 @@ class Wiring:
         from shared.services.archive import archive_request
 
         return archive_request(request, self.store, self.embedder, self.judge, self.answerer_name)
+
+    def create_page(self, request: WikiCreateRequest, *, actor: str) -> WriteResult:
+        """``POST /wiki_create`` (``shared.services.wiki.create_page``)."""
+        from shared.services.wiki import create_page
+
+        return create_page(request, self.store, self.embedder, actor=actor)
+
+    def update_page(self, request: WikiUpdateRequest, *, actor: str) -> WriteResult:
+        """``POST /wiki_update`` (``shared.services.wiki.update_page``), in its page's turn
+        among this process's writers (``turns``)."""
+        from shared.services.wiki import update_page
+
+        return update_page(request, self.store, self.embedder, actor=actor, turns=self.turns)
+
+    def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:
+        """The agents' ``propose_update`` (``shared.services.review``): an edit of a draft
+        takes its page's turn as ``update_page`` does."""
+        from shared.services.review import propose_update
+
+        return propose_update(request, self.store, self.embedder, actor=actor, turns=self.turns)
 
     def store_index_snapshot(self) -> int:
         """Store the search index's snapshot now (after a bulk write); the chunks it holds."""

@@ -31,12 +31,36 @@ above the adapters ever sees an ``httpx`` or ``google.api_core`` exception.
 
 from __future__ import annotations
 
+from typing import Literal
+
+# The contract's error codes (API.md): the ``code`` of every class below is one of them.
+ErrorCode = Literal[
+    "invalid_json",
+    "invalid_body",
+    "validation_error",
+    "unsupported_media_type",
+    "payload_too_large",
+    "request_timeout",
+    "unauthorized",
+    "not_configured",
+    "not_found",
+    "conflict",
+    "version_conflict",
+    "method_not_allowed",
+    "rate_limited",
+    "upstream_error",
+    "upstream_unavailable",
+    "reindex_required",
+    "rebuild_in_progress",
+    "internal_error",
+]
+
 
 class BibliotecaError(Exception):
     """Base of every error the project raises on purpose."""
 
     status: int = 500
-    code: str = "internal_error"
+    code: ErrorCode = "internal_error"
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
@@ -53,20 +77,20 @@ class BibliotecaError(Exception):
 
 class InvalidInput(BibliotecaError):
     status = 400
-    code = "validation_error"
+    code: ErrorCode = "validation_error"
 
 
 class InvalidJson(InvalidInput):
-    code = "invalid_json"
+    code: ErrorCode = "invalid_json"
 
 
 class InvalidBody(InvalidInput):
-    code = "invalid_body"
+    code: ErrorCode = "invalid_body"
 
 
 class Unauthorized(BibliotecaError):
     status = 401
-    code = "unauthorized"
+    code: ErrorCode = "unauthorized"
 
 
 class Forbidden(Unauthorized):
@@ -75,12 +99,12 @@ class Forbidden(Unauthorized):
 
 class NotFound(BibliotecaError):
     status = 404
-    code = "not_found"
+    code: ErrorCode = "not_found"
 
 
 class MethodNotAllowed(BibliotecaError):
     status = 405
-    code = "method_not_allowed"
+    code: ErrorCode = "method_not_allowed"
 
     def __init__(self, message: str, *, allowed: tuple[str, ...] = ("POST",)) -> None:
         super().__init__(message)
@@ -89,25 +113,25 @@ class MethodNotAllowed(BibliotecaError):
 
 class RequestTimeout(BibliotecaError):
     status = 408
-    code = "request_timeout"
+    code: ErrorCode = "request_timeout"
 
 
 class Conflict(BibliotecaError):
     status = 409
-    code = "conflict"
+    code: ErrorCode = "conflict"
 
 
 class VersionConflict(Conflict):
-    code = "version_conflict"
+    code: ErrorCode = "version_conflict"
 
 
 class RebuildInProgress(Conflict):
-    code = "rebuild_in_progress"
+    code: ErrorCode = "rebuild_in_progress"
 
 
 class PayloadTooLarge(BibliotecaError):
     status = 413
-    code = "payload_too_large"
+    code: ErrorCode = "payload_too_large"
 
 
 class UriTooLong(PayloadTooLarge):
@@ -120,12 +144,12 @@ class HeadersTooLarge(PayloadTooLarge):
 
 class UnsupportedMediaType(BibliotecaError):
     status = 415
-    code = "unsupported_media_type"
+    code: ErrorCode = "unsupported_media_type"
 
 
 class RateLimited(BibliotecaError):
     status = 429
-    code = "rate_limited"
+    code: ErrorCode = "rate_limited"
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
@@ -134,17 +158,17 @@ class RateLimited(BibliotecaError):
 
 class UpstreamError(BibliotecaError):
     status = 502
-    code = "upstream_error"
+    code: ErrorCode = "upstream_error"
 
 
 class Unavailable(BibliotecaError):
     status = 503
-    code = "upstream_unavailable"
+    code: ErrorCode = "upstream_unavailable"
 
 
 class NotConfigured(Unavailable):
-    code = "not_configured"
+    code: ErrorCode = "not_configured"
 
 
 class ReindexRequired(Unavailable):
-    code = "reindex_required"
+    code: ErrorCode = "reindex_required"

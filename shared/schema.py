@@ -229,19 +229,9 @@ class Page(BaseModel):
     version: int = Field(ge=1)
     created_at: datetime
     updated_at: datetime
-    # Derived by the server, kept beside the front matter (never in ``public()``).
+    # Derived by the server, kept beside the front matter (never in ``PublicPage``).
     freshness: Freshness | None = None
     updated_by: str | None = None  # the actor of this version (``PageRecord.updated_by``)
-
-    def public(self) -> dict[str, Any]:
-        """The contract's ``page``: front matter plus slug, version and timestamps."""
-        return {
-            **self.front_matter.dump(),
-            "slug": self.slug,
-            "version": self.version,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-        }
 
     @property
     def status(self) -> Status:

@@ -15,7 +15,7 @@ from shared.http import RequestContext, handle
 def _rebuild(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = RebuildRequest.parse(body)
     report = wiring(ctx.settings).rebuild(full=request.full)
-    return report.http_status, report.body()
+    return report.http_status, report.response().body()
 
 
 @functions_framework.http

@@ -10,14 +10,12 @@ import functions_framework
 from shared.api.models import WikiCreateRequest
 from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.services.wiki import create_page
 
 
 def _create(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiCreateRequest.parse(body)
-    w = wiring(ctx.settings)
-    result = create_page(request, w.store, w.embedder, actor=ctx.writer())
-    return 201, result.body()
+    result = wiring(ctx.settings).create_page(request, actor=ctx.writer())
+    return 201, result.response().body()
 
 
 @functions_framework.http

@@ -10,14 +10,12 @@ import functions_framework
 from shared.api.models import WikiUpdateRequest
 from shared.bootstrap import wiring
 from shared.http import RequestContext, handle
-from shared.services.wiki import update_page
 
 
 def _update(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiUpdateRequest.parse(body)
-    w = wiring(ctx.settings)
-    result = update_page(request, w.store, w.embedder, actor=ctx.writer())
-    return 200, result.body()
+    result = wiring(ctx.settings).update_page(request, actor=ctx.writer())
+    return 200, result.response().body()
 
 
 @functions_framework.http

@@ -27,12 +27,12 @@ from pydantic import (
     model_validator,
 )
 
-from shared.errors import InvalidInput, PayloadTooLarge
+from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
 from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
-from shared.retrieval.text import strip_invisible
-from shared.schema import FRONT_MATTER_KEYS, FrontMatter, invalid_input, parse_front_matter
+from shared.retrieval.tokens import strip_invisible
+from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
@@ -549,28 +549,6 @@ class ResponseBody(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
-ErrorCode = Literal[
-    "invalid_json",
-    "invalid_body",
-    "validation_error",
-    "unsupported_media_type",
-    "payload_too_large",
-    "request_timeout",
-    "unauthorized",
-    "not_configured",
-    "not_found",
-    "conflict",
-    "version_conflict",
-    "method_not_allowed",
-    "rate_limited",
-    "upstream_error",
-    "upstream_unavailable",
-    "reindex_required",
-    "rebuild_in_progress",
-    "internal_error",
-]
-
-
 class ErrorBody(BaseModel):
     """Every error: a message, the contract's code and, when one input field is at fault,
     the path to it in the request body."""
@@ -594,6 +572,41 @@ class PublicPage(FrontMatter):
     created_at: datetime
     updated_at: datetime
 
+    @classmethod
+    def fields_of(cls, page: Page) -> dict[str, Any]:
+        """The fields a view of ``page`` starts from: its front matter and bookkeeping."""
+        return {
+            **dict(page.front_matter),
+            "slug": page.slug,
+            "version": page.version,
+            "created_at": page.created_at,
+            "updated_at": page.updated_at,
+        }
+
+    @classmethod
+    def of(cls, page: Page) -> PublicPage:
+        """``page`` as responses show it. Made from a page already validated, so not
+        validated again: the front matter's byte cap would count the bookkeeping too."""
+        return cls.model_construct(**cls.fields_of(page))
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object the contract's ``page`` is: the front matter as stored
+        (``FrontMatter.dump``: a null ``category`` or ``generated`` stays, a missing
+        ``description`` and a source's missing ``last_seen`` are left out), then the
+        bookkeeping, its timestamps in ``isoformat()`` (``+00:00``, as stored)."""
+        data = self.dump()
+        data["created_at"] = self.created_at.isoformat()
+        data["updated_at"] = self.updated_at.isoformat()
+        return data
+
+
+def _with_page(response: ResponseBody, page: PublicPage) -> dict[str, Any]:
+    # ``body()``'s rule (a field left None is absent) for the response's own fields, the
+    # contract's page (its nulls kept) in its place.
+    data = response.model_dump(mode="json", exclude_none=True)
+    data["page"] = page.body()
+    return data
+
 
 class WriteResponse(ResponseBody):
     """What a write did (``created`` 201, ``updated`` or ``unchanged`` 200)."""
@@ -602,6 +615,13 @@ class WriteResponse(ResponseBody):
     slug: str
     version: int = Field(ge=1)
     page: PublicPage
+
+    @classmethod
+    def of(cls, status: Literal["created", "updated", "unchanged"], page: Page) -> WriteResponse:
+        return cls(status=status, slug=page.slug, version=page.version, page=PublicPage.of(page))
+
+    def body(self) -> dict[str, Any]:
+        return _with_page(self, self.page)
 
 
 class ProposeResponse(ResponseBody):
@@ -616,6 +636,24 @@ class ProposeResponse(ResponseBody):
     proposal: str | None = Field(
         default=None, description="With status proposed: its id (p-…), for the curator."
     )
+
+    @classmethod
+    def of(
+        cls,
+        status: Literal["updated", "unchanged", "proposed"],
+        page: Page,
+        proposal: str | None = None,
+    ) -> ProposeResponse:
+        return cls(
+            status=status,
+            slug=page.slug,
+            version=page.version,
+            page=PublicPage.of(page),
+            proposal=proposal,
+        )
+
+    def body(self) -> dict[str, Any]:
+        return _with_page(self, self.page)
 
 
 class RevisionEntry(ResponseBody):
@@ -779,6 +817,10 @@ class RebuildReport(ResponseBody):
     failed: list[FailedPage]
     broken_links: list[BrokenLink]
     duration_ms: int = Field(ge=0)
+    full: bool = Field(description="Whether every page was rendered (the request's full).")
+    timings_ms: dict[str, float] = Field(
+        description="How long each phase of the build took, in milliseconds."
+    )
     stale_lease: StaleLease | None = None
     error: str | None = None
     code: ErrorCode | None = None

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     w = wiring()
     settings = w.settings
     report = w.rebuild(full=args.full)
-    body = report.body()
+    body = report.response().body()
     lines = [
         f"{report.status}: built {report.built}, unchanged {report.unchanged}, "
         f"removed {report.removed}, failed {len(report.failed)}, "

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     setup(args)
     w = wiring()
     result = revert(args.slug, args.to, w.store, w.embedder, actor=cli_actor(w.settings))
-    body = result.body()
+    body = result.response().body()
     if result.status == "unchanged":
         line = f"{args.slug} is already what version {args.to} was: nothing written"
     else:

@@ -112,7 +112,7 @@ def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
 def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
     return page_view(
         request.slug, w.store, unpublished=caller.may_write, site_url=w.settings.site_url
-    )
+    ).body()
 
 
 def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
@@ -122,11 +122,13 @@ def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
 
 
 def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    return review.propose_page(request, w.store, w.embedder, actor=caller.actor, proposer=PROPOSER)
+    return review.propose_page(
+        request, w.store, w.embedder, actor=caller.actor, proposer=PROPOSER
+    ).body()
 
 
 def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
-    return review.propose_update(request, w.store, w.embedder, actor=caller.actor)
+    return w.propose_update(request, actor=caller.actor).body()
 
 
 def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Protocol
 from shared.records import Confidence
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.reading import opens_inside_sentence
-from shared.retrieval.text import name_tokens, named_terms, query_groups, tokens
+from shared.retrieval.tokens import name_tokens, named_terms, query_groups, tokens
 
 # A chunk is relevant when its fused score or its cosine alone reaches these
 # (bench/README.md: measured on answerable and off-topic questions).

@@ -13,7 +13,7 @@ from typing import Literal
 from shared.records import Passage
 from shared.retrieval import framing
 from shared.retrieval.reading import Unit, continues_cut, sentences, stands_alone, units
-from shared.retrieval.text import query_groups, tokens
+from shared.retrieval.tokens import query_groups, tokens
 from shared.text.language import language
 
 __all__ = ["FRAMING", "HEDGE", "NOTHING", "asks_how", "compose", "sentences"]

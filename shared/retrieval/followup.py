@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from shared.retrieval.text import STOPWORDS
+from shared.retrieval.tokens import STOPWORDS
 from shared.text.fold import fold
 
 # At most this many content words and a question is a follow-up whatever its opening

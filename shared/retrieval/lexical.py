@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from shared.records import IndexedChunk, SearchFilter
 from shared.retrieval.filters import FilterColumns
-from shared.retrieval.text import query_groups, tokens
+from shared.retrieval.tokens import query_groups, tokens
 
 K1 = 1.2
 B = 0.75

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shared.records import Confidence, Passage
 from shared.retrieval import framing
-from shared.retrieval.text import strip_invisible
+from shared.retrieval.tokens import strip_invisible
 from shared.text.language import language
 
 HELP_SYSTEM = """You are the help assistant of a product's internal wiki.

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from shared.retrieval.text import strip_invisible
+from shared.retrieval.tokens import strip_invisible
 from shared.text import wikilinks
 
 UnitKind = Literal["sentence", "item", "code", "example"]

@@ -49,7 +49,7 @@ from shared.retrieval.evidence import Section
 from shared.retrieval.extractive import sentences
 from shared.retrieval.fusion import Ranked
 from shared.retrieval.hybrid import IndexCache
-from shared.retrieval.text import strip_invisible
+from shared.retrieval.tokens import strip_invisible
 from shared.services.archive import archive_answer
 from shared.services.gaps import admits
 from shared.services.rate_limit import Limiters

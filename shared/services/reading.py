@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from shared.api.models import PageView
 from shared.gates.staleness import state_of
 from shared.ports import Store
 from shared.services.wiki import read_page
 from shared.site.paths import page_url
 
 
-def page_view(
-    slug: str, store: Store, *, unpublished: bool, site_url: str | None
-) -> dict[str, Any]:
+def page_view(slug: str, store: Store, *, unpublished: bool, site_url: str | None) -> PageView:
     """The page ``slug`` with its content, freshness and address on the published site;
     a draft or archived page only when ``unpublished`` (a caller that may write)."""
     page = read_page(slug, store, unpublished=unpublished)
-    return {
-        **page.public(),
-        "content": page.content,
-        "freshness": state_of(page.freshness),
-        "url": page_url(site_url, page.slug),
-    }
+    return PageView.model_construct(
+        **PageView.fields_of(page),
+        content=page.content,
+        freshness=state_of(page.freshness),
+        url=page_url(site_url, page.slug),
+    )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from shared.answer_page import as_page
-from shared.api.models import WikiCreateRequest, WikiUpdateRequest
+from shared.api.models import ProposeResponse, WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.gates.grounding import check_grounding
@@ -38,6 +38,7 @@ from shared.records import PageRecord, Proposal
 from shared.schema import Generated
 from shared.services import history as memory
 from shared.services.wiki import (
+    PageTurns,
     WriteResult,
     create_validated,
     merge_update,
@@ -61,7 +62,7 @@ def is_proposal_id(target: str) -> bool:
 
 def propose_page(
     request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str, proposer: str
-) -> dict[str, Any]:
+) -> WriteResponse:
     """The agents' ``propose_page``: a new page that waits for a curator as a draft,
     whatever status it asked for; ``generated`` says ``proposer`` wrote it when it does
     not say who did."""
@@ -73,13 +74,19 @@ def propose_page(
     )
     return create_validated(
         None, front_matter, request.content, store, embedder, actor=actor
-    ).body()
+    ).response()
 
 
 def propose_update(
-    request: WikiUpdateRequest, store: Store, embedder: Embedder, *, actor: str
-) -> dict[str, Any]:
-    """The agents' ``propose_update``: a proposal for an ``active`` page, else the edit."""
+    request: WikiUpdateRequest,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    turns: PageTurns | None = None,
+) -> ProposeResponse:
+    """The agents' ``propose_update``: a proposal for an ``active`` page, else the edit
+    (taking its page's turn among ``turns``, the process's: ``update_validated``)."""
     if "status" in request.update_metadata:
         raise InvalidInput(
             "a proposal never changes a page's status: promoting or archiving is the "
@@ -90,7 +97,7 @@ def propose_update(
     if record is None:
         raise NotFound(f"no page with slug '{request.slug}'", field="slug")
     if record.front_matter.get("status") != "active":
-        return update_validated(
+        written = update_validated(
             request.slug,
             request.update_metadata,
             request.content,
@@ -99,7 +106,10 @@ def propose_update(
             embedder,
             actor=actor,
             known=record,
-        ).body()
+            turns=turns,
+        )
+        assert written.status != "created"  # an update never creates
+        return ProposeResponse.of(written.status, written.page)
     if request.expected_version is not None and record.version != request.expected_version:
         raise VersionConflict(
             f"page '{request.slug}' is at version {record.version}, not "
@@ -109,7 +119,7 @@ def propose_update(
     merged = merge_update(record, request.update_metadata, request.content, "update_metadata")
     current = merged.current or to_page(record)
     if merged.unchanged:
-        return WriteResult("unchanged", current).body()
+        return ProposeResponse.of("unchanged", current)
     proposal = Proposal(
         id=new_proposal_id(),
         slug=record.slug,
@@ -120,7 +130,7 @@ def propose_update(
         created_at=now(),
     )
     store.proposals.add(proposal)
-    return {**WriteResult("proposed", current).body(), "proposal": proposal.id}
+    return ProposeResponse.of("proposed", current, proposal=proposal.id)
 
 
 # -- finding what is reviewed -----------------------------------------------------------
@@ -260,7 +270,7 @@ def accept(target: str, store: Store, embedder: Embedder, *, actor: str) -> dict
         content = as_page(page.content, cited, titles)
         note = "accepted the archived answer as a page"
     result = _write(page, {"status": "active"}, content, store, embedder, actor=actor, note=note)
-    return result.body()
+    return result.response().body()
 
 
 def _accept_proposal(
@@ -290,7 +300,7 @@ def _accept_proposal(
     )
     if not store.proposals.close(closed):
         raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
-    return {**result.body(), "proposal": proposal.id}
+    return {**result.response().body(), "proposal": proposal.id}
 
 
 def _moved_on(proposal: Proposal, version: int) -> Conflict:
@@ -372,7 +382,7 @@ def reject(
         )
     note = f"rejected: {why}" if why else "rejected"
     result = _write(page, {"status": "archived"}, None, store, embedder, actor=actor, note=note)
-    return {**result.body(), "status": "rejected", "reason": why}
+    return {**result.response().body(), "status": "rejected", "reason": why}
 
 
 # -- what waits -------------------------------------------------------------------------

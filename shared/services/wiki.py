@@ -5,9 +5,10 @@ as the page, so a page is searchable as soon as the call returns and a failure
 leaves nothing half-written. So is the version's revision: who wrote it (``actor``),
 what it changed, and its text (``Revision``); every write names its actor.
 
-Writers of one page in one process take turns (``PageTurns``): each embeds its text
-first, concurrently, then reads, merges and writes while holding the page's turn, so
-within a process no update loses a race. An update without ``expected_version`` that
+Writers of one page in one process take turns (``PageTurns``, one per process: the
+wiring's ``Wiring.turns``, handed to each update): each embeds its text first,
+concurrently, then reads, merges and writes while holding the page's turn, so within a
+process no update loses a race. An update without ``expected_version`` that
 still loses one (a write from another process or instance landed between its read and
 its write) is applied again to a fresh read, after a jittered pause, until its
 deadline: last writer wins, nothing is lost.
@@ -21,9 +22,9 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from shared.api.models import WikiCreateRequest, WikiUpdateRequest
+from shared.api.models import WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
 from shared.errors import (
     Conflict,
@@ -73,9 +74,6 @@ class PageTurns:
             return lock
 
 
-_turns = PageTurns()
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class RaceRetry:
     """How an unversioned update that lost a race tries again.
@@ -99,18 +97,14 @@ class RaceRetry:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class WriteResult:
-    """What a write did: ``created``, ``updated`` or ``unchanged``."""
+    """What a write did: ``created``, ``updated`` or ``unchanged``, and the page it left."""
 
-    status: str
+    status: Literal["created", "updated", "unchanged"]
     page: Page
 
-    def body(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "slug": self.page.slug,
-            "version": self.page.version,
-            "page": self.page.public(),
-        }
+    def response(self) -> WriteResponse:
+        """The write's response body (``wiki_create``, ``wiki_update``, the agents' tools)."""
+        return WriteResponse.of(self.status, self.page)
 
 
 def to_record(page: Page, store: Store) -> PageRecord:
@@ -259,12 +253,17 @@ def _free_slugs(base: str, store: Store) -> list[str]:
 
 
 def update_page(
-    request: WikiUpdateRequest, store: Store, embedder: Embedder, *, actor: str
+    request: WikiUpdateRequest,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    turns: PageTurns | None = None,
 ) -> WriteResult:
     """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing.
 
     ``embedder`` is asked for vectors only when text changed: a metadata-only update (a
-    curator promoting a draft) calls no model.
+    curator promoting a draft) calls no model. ``turns``: see ``update_validated``.
     """
     return update_validated(
         request.slug,
@@ -274,6 +273,7 @@ def update_page(
         store,
         embedder,
         actor=actor,
+        turns=turns,
     )
 
 
@@ -290,12 +290,16 @@ def update_validated(
     field: str = "update_metadata",
     known: PageRecord | None = None,
     retry: RaceRetry = RaceRetry(),  # frozen: one shared default is safe
+    turns: PageTurns | None = None,
 ) -> WriteResult:
     """Apply an update; without ``expected_version`` a lost race is retried (see ``RaceRetry``).
 
     ``actor`` (and ``note``, why) go into the new version's revision. ``field`` prefixes
     the path of a front-matter error (``""`` for imported files); ``known`` is the page as
-    the caller just read it (saves reading it again).
+    the caller just read it (saves reading it again). ``turns`` are the process's page
+    turns (``Wiring.turns``) that concurrent writers share; None for a writer alone in
+    its process (an import, a review step, a revert), which takes a turn nobody else
+    waits for and meets any other writer at the store's version check.
     """
     deadline = retry.clock() + retry.deadline_s
     embedded: dict[str, Vector] = {}  # vectors this update already paid for, by chunk hash
@@ -304,7 +308,7 @@ def update_validated(
     ahead = known or store.pages.get(slug)
     if ahead is not None and expected_version in (None, ahead.version):
         _embed_ahead(ahead, metadata, content, store, embedder, field, embedded)
-    turn = _turns.of(slug)
+    turn = (turns or PageTurns()).of(slug)
     record = known
     attempt = 0
     while True:

@@ -84,7 +84,7 @@ def test_show_accept_and_reject_a_proposal_and_a_conflict_exits_1(
             {"slug": "guide—pool", "expected_version": store.pages.get("guide—pool").version,
              "content": f"# Pool\n\n{content}"}
         )  # fmt: skip
-        return str(review.propose_update(request, store, embedder, actor="mcp:agente")["proposal"])
+        return str(review.propose_update(request, store, embedder, actor="mcp:agente").proposal)
 
     first = propose("del agente")
     assert main(["show", first]) == 0

@@ -65,7 +65,7 @@ def incremental(store: Any, embedder: Counting) -> tuple[float, dict[str, Any]]:
             embedder=embedder,
         )
         best = min(best, time.perf_counter() - started)
-        body = report.body()
+        body = report.response().body()
         assert body["status"] == "ok", body
     return best, body
 

@@ -107,7 +107,7 @@ def wiki(store: Any, n: int) -> list[str]:
 
 def build() -> BuildReport:
     report = rebuild(get_settings())
-    assert report.status == "ok", report.body()
+    assert report.status == "ok", report.response().body()
     return report
 
 

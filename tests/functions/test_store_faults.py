@@ -212,7 +212,7 @@ def test_rebuild_with_firestore_down_is_a_prompt_failed_report(firestore_down: s
     )
     elapsed = time.monotonic() - started
     assert report.http_status == 503
-    body = report.body()
+    body = report.response().body()
     assert (body["status"], body["code"]) == ("failed", "upstream_unavailable")
     assert "did not answer" in body["error"]
     assert elapsed < 2 * RETRY_DEADLINE_S, elapsed

@@ -205,11 +205,12 @@ def test_fifty_writers_of_one_page_in_one_process_take_turns_and_lose_no_race(
     store: Any,
 ) -> None:
     """50 unversioned updates at once in one process: each reads the version it writes in
-    its page's turn, so the store sees 50 writes and refuses none (racing on the version
-    check alone took 75-350 attempts, and up to 30 s, for the same 50)."""
+    its page's turn (the process's ``PageTurns``, as ``Wiring.turns`` hands it to every
+    update), so the store sees 50 writes and refuses none (racing on the version check
+    alone took 75-350 attempts, and up to 30 s, for the same 50)."""
     from shared.api.models import WikiCreateRequest
     from shared.providers.local_embedder import shared_local_embedder
-    from shared.services.wiki import create_page, update_validated
+    from shared.services.wiki import PageTurns, create_page, update_validated
 
     embedder = shared_local_embedder()
     slug = create_page(
@@ -244,10 +245,14 @@ def test_fifty_writers_of_one_page_in_one_process_take_turns_and_lose_no_race(
 
         pages = Counting()
 
+    turns = PageTurns()
+
     def update(i: int) -> Any:
         metadata = {} if i % 2 else {"tags": [f"escritor-{i}"]}
         content = f"# Carrera\n\nescritor {i}" if i % 2 else None
-        return update_validated(slug, metadata, content, None, Store(), embedder, actor="t")
+        return update_validated(
+            slug, metadata, content, None, Store(), embedder, actor="t", turns=turns
+        )
 
     results: list[Any] = race([lambda i=i: update(i) for i in range(WRITERS)])  # type: ignore[misc]
     assert sorted(r.page.version for r in results) == list(range(2, WRITERS + 2))

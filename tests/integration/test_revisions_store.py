@@ -111,7 +111,7 @@ def _propose(store: Any, slug: str, version: int, content: str, actor: str) -> d
     request = WikiUpdateRequest.parse(
         {"slug": slug, "expected_version": version, "content": content}
     )
-    return review.propose_update(request, store, EMBEDDER, actor=actor)
+    return review.propose_update(request, store, EMBEDDER, actor=actor).body()
 
 
 def test_a_proposal_accepted_after_its_page_moved_on_is_a_conflict(store: Any) -> None:

@@ -77,3 +77,25 @@ def test_two_wirings_keep_two_indexes(call: Call, store: SqliteStore) -> None:
     one.close()
     two.close()
     assert saving() == []
+
+
+def test_writers_of_one_page_take_turns_in_the_wirings_page_turns(
+    call: Call, store: SqliteStore
+) -> None:
+    """wiki_update takes its page's turn among the wiring's ``turns`` (one per wiring, not
+    a module's): while the test holds that turn the update waits, then lands."""
+    assert call("wiki_create", PAGE)[0] == 201
+    w = bootstrap.wiring()
+    assert w.turns is w.turns
+    assert Wiring(get_settings(), store=store, embedder=HashingEmbedder()).turns is not w.turns
+    done: list[tuple[int, dict[str, object]]] = []
+    update = {"slug": PAGE["slug"], "update_metadata": {"tags": ["turno"]}}
+    with w.turns.of(str(PAGE["slug"])):
+        writer = threading.Thread(target=lambda: done.append(call("wiki_update", update)))
+        writer.start()
+        writer.join(timeout=0.5)
+        assert writer.is_alive()  # waiting for the turn the test holds
+        assert done == []
+    writer.join(timeout=30)
+    assert done[0][0] == 200
+    assert done[0][1]["version"] == 2

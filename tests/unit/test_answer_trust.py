@@ -13,7 +13,7 @@ from shared.retrieval.fusion import Ranked
 from shared.retrieval.lexical import LexicalIndex
 from shared.retrieval.prompts import help_prompt
 from shared.retrieval.reading import closed, units
-from shared.retrieval.text import named_terms
+from shared.retrieval.tokens import named_terms
 from shared.text.language import language
 from tests.unit.test_retrieval_evidence import row
 

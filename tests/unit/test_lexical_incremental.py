@@ -14,7 +14,7 @@ import pytest
 from shared.records import IndexedChunk, SearchFilter
 from shared.retrieval import snapshot
 from shared.retrieval.lexical import LexicalIndex
-from shared.retrieval.text import tokens
+from shared.retrieval.tokens import tokens
 
 WORDS = [
     "parámetro",

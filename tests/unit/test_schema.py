@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from shared.api.models import PublicPage
 from shared.errors import InvalidInput
 from shared.schema import PAGE_TYPES, FrontMatter, Page, parse_front_matter
 
@@ -240,8 +241,10 @@ def test_front_matter_is_immutable() -> None:
     assert isinstance(fm, FrontMatter)
 
 
-def test_page_public_is_front_matter_plus_bookkeeping() -> None:
-    """Page.public() is the stored front matter plus slug, version and ISO timestamps."""
+def test_a_public_page_is_front_matter_plus_bookkeeping() -> None:
+    """A page as responses show it (``PublicPage.of(page).body()``) is the stored front
+    matter, its null category and generated kept, plus slug, version and ISO timestamps
+    as ``isoformat()`` writes them."""
     moment = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     page = Page(
         slug="concept—biblioteca",
@@ -251,11 +254,16 @@ def test_page_public_is_front_matter_plus_bookkeeping() -> None:
         created_at=moment,
         updated_at=moment,
     )
-    public = page.public()
-    assert public["slug"] == "concept—biblioteca"
-    assert public["version"] == 3
-    assert public["created_at"] == "2025-01-02T03:04:05+00:00"
+    public = PublicPage.of(page).body()
+    assert public == {
+        **page.front_matter.dump(),
+        "slug": "concept—biblioteca",
+        "version": 3,
+        "created_at": "2025-01-02T03:04:05+00:00",
+        "updated_at": "2025-01-02T03:04:05+00:00",
+    }
     assert public["title"] == "Biblioteca"
+    assert public["category"] is None  # present, null
     assert "content" not in public
 
 

@@ -20,7 +20,7 @@ def a_plan(*, full: bool = False, gone: frozenset[str] = NONE) -> Plan:
 def test_a_failure_is_the_contracts_item_in_the_report_body() -> None:
     """``failed[]`` items are {slug, field, error}, in that order, and round-trip."""
     failure = PageFailure("concept—mala", "sources[0].ref", "bad")
-    body = BuildReport(status="failed", failed=[failure]).body()
+    body = BuildReport(status="failed", failed=[failure]).response().body()
     assert list(body["failed"][0].items()) == [
         ("slug", "concept—mala"),
         ("field", "sources[0].ref"),

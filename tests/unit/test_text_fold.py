@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.retrieval.text import stem, tokens
+from shared.retrieval.tokens import stem, tokens
 from shared.site.search import words
 from shared.text.fold import fold, unaccent
 from shared.text.slugs import slugify

@@ -6,6 +6,7 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,9 +75,28 @@ def test_no_function_imports_tqdm_or_an_unused_backend() -> None:
 PROCESS_WIDE = {"_gc_lock"}
 
 
-def module_state(path: Path) -> list[str]:
-    """Names a module binds at its top level to a lock, a weak map or an empty container:
-    state that outlives a request."""
+def _makes_state(node: ast.AST) -> bool:
+    return any(
+        isinstance(call, ast.Call) and ast.unparse(call.func).startswith(("threading.", "weakref."))
+        for call in ast.walk(node)
+    )
+
+
+def stateful_classes(folders: tuple[str, ...]) -> set[str]:
+    """The classes defined under ``folders`` that make a lock or a weak map (``PageTurns``,
+    ``IndexCache``, ``Limiters``…): an instance of one is state that outlives a request."""
+    return {
+        node.name
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and _makes_state(node)
+    }
+
+
+def module_state(path: Path, classes: Collection[str] = ()) -> list[str]:
+    """Names a module binds at its top level to a lock, a weak map, an empty container or
+    an instance of one of ``classes``: state that outlives a request."""
     found = []
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         target, value = None, None
@@ -91,27 +111,51 @@ def module_state(path: Path) -> list[str]:
         )
         if isinstance(value, ast.Call):
             called = ast.unparse(value.func)
-            stateful = called.startswith(("threading.", "weakref.")) or called in {
-                "dict",
-                "set",
-                "list",
-            }
+            stateful = (
+                called.startswith(("threading.", "weakref."))
+                or called in {"dict", "set", "list"}
+                or called.split(".")[-1] in classes
+            )
         if stateful:
-            found.append(f"{path.relative_to(ROOT)}: {target.id}")
+            where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+            found.append(f"{where}: {target.id}")
     return found
 
 
 def test_caches_limiters_and_savers_live_in_the_wiring() -> None:
     """Services and retrieval keep nothing between requests in a module global: the
-    index and citations caches, the snapshot saves and the rate limits are the wiring's
-    (``Wiring.index``, ``.citations``, ``.limits``), and ``Wiring.close()`` ends them."""
+    index and citations caches, the snapshot saves, the rate limits and the page turns
+    of concurrent writers are the wiring's (``Wiring.index``, ``.citations``, ``.limits``,
+    ``.turns``), and ``Wiring.close()`` ends them."""
+    folders = ("shared/services", "shared/retrieval")
+    classes = stateful_classes(folders)
+    assert {"PageTurns", "IndexCache", "CitationCache", "Limiters"} <= classes
     found = [
         name
-        for folder in ("shared/services", "shared/retrieval")
+        for folder in folders
         for path in sorted((ROOT / folder).rglob("*.py"))
-        for name in module_state(path)
+        for name in module_state(path, classes)
     ]
     assert found == []
+
+
+def test_a_module_level_instance_of_a_stateful_class_is_caught(tmp_path: Path) -> None:
+    """What the check above looks for, shown on a module like the write path was: a
+    ``PageTurns()`` bound at the top level is state, a frozen default is not."""
+    module = tmp_path / "writes.py"
+    module.write_text(
+        "import threading\n"
+        "class PageTurns:\n"
+        "    def __init__(self):\n"
+        "        self._guard = threading.Lock()\n"
+        "_turns = PageTurns()\n"
+        "_other = wiki.PageTurns()\n"
+        "RETRIES = int('5')\n",
+        encoding="utf-8",
+    )
+    classes = {n.name for n in ast.parse(module.read_text()).body if isinstance(n, ast.ClassDef)}
+    found = [name.split(": ")[1] for name in module_state(module, classes)]
+    assert found == ["_turns", "_other"]
 
 
 def test_the_agents_tools_hold_no_use_case_rules() -> None:

@@ -8,8 +8,9 @@ import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final, Literal
 
+from shared.api.models import BrokenLink, FailedPage, RebuildReport, StaleLease
 from shared.errors import BibliotecaError
 from shared.logs import get_logger
 from shared.ports import Store
@@ -17,7 +18,10 @@ from shared.records import Lease, Output
 from shared.site import paths, refs
 from shared.site.manifest import PageState
 
-OK, FAILED, IN_PROGRESS = "ok", "failed", "rebuild_in_progress"
+BuildStatus = Literal["ok", "failed", "rebuild_in_progress"]
+OK: Final = "ok"
+FAILED: Final = "failed"
+IN_PROGRESS: Final = "rebuild_in_progress"
 _log = get_logger("rebuild")
 
 
@@ -43,7 +47,7 @@ class PageFailure:
 class BuildReport:
     """The contract's report; ``error`` is set when the build could not run at all."""
 
-    status: str = OK
+    status: BuildStatus = OK
     built: int = 0
     unchanged: int = 0
     removed: int = 0
@@ -63,27 +67,31 @@ class BuildReport:
             return self.error.status
         return 500 if self.status == FAILED else 200
 
-    def body(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "status": self.status,
-            "built": self.built,
-            "unchanged": self.unchanged,
-            "removed": self.removed,
-            "failed": [failure.to_json() for failure in self.failed],
-            "broken_links": self.broken_links,
-            "duration_ms": self.duration_ms,
-            "full": self.full,
-            "timings_ms": self.timings_ms,
-        }
+    def response(self) -> RebuildReport:
+        """The ``rebuild`` body: the report, with the error body's fields beside it when
+        the build could not run at all."""
+        stale = None
         if self.stale_lease is not None:
             expired = datetime.fromtimestamp(self.stale_lease.expires_at, UTC)
-            out["stale_lease"] = {
-                "owner": self.stale_lease.owner,
-                "expired_at": expired.isoformat(timespec="seconds"),
-            }
-        if self.error is not None:
-            out.update(self.error.body())  # error, code (and field) beside the report
-        return out
+            stale = StaleLease(
+                owner=self.stale_lease.owner, expired_at=expired.isoformat(timespec="seconds")
+            )
+        error = self.error
+        return RebuildReport(
+            status=self.status,
+            built=self.built,
+            unchanged=self.unchanged,
+            removed=self.removed,
+            failed=[FailedPage(slug=f.slug, field=f.field, error=f.error) for f in self.failed],
+            broken_links=[BrokenLink.model_validate(link) for link in self.broken_links],
+            duration_ms=self.duration_ms,
+            full=self.full,
+            timings_ms=self.timings_ms,
+            stale_lease=stale,
+            error=None if error is None else error.message,
+            code=None if error is None else error.code,
+            field=None if error is None else error.field,
+        )
 
 
 def log_outcome(report: BuildReport) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.retrieval.text import (
+from shared.retrieval.tokens import (
     query_groups,
     query_tokens,
     stem,
