@@ -42,6 +42,7 @@ from shared.retrieval import followup, hybrid  # noqa: E402
 from shared.services.ask import gather  # noqa: E402
 from shared.services.importer import import_directory, tree_of  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
+from shared.text.fold import fold  # noqa: E402
 from tests.fixtures.corpora import CORPUS_SPECS  # noqa: E402
 
 INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
@@ -62,8 +63,8 @@ def _with_short(words: int) -> Callable[[str, list[str]], str]:
 
 
 def _always(question: str, earlier: list[str]) -> str:
-    has = {followup.fold(w) for w in followup.content_words(question)}
-    carried = [w for w in followup.content_words(earlier[-1]) if followup.fold(w) not in has]
+    has = {fold(w) for w in followup.content_words(question)}
+    carried = [w for w in followup.content_words(earlier[-1]) if fold(w) not in has]
     return f"{question} ({' '.join(carried)})" if carried else question
 
 

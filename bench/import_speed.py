@@ -54,7 +54,7 @@ def per_page(root: Path, store: SqliteStore, embedder: LocalEmbedder) -> int:
     report = ImportReport()
     tree = importer.tree_of(root)
     for _, parsed in importer.stored_files(tree, report):
-        importer._write(parsed, store, embedder, "reference", None)
+        importer._write(parsed, store, embedder, "reference", None, "import:bench")
     return len(store.chunks.active_chunks())
 
 

@@ -51,7 +51,7 @@ def measure(store: Any, paths: list[str]) -> dict[str, float]:
     started = time.perf_counter()
     result = index_paths("bench/repo", paths, store, replace=True)
     first = time.perf_counter() - started
-    assert result["indexed"] == len(paths), result
+    assert result.indexed == len(paths), result
     started = time.perf_counter()
     index_paths("bench/repo", paths, store, replace=True)
     again = time.perf_counter() - started

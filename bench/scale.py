@@ -217,7 +217,13 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     record = writer.pages.get("p-000001")
     assert record is not None
     update_validated(
-        "p-000001", {}, record.content + "\n\nUna línea más.\n", None, writer, embedder
+        "p-000001",
+        {},
+        record.content + "\n\nUna línea más.\n",
+        None,
+        writer,
+        embedder,
+        actor="bench",
     )
     time.sleep(6)  # past the change log's look-back: what a write some seconds ago costs
     with measured(rows, "ask, warm, after another wrote 1 page", counts):
@@ -243,15 +249,23 @@ def write_operations(project: str, rows: list[Row]) -> None:
     base = corpus()
     page = variant(10_000_000, base)
     with measured(rows, "create (wiki_create)", counts):
-        create_validated(None, page.front_matter, page.content, store, embedder)
+        create_validated(None, page.front_matter, page.content, store, embedder, actor="bench")
     record = store.pages.get("p-000002")
     assert record is not None
     with measured(rows, "update, new content", counts):
         update_validated(
-            "p-000002", {}, record.content + "\n\nOtra línea.\n", None, store, embedder
+            "p-000002",
+            {},
+            record.content + "\n\nOtra línea.\n",
+            None,
+            store,
+            embedder,
+            actor="bench",
         )
     with measured(rows, "update, metadata only", counts):
-        update_validated("p-000003", {"tags": ["nueva"]}, None, None, store, embedder)
+        update_validated(
+            "p-000003", {"tags": ["nueva"]}, None, None, store, embedder, actor="bench"
+        )
     paragraphs = []
     for slug in ("p-000004", "p-000005"):
         source = store.pages.get(slug)
@@ -312,7 +326,13 @@ def rebuild_operations(project: str, rows: list[Row]) -> None:
         record = store.pages.get("p-000005")
         assert record is not None
         update_validated(
-            "p-000005", {}, record.content + "\n\nEditada.\n", None, store, HashingEmbedder()
+            "p-000005",
+            {},
+            record.content + "\n\nEditada.\n",
+            None,
+            store,
+            HashingEmbedder(),
+            actor="bench",
         )
         with measured(rows, "rebuild, incremental after 1 edit", counts):
             rebuild(full=False)
