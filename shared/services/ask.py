@@ -57,7 +57,7 @@ from shared.services.traces import keep_trace, new_answer_id
 from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
 from shared.site.paths import page_url
-from shared.text import plaintext
+from shared.text import plaintext, wikilinks
 from shared.text.language import language
 
 SNIPPET_CHARS = 240
@@ -622,15 +622,17 @@ def numbered(
 ) -> list[Passage]:
     """Retrieved chunks as the answerer's numbered sources, best first from [start]; with
     the retrieval's ``sections``, each runs on into the rest of its section
-    (``evidence.section_text``)."""
+    (``evidence.section_text``). A link to a heading of the chunk's own page becomes a
+    wiki link to that page's heading: quoted elsewhere, it still leads there."""
     return [
         Passage(
             number=i,
             slug=r.slug,
             title=r.title,
             heading=r.heading,
-            text=strip_invisible(
-                r.text if rows is None else evidence.section_text(r, rows, ranked)
+            text=wikilinks.anchor_links(
+                strip_invisible(r.text if rows is None else evidence.section_text(r, rows, ranked)),
+                r.slug,
             ),
             relevance=r.relevance,
         )

@@ -36,3 +36,38 @@ def as_text(markdown: str) -> str:
         return text or target
 
     return _LINK.sub(shown, markdown)
+
+
+# ``[text](#anchor)``, not an image, its text one line without brackets.
+_PAGE_ANCHOR = re.compile(r"(?<!!)\[([^\[\]\n]+)\]\(#([^()\s|]+)\)")
+# Fenced blocks and code spans, which hold code, not links.
+_CODE = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(?s:.*?)(?:^ {0,3}\1[ \t]*$|\Z)"  # a fenced block
+    r"|(`+)(?!`)[^\n]*?(?<!`)\2(?!`)",  # a code span, on one line
+    re.M,
+)
+
+
+def anchor_links(markdown: str, slug: str) -> str:
+    """``markdown`` of the page ``slug`` with its links to its own headings
+    (``[text](#anchor)``) written as wiki links (``[[slug#anchor|text]]``): a passage
+    quoted outside its page (an answer, the widget) still leads to the heading."""
+    if "](#" not in markdown:
+        return markdown
+    out: list[str] = []
+    last = 0
+    for code in _CODE.finditer(markdown):
+        out.append(_anchored(markdown[last : code.start()], slug))
+        out.append(code.group(0))
+        last = code.end()
+    out.append(_anchored(markdown[last:], slug))
+    return "".join(out)
+
+
+def _anchored(text: str, slug: str) -> str:
+    def wiki(match: re.Match[str]) -> str:
+        line = text[text.rfind("\n", 0, match.start()) + 1 :]
+        pipe = "\\|" if line.lstrip().startswith("|") else "|"  # a table row's cell
+        return f"[[{slug}#{match.group(2)}{pipe}{match.group(1)}]]"
+
+    return _PAGE_ANCHOR.sub(wiki, text)

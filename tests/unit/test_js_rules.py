@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.site.paths import INDEX, page_href
+from shared.site.paths import INDEX, page_href, page_url
 from shared.text.fold import fold
 from shared.text.slugs import SLUG_RE
 from tests.conftest import skip_or_fail
@@ -126,3 +126,25 @@ def test_the_search_boxs_fold_is_pythons() -> None:
     )
     assert _node(script) == [fold(s) for s in FOLD_SAMPLES]
     assert fold("Straße") == "strasse"
+
+
+def test_the_widgets_wiki_links_to_headings_are_pythons() -> None:
+    """``[[slug#anchor|text]]`` in an answer opens the page at that heading, at the address
+    ``page_url`` gives the same page and anchor (sources' ``url``)."""
+    widget = (STATIC / "widget.js").read_text(encoding="utf-8")
+    slug_literal = re.search(r"var SLUG = (/.*?/);", widget)
+    assert slug_literal, "widget.js no longer defines SLUG as the test expects"
+    targets = [
+        ("guides—styling", "agregar-tailwind-4"),
+        ("tutorial—cors", "páginas-de-astro"),
+        ("api—app", "textual.app.App.run"),
+        ("index", ""),
+    ]
+    script = (
+        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl')}\n"
+        f"{_function(widget, 'wikiUrl')}\n"
+        f"var targets = {json.dumps([f'{s}#{a}' if a else s for s, a in targets])};\n"
+        "console.log(JSON.stringify(targets.map(function (t) { return wikiUrl('/root/', t); })));"
+    )
+    expected = [page_url("/root", s, a).replace(INDEX, "") for s, a in targets]
+    assert _node(script) == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared.text import wikilinks
 from shared.text.wikilinks import as_text, is_link, split
 
 
@@ -28,3 +29,22 @@ def test_plain_text_shows_each_link_as_its_text_or_target() -> None:
     assert not is_link(" ")
     assert not is_link("a\nb")
     assert is_link("a|b")
+
+
+def test_a_link_to_a_heading_of_its_own_page_names_the_page_when_quoted() -> None:
+    text = "Puedes [agregar Tailwind 4](#agregar-tailwind-4) con un comando."
+    assert wikilinks.anchor_links(text, "guides—styling") == (
+        "Puedes [[guides—styling#agregar-tailwind-4|agregar Tailwind 4]] con un comando."
+    )
+
+
+def test_code_images_and_other_links_keep_what_they_are() -> None:
+    text = (
+        "`[x](#no)` ![logo](#img) [sitio](https://a.example/#y) [[otra#z|otra]]\n"
+        "```md\n[en código](#bloque)\n```\n"
+    )
+    assert wikilinks.anchor_links(text, "p") == text
+
+
+def test_in_a_table_row_the_wiki_links_pipe_is_escaped() -> None:
+    assert wikilinks.anchor_links("| a | [T](#x) |", "p") == "| a | [[p#x\\|T]] |"

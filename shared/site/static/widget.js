@@ -239,6 +239,14 @@
     return typeof slug === "string" && SLUG.test(slug) ? root + encodeURIComponent(slug) + "/" : null;
   }
 
+  // A wiki link's target, ``slug`` or ``slug#anchor`` (a heading of that page).
+  function wikiUrl(root, target) {
+    var at = target.indexOf("#");
+    var url = pageUrl(root, at < 0 ? target : target.slice(0, at));
+    var anchor = at < 0 ? "" : target.slice(at + 1);
+    return url && anchor ? url + "#" + encodeURIComponent(anchor) : url;
+  }
+
   // A source opens its page at its heading: the answer's `url` (absolute, or relative to
   // the site's root), else the page's top.
   function sourceUrl(root, source) {
@@ -291,7 +299,7 @@
       } else if (match[5] !== undefined) {
         var slug = match[5].trim();
         var label = (match[6] || slug).trim();
-        var target = pageUrl(ctx.root, slug);
+        var target = wikiUrl(ctx.root, slug);
         parent.appendChild(target ? link(target, label) : document.createTextNode(label));
       } else if (match[7] !== undefined) {
         var href = safeHref(match[8], ctx.root);
