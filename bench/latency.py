@@ -20,18 +20,18 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.api.models import AskRequest  # noqa: E402
+from shared.api.models import AskRequest, AskResponse  # noqa: E402
 from shared.config import load_settings  # noqa: E402
 from shared.providers.answerers import LocalAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.records import ChunkHit, SearchFilter  # noqa: E402
+from shared.records import ChunkHit, Passage, SearchFilter, Vector  # noqa: E402
 from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import compose  # noqa: E402
 from shared.retrieval.fusion import mix  # noqa: E402
@@ -45,6 +45,7 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "fastapi-es" / "docs"
 QUESTIONS = Path(__file__).with_name("questions.json")
 ANY = SearchFilter()
 INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
+T = TypeVar("T")
 
 
 def grow(store: SqliteStore, target: int) -> int:
@@ -112,7 +113,7 @@ def naive_nearest(store: SqliteStore, vector: Any, embedder: str, limit: int) ->
     ]
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     out = fn()
     return (time.perf_counter() - start) * 1000, out
@@ -162,9 +163,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parts: dict[str, list[float]] = {"embed": [], "search": [], "synthesis": [], "sum": []}
         service: list[float] = []
         for q in questions:
-            embed_ms, vector = timed(lambda q=q: embedder.embed_query(q))
-            search_ms, found = timed(
-                lambda q=q, v=vector: hybrid.retrieve(
+
+            def embed(q: str = q) -> Vector:
+                return embedder.embed_query(q)
+
+            embed_ms, vector = timed(embed)
+
+            def search(q: str = q, v: Vector = vector) -> hybrid.Retrieval:
+                return hybrid.retrieve(
                     store.chunks,
                     q,
                     v,
@@ -173,15 +179,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                     limit=6,
                     state=INDEX.snapshot(store.chunks),
                 )
-            )
+
+            search_ms, found = timed(search)
             passages = numbered(evidence.cited(found.ranked))
-            synth_ms, _ = timed(lambda q=q, p=passages: compose(q, p))
+
+            def synthesis(q: str = q, p: list[Passage] = passages) -> str:
+                return compose(q, p)
+
+            synth_ms, _ = timed(synthesis)
             parts["embed"].append(embed_ms)
             parts["search"].append(search_ms)
             parts["synthesis"].append(synth_ms)
             parts["sum"].append(embed_ms + search_ms + synth_ms)
-            total_ms, _ = timed(
-                lambda q=q: ask(
+
+            def service_ask(q: str = q) -> AskResponse:
+                return ask(
                     AskRequest.parse({"question": q}),
                     settings,
                     authorized=False,
@@ -191,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     index=INDEX,
                     limits=Limiters(),
                 )
-            )
+
+            total_ms, _ = timed(service_ask)
             service.append(total_ms)
 
         # One more page written (as by another process): the next search pays the reload.
@@ -207,14 +220,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         cached_scan: list[float] = []
         for q in questions[: args.baseline_questions]:
             vector = embedder.embed_query(q)
-            scan.append(timed(lambda v=vector: naive_nearest(store, v, embedder.name, 40))[0])
-            cached_scan.append(
-                timed(
-                    lambda v=vector: store.chunks.nearest(
-                        v, embedder=embedder.name, filters=ANY, limit=40
-                    )
-                )[0]
-            )
+
+            def scanned(v: Vector = vector) -> list[ChunkHit]:
+                return naive_nearest(store, v, embedder.name, 40)
+
+            def cached(v: Vector = vector) -> list[ChunkHit]:
+                return store.chunks.nearest(v, embedder=embedder.name, filters=ANY, limit=40)
+
+            scan.append(timed(scanned)[0])
+            cached_scan.append(timed(cached)[0])
 
             def uncached(q: str = q, v: Any = vector) -> Any:
                 dense = naive_nearest(store, v, embedder.name, hybrid.CANDIDATES)

@@ -296,7 +296,7 @@ def soak(base_url: str, call: Call, pid: int, concurrency: int, seconds: float) 
         errors += sum(c for s, c in statuses.items() if not s.startswith("2"))
         samples.append({"requests": done, "rss_mib": round(rss_kib(pid) / 1024, 1)})
 
-    def growth(first: dict[str, Any], last: dict[str, Any]) -> float:
+    def growth(first: dict[str, float], last: dict[str, float]) -> float:
         added = last["requests"] - first["requests"]
         return round((last["rss_mib"] - first["rss_mib"]) * 1024 / max(added, 1) * 1000, 1)
 

@@ -98,7 +98,7 @@ def build(pages: int, folder: Path) -> dict[str, Any]:
     from shared.retrieval.lexical import LexicalIndex
 
     base = scale.corpus()
-    rows = []
+    rows: list[IndexedChunk] = []
     for i in range(pages):
         page = scale.variant(i, base)
         fm = page.front_matter

@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         first = [Output(p, p.encode(), STAGE_PAGES) for p in pages + others]
         full = publish(site, "b0000", first, [], full=True)
         print(f"full publish of {args.pages} pages: {full[0]:.2f} s, cleanup {full[1]:.2f} s")
-        fresh, recycled = [], []
+        fresh: list[float] = []
+        recycled: list[float] = []
         for run in range(1, max(args.runs, FRESH + 1) + 1):
             changed = pages[run]
             writes = [

@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from shared.ports import Store  # noqa: E402
 from shared.records import PageRecord  # noqa: E402
 from shared.services.wiki import revision_of  # noqa: E402
 
@@ -39,7 +40,7 @@ def _record(slug: str, size: int) -> PageRecord:
     return PageRecord(slug, {"title": slug, "type": "guide", "status": "active"}, text, 1, now, now)
 
 
-def measure(store: Any, writes: int, size: int) -> dict[str, float]:
+def measure(store: Store, writes: int, size: int) -> dict[str, float]:
     """Milliseconds per update, with and without the revision, alternating on two pages."""
     pages = {kind: _record(f"bench-{kind}-{uuid.uuid4().hex[:8]}", size) for kind in ("on", "off")}
     for kind, page in pages.items():
@@ -81,15 +82,15 @@ def main() -> int:
     from shared.store.sqlite import SqliteStore
 
     with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore(Path(folder), revisions_keep=args.keep)
+        sqlite = SqliteStore(Path(folder), revisions_keep=args.keep)
         for name, size in SIZES.items():
-            results[f"sqlite/{name}"] = measure(store, args.writes, size)
+            results[f"sqlite/{name}"] = measure(sqlite, args.writes, size)
     if args.firestore:
         from shared.store.firestore import FirestoreStore
 
-        store = FirestoreStore(f"bench-{uuid.uuid4().hex[:10]}", revisions_keep=args.keep)
+        firestore = FirestoreStore(f"bench-{uuid.uuid4().hex[:10]}", revisions_keep=args.keep)
         for name, size in SIZES.items():
-            results[f"firestore/{name}"] = measure(store, max(args.writes // 4, 10), size)
+            results[f"firestore/{name}"] = measure(firestore, max(args.writes // 4, 10), size)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

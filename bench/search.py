@@ -180,7 +180,12 @@ def served(folder: Path) -> Iterator[str]:
 
 def _fetched(page: Any, is_search: Any) -> list[str]:
     urls: list[str] = []
-    page.on("requestfinished", lambda r: is_search(r.url) and urls.append(r.url))
+
+    def finished(request: Any) -> None:
+        if is_search(request.url):
+            urls.append(request.url)
+
+    page.on("requestfinished", finished)
     return urls
 
 
@@ -255,7 +260,9 @@ def judge_theirs(found: Sequence[Any], want: dict[str, Any]) -> tuple[bool, bool
 # -- the run ----------------------------------------------------------------------------
 
 
-def measure(label: str, name: str | None, work: Path, pages: int | None, browser: Any) -> dict:
+def measure(
+    label: str, name: str | None, work: Path, pages: int | None, browser: Any
+) -> dict[str, Any]:
     if name is None:
         docs, default_type = synthetic_docs(pages or 10_000, work), None
     else:
@@ -302,7 +309,7 @@ def kb(n: float) -> str:
     return f"{n / 1000:.1f} KB"
 
 
-def table(rows: Sequence[dict]) -> str:
+def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
         "| site | pages | index: ours | index: Pagefind | first query: ours (gzip) | "
         "first query: Pagefind (gzip) | right page / passage: ours | Pagefind |",

@@ -136,6 +136,7 @@ def fill_store(settings: Settings, pages: Iterable[Page]) -> None:
 def edit_one(settings: Settings, slug: str, *, title: str | None = None) -> None:
     store = open_store(settings)
     record = store.pages.get(slug)
+    assert record is not None, slug
     fm = dict(record.front_matter)
     content = record.content
     if title is not None:

@@ -61,7 +61,9 @@ def main() -> int:
 
         w = wiring()
         load_demo_if_empty(w.store, w.embedder)
-        app = functions_framework.create_app("ask", str(ROOT / "functions" / "ask" / "main.py"))
+        app = functions_framework.create_app(  # type: ignore[no-untyped-call]
+            "ask", str(ROOT / "functions" / "ask" / "main.py")
+        )
         client = app.test_client()
         client.post("/", json={"question": QUESTION})  # warm: model, indexes, connection
 

@@ -48,13 +48,21 @@ def main() -> int:
         fm = {"title": slug, "type": "guide", "status": "active", "tags": tags}
         record = PageRecord(slug, fm, "texto", 1, now, now)
         chunks = [
-            Chunk(slug, i, f"h{i}", f"texto {i}", f"{slug}-{i}", rng.random(DIM), EMBEDDER)
+            Chunk(
+                slug,
+                i,
+                f"h{i}",
+                f"texto {i}",
+                f"{slug}-{i}",
+                rng.random(DIM).astype(np.float32),
+                EMBEDDER,
+            )
             for i in range(args.chunks)
         ]
         store.pages.create(record, chunks)
     store.db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = (folder / FILENAME).stat().st_size
-    query = rng.random(DIM)
+    query = rng.random(DIM).astype(np.float32)
     tag = "0-" + "etiqueta-0-".ljust(60, "x")
     times, reloads = [], []
     for n in range(7):
