@@ -108,14 +108,14 @@ def test_every_page_carries_the_widget(client: Client, auth: Any, store: Any) ->
     assert len(pages) == 3  # index, the concept listing, the page
     assert len(html) == 5  # and the files of the top level and of the section
     for page in pages:
-        html = page.read_text()
+        text = page.read_text()
         depth = len(page.relative_to(site()).parts) - 1
         root = "../" * depth
-        assert f'<link rel="stylesheet" href="{root}static/widget.css">' in html
+        assert f'<link rel="stylesheet" href="{root}static/widget.css">' in text
         assert re.search(
             rf'<script src="{re.escape(root)}static/widget\.js" defer data-ask-url="/ask" '
             r'data-lang="(es|en)"></script>',
-            html,
+            text,
         )
     static = Path(__file__).resolve().parents[2] / "shared" / "site" / "static"
     for file in static.iterdir():
