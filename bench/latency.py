@@ -36,7 +36,7 @@ from shared.retrieval import evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import compose  # noqa: E402
 from shared.retrieval.fusion import mix  # noqa: E402
 from shared.retrieval.lexical import LexicalIndex  # noqa: E402
-from shared.services.ask import ask, numbered  # noqa: E402
+from shared.services.ask import Asker, Asking, ask, numbered  # noqa: E402
 from shared.services.importer import import_directory  # noqa: E402
 from shared.services.rate_limit import Limiters  # noqa: E402
 from shared.store.sqlite import SqliteStore  # noqa: E402
@@ -193,16 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parts["sum"].append(embed_ms + search_ms + synth_ms)
 
             def service_ask(q: str = q) -> AskResponse:
-                return ask(
-                    AskRequest.parse({"question": q}),
-                    settings,
-                    authorized=False,
-                    store=store,
-                    embedder=embedder,
-                    answerer=LocalAnswerer(),
-                    index=INDEX,
-                    limits=Limiters(),
+                using = Asking(
+                    settings, store, embedder, LocalAnswerer(), index=INDEX, limits=Limiters()
                 )
+                return ask(AskRequest.parse({"question": q}), using, Asker(authorized=False))
 
             total_ms, _ = timed(service_ask)
             service.append(total_ms)

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     )
     from shared.providers.gemini_client import GeminiClient
     from shared.retrieval.hybrid import IndexCache
-    from shared.services.ask import Event
+    from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
     from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
@@ -401,22 +401,9 @@ class Wiring:
     ) -> AskResponse:
         """One answer (``shared.services.ask.ask``) with every collaborator it uses; the
         answerer is built first, so a missing key is a 503 before any work."""
-        from shared.services.ask import ask
+        from shared.services.ask import Asker, ask
 
-        return ask(
-            request,
-            self.settings,
-            authorized=authorized,
-            store=self.store,
-            embedder=self.embedder,
-            answerer=self.answerer(),
-            index=self.index,
-            limits=self.limits,
-            judge=self.judge,
-            condenser=self.condenser,
-            client_id=client_id,
-            origin=origin,
-        )
+        return ask(request, self._asking(), Asker(authorized, client_id, origin))
 
     def ask_stream(
         self,
@@ -427,12 +414,15 @@ class Wiring:
         origin: str = "ask",
     ) -> Iterator[Event]:
         """``ask`` as server-sent events (``shared.services.ask.ask_stream``)."""
-        from shared.services.ask import ask_stream
+        from shared.services.ask import Asker, ask_stream
 
-        return ask_stream(
-            request,
-            self.settings,
-            authorized=authorized,
+        return ask_stream(request, self._asking(), Asker(authorized, client_id, origin))
+
+    def _asking(self) -> Asking:
+        from shared.services.ask import Asking
+
+        return Asking(
+            settings=self.settings,
             store=self.store,
             embedder=self.embedder,
             answerer=self.answerer(),
@@ -440,8 +430,6 @@ class Wiring:
             limits=self.limits,
             judge=self.judge,
             condenser=self.condenser,
-            client_id=client_id,
-            origin=origin,
         )
 
     def search(self, request: AskRequest, client_id: str | None = None) -> SearchResponse:

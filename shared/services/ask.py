@@ -161,74 +161,58 @@ class _How(TypedDict):
     unmentioned: Sequence[str]
 
 
-def _prepare(
-    request: AskRequest,
-    *,
-    store: Store,
-    embedder: Embedder,
-    index: IndexCache,
-    condenser: Generator | None,
-) -> Prepared:
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """What answering uses: the settings and the process's collaborators (the wiring
+    makes one per question). ``judge`` is the archive gates' triage model (None: their
+    local rules only); ``condenser`` the model that reads a follow-up as a standalone
+    question (None: the offline rule); ``index`` the process's search index; ``limits``
+    its per-client limits (the widget's own, lower limit on archiving; gap signals)."""
+
+    settings: Settings
+    store: Store
+    embedder: Embedder
+    answerer: Answerer
+    index: IndexCache
+    limits: Limiters
+    judge: Generator | None = None
+    condenser: Generator | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who asks: with write credentials or not, from which client (the HTTP edge's
+    client address, what per-client limits count), by which door (``ask``, or ``mcp``
+    for an agent: the utility hit's ``origin``)."""
+
+    authorized: bool
+    client_id: str = ""
+    origin: str = "ask"
+
+
+def _prepare(request: AskRequest, using: Asking) -> Prepared:
     started = time.perf_counter()
-    question = as_question(request, condenser)
+    question = as_question(request, using.condenser)
     found = None
     if question.mode == "help":
-        found = gather(question.text, question.filters, question.limit, store, embedder, index)
+        found = gather(
+            question.text,
+            question.filters,
+            question.limit,
+            using.store,
+            using.embedder,
+            using.index,
+        )
     return Prepared(question, found, started, time.perf_counter())
 
 
-def ask(
-    request: AskRequest,
-    settings: Settings,
-    *,
-    authorized: bool,
-    store: Store,
-    embedder: Embedder,
-    answerer: Answerer,
-    index: IndexCache,
-    limits: Limiters,
-    judge: Generator | None = None,
-    condenser: Generator | None = None,
-    client_id: str = "",
-    origin: str = "ask",
-) -> AskResponse:
-    """Answer one checked ``ask`` request; the store is touched only in help mode.
-
-    ``judge`` is the archive gates' triage model (None: their local rules only);
-    ``condenser`` the model that reads a follow-up as a standalone question (None: the
-    offline rule); ``index`` the process's search index; ``limits`` hold the widget's
-    own, lower limit on archiving, counted per ``client_id`` (the HTTP edge's client
-    address); ``origin`` names the door it came by in the utility hit (``ask``, or
-    ``mcp`` for an agent).
-    """
-    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
-    return _finish(
-        prepared,
-        prepared.answer(answerer),
-        settings,
-        authorized=authorized,
-        store=store,
-        embedder=embedder,
-        limits=limits,
-        judge=judge,
-        client_id=client_id,
-        origin=origin,
-    )
+def ask(request: AskRequest, using: Asking, asker: Asker) -> AskResponse:
+    """Answer one checked ``ask`` request; the store is touched only in help mode."""
+    prepared = _prepare(request, using)
+    return _finish(prepared, prepared.answer(using.answerer), using, asker)
 
 
-def _finish(
-    prepared: Prepared,
-    generation: Generation,
-    settings: Settings,
-    *,
-    authorized: bool,
-    store: Store,
-    embedder: Embedder,
-    limits: Limiters,
-    judge: Generator | None,
-    client_id: str,
-    origin: str,
-) -> AskResponse:
+def _finish(prepared: Prepared, generation: Generation, using: Asking, asker: Asker) -> AskResponse:
     """The response to a written answer: a tutor's as it is, a help answer ``complete``d."""
     if prepared.found is None:
         return _tutor_response(generation, prepared.started, prepared.generating)
@@ -236,16 +220,10 @@ def _finish(
         prepared.question,
         prepared.found,
         generation,
-        settings,
+        using,
+        asker,
         started=prepared.started,
         generating=prepared.generating,
-        authorized=authorized,
-        store=store,
-        embedder=embedder,
-        limits=limits,
-        judge=judge,
-        client_id=client_id,
-        origin=origin,
     )
 
 
@@ -254,21 +232,7 @@ def _finish(
 Event = tuple[str, dict[str, Any] | AskResponse]
 
 
-def ask_stream(
-    request: AskRequest,
-    settings: Settings,
-    *,
-    authorized: bool,
-    store: Store,
-    embedder: Embedder,
-    answerer: Answerer,
-    index: IndexCache,
-    limits: Limiters,
-    judge: Generator | None = None,
-    condenser: Generator | None = None,
-    client_id: str = "",
-    origin: str = "ask",
-) -> Iterator[Event]:
+def ask_stream(request: AskRequest, using: Asking, asker: Asker) -> Iterator[Event]:
     """``ask`` as events: ``sources`` (the sources the answer may cite), ``delta``
     (``{"text": …}``, as it is written), then ``done`` with the whole body ``ask``
     returns; a failure once the stream is under way is an ``error`` event with the
@@ -278,8 +242,8 @@ def ask_stream(
     model's status line): a refused key or a model that is down is then the usual
     error, raised here, not an event.
     """
-    prepared = _prepare(request, store=store, embedder=embedder, index=index, condenser=condenser)
-    pieces = prepared.stream(answerer)
+    prepared = _prepare(request, using)
+    pieces = prepared.stream(using.answerer)
     first, finished = _first_piece(pieces)
     found = prepared.found
 
@@ -287,7 +251,10 @@ def ask_stream(
         sources = (
             []
             if found is None
-            else [source(p, found.state(p.slug), settings.site_url).body() for p in found.passages]
+            else [
+                source(p, found.state(p.slug), using.settings.site_url).body()
+                for p in found.passages
+            ]
         )
         yield "sources", {"sources": sources}
         try:
@@ -296,18 +263,7 @@ def ask_stream(
             generation = finished
             if generation is None:
                 generation = yield from _deltas(pieces)
-            body = _finish(
-                prepared,
-                generation,
-                settings,
-                authorized=authorized,
-                store=store,
-                embedder=embedder,
-                limits=limits,
-                judge=judge,
-                client_id=client_id,
-                origin=origin,
-            )
+            body = _finish(prepared, generation, using, asker)
             yield "done", body
         except BibliotecaError as exc:
             _log.warning("the answer's stream failed: %s", exc.message)
@@ -356,20 +312,16 @@ def complete(
     question: Question,
     found: Evidence,
     generation: Generation,
-    settings: Settings,
+    using: Asking,
+    asker: Asker,
     *,
     started: float,
     generating: float,
-    authorized: bool,
-    store: Store,
-    embedder: Embedder,
-    limits: Limiters,
-    judge: Generator | None,
-    client_id: str,
-    origin: str,
 ) -> AskResponse:
     """The help-mode response of a written answer: checked against its passages, its
     trace kept, its hit recorded, archived if asked (whole or streamed alike)."""
+    settings, store, limits = using.settings, using.store, using.limits
+    authorized, client_id = asker.authorized, asker.client_id
     passages, confidence = found.passages, found.confidence
     t3 = time.perf_counter()
     # Whatever wrote it, the answer cites only passages it was given and says so when weak.
@@ -394,8 +346,8 @@ def complete(
                 answer=checked.text,
                 sources=[p.slug for p in passages],  # [n] cites passage n's page
                 store=store,
-                embedder=embedder,
-                judge=judge,
+                embedder=using.embedder,
+                judge=using.judge,
                 model=generation.model,
             )
             grounding = decision.grounding
@@ -444,7 +396,7 @@ def complete(
         passages=passages,
         model=generation.model,
         confidence=checked.confidence,
-        origin=origin,
+        origin=asker.origin,
         days=settings.trace_days,
         thread=question.thread,
         standalone=question.standalone,
@@ -457,7 +409,7 @@ def complete(
         response.duration_ms,
         confidence=checked.confidence,
         best_fused=found.best_fused,
-        origin=origin,
+        origin=asker.origin,
         vector=found.vector,
         embedder=found.embedder,
         limits=limits,
