@@ -522,7 +522,10 @@ def _write(
         defaults = {"type": default_type, "status": default_status}
         metadata = {k: v for k, v in defaults.items() if v} | parsed.metadata
         if "type" not in metadata:
-            raise InvalidInput("no type in the front matter: add one or pass --type", field="type")
+            raise InvalidInput(
+                f"no type in the front matter: add one or pass --type ({', '.join(PAGE_TYPES)})",
+                field="type",
+            )
         front_matter = parse_front_matter(metadata, "")
         return create_validated(
             parsed.slug, front_matter, parsed.content, store, embedder, actor=actor

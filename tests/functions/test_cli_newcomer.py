@@ -61,7 +61,8 @@ def test_files_without_a_type_are_one_line_and_progress_is_printed_on_a_pipe(
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("created 0, updated 0, unchanged 0, failed 60")
     assert lines[1:] == [
-        "  failed  60 files: no type in the front matter: add one or pass --type (type): "
+        "  failed  60 files: no type in the front matter: add one or pass --type (concept, "
+        "decision, entity, feature, runbook, guide, reference) (type): "
         "p00.md, p01.md, p02.md and 57 more"
     ]
     progress = [line for line in done.stderr.splitlines() if line.startswith("import: ")]
