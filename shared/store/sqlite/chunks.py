@@ -65,28 +65,24 @@ _BUMP = "UPDATE chunk_generation SET n = n + 1 WHERE id = 1"
 
 
 def drop_source_types(conn: sqlite3.Connection) -> None:
-    """Files written before the column was dropped lose it (it was written, never read).
-
-    Left in place, its NOT NULL would refuse every chunk written without it. Two
-    processes may upgrade one file at once: the second finds the column gone.
-    """
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
-    if "source_types" in columns:
-        try:
-            conn.execute("ALTER TABLE chunks DROP COLUMN source_types")
-        except sqlite3.OperationalError as exc:
-            if "no such column" not in str(exc):
-                raise
+    """Files written before the column was dropped lose it (it was written, never read)."""
+    _drop_column(conn, "source_types")
 
 
 def drop_tags(conn: sqlite3.Connection) -> None:
     """Files written when each chunk kept a copy of its page's tags lose the column (up to
-    ~13 KB a row; the tags are read from the page now). Left in place, its NOT NULL would
-    refuse every chunk written without it."""
+    ~13 KB a row; the tags are read from the page now)."""
+    _drop_column(conn, "tags")
+
+
+def _drop_column(conn: sqlite3.Connection, name: str) -> None:
+    """Drop a column of ``chunks`` older files still have: left in place, its NOT NULL
+    would refuse every chunk written without it. Two processes may upgrade one file at
+    once: the second finds the column gone."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
-    if "tags" in columns:
+    if name in columns:
         try:
-            conn.execute("ALTER TABLE chunks DROP COLUMN tags")
+            conn.execute(f"ALTER TABLE chunks DROP COLUMN {name}")
         except sqlite3.OperationalError as exc:
             if "no such column" not in str(exc):
                 raise
