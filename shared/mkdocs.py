@@ -19,6 +19,11 @@ BLOCK_OPTION = re.compile(r"^[ ]{4,}([a-z][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 # FastAPI's include: ``{* path ln[1:5] hl[3, 4:5] title["app/main.py"] *}`` on its own line.
 INCLUDE = re.compile(r"^[ \t]*\{\*[ \t]*(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
 _ARG = re.compile(r"(\w+)\[([^\]\n]*)\]")
+# The stored form's explicit id closing a heading or paragraph, ``{ #id }``: any characters
+# but spaces, braces, quotes and angle brackets (``{#2-install}``, ``{#custom-id}``), as
+# the generators allow; the site renders it as the element's id (escaped).
+ID_CHARS = r"[^\s{}\"'<>]{1,200}"
+EXPLICIT_ID = re.compile(r"\{\s*#(" + ID_CHARS + r")(?:\s[^}]*)?\}\s*$")
 FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _INDENTED_OPEN = re.compile(r"^([ \t]*)(!!!|\?\?\?\+?|===!?)[ \t]+(.*?)[ \t]*$")
 _ADMONITION_HEAD = re.compile(r'^([A-Za-z][\w-]*)?(?:[ \t]+[\w -]*?)?[ \t]*(?:"(.*)")?$')

@@ -9,6 +9,7 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
+from shared.importing.dialects import DIALECTS
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.importer import import_directory
 
@@ -43,6 +44,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="archive the pages this DIR imported earlier whose files are gone",
     )
+    parser.add_argument(
+        "--dialect",
+        choices=sorted(DIALECTS),
+        help="read the tree as this generator's (default: detected from its configuration)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -69,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         assets=tuple(args.assets),
         sync=args.sync,
         by=cli_actor(w.settings),
+        dialect=args.dialect,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
@@ -83,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [summary]
     if report.constructs:
         lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
+    if report.dialect:
+        lines.append(f"  dialect {report.dialect['name']} ({report.dialect['why']})")
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:

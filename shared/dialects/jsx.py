@@ -31,6 +31,27 @@ _DIRECTIVE_OPEN = re.compile(
     r"(?:\[(?P<label>[^\]\n]*)\])?(?:\{(?P<attrs>[^}\n]*)\})?[ \t]*(?P<rest>[^\n]*)"
 )
 _DIRECTIVE_CLOSE = re.compile(r"[ \t]*(:{3,})[ \t]*(?=\n|$)")
+# HTML's elements without children, and those whose content is text for a program.
+VOID_ELEMENTS = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+RAW_TEXT = frozenset({"script", "style"})
+_ESM_CONTINUES = re.compile(r"[ \t}\])]|from\b|import\b|export\b|\.|,")
 
 
 # -- the tree ------------------------------------------------------------------------------
@@ -286,7 +307,9 @@ def _esm_end(text: str, start: int) -> int:
         depth += sum(line.count(c) for c in "({[") - sum(line.count(c) for c in ")}]")
         i = len(text) if line_end < 0 else line_end + 1
         following = text[i : text.find("\n", i) if text.find("\n", i) >= 0 else len(text)]
-        if depth <= 0 and not following.strip():
+        # MDX ends the block at a blank line; a line that cannot continue a statement
+        # (prose, a heading, a tag) ends it too, so it never swallows the page's text.
+        if depth <= 0 and (not following.strip() or not _ESM_CONTINUES.match(following)):
             break
     return i
 
@@ -300,6 +323,7 @@ class _Parser:
     mdx: bool  # the whole of MDX; else only directives, comments and heading ids
     constructs: Constructs
     directive_kinds: frozenset[str]
+    vue: bool = False  # Vue in Markdown: braces are text, no ESM outside <script>
     root: Element = field(default_factory=lambda: Element("", {}, None))
     stack: list[Element] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)  # text not yet in a Text node
@@ -399,7 +423,7 @@ class _Parser:
             end = _fence_end(text, i, fence.group(1))
             self.add(Code(text[i:end], fenced=True))
             return end
-        if self.mdx and len(self.stack) == 1 and _ESM.match(text, i):
+        if self.mdx and not self.vue and len(self.stack) == 1 and _ESM.match(text, i):
             end = _esm_end(text, i)
             for statement in re.findall(r"^(import|export)\b", text[i:end], re.M):
                 self.constructs.count(f"mdx-{statement}", "dropped")
@@ -467,7 +491,7 @@ class _Parser:
                 self.constructs.count("mdx-comment", "dropped")
                 return close + 3
             self.failed(window)
-        if not self.mdx:
+        if not self.mdx or self.vue:
             self.add(Text("{"))
             return j + 1
         window = self.window()
@@ -502,18 +526,39 @@ class _Parser:
             if not self.close(name):
                 self.constructs.count(f"mdx-component:{name or 'Fragment'}", "dropped")
             return end
+        name = tag.name.lower()
+        if name in RAW_TEXT and not tag.closing:
+            return self.raw_text(name, tag.end)
         block = text[line_start:j].strip() == ""
         indent = text[line_start:j] if block else None
-        self.open(Element(tag.name, tag.attributes, indent), tag.closing)
+        # A void element (``<br>``, ``<img>``) has no children: what follows is not in it.
+        closing = tag.closing or name in VOID_ELEMENTS
+        self.open(Element(tag.name, tag.attributes, indent), closing)
         return tag.end
+
+    def raw_text(self, name: str, start: int) -> int:
+        """``<script>``/``<style>`` … up to their closing tag, dropped and counted; an
+        unclosed one only up to its first blank line, so the text after it stays."""
+        close = re.compile(rf"</{name}\s*>", re.I).search(self.text, start)
+        self.constructs.count(f"{name}-block", "dropped")
+        if close is None:
+            blank = re.compile(r"\n[ \t]*\n").search(self.text, start)
+            return blank.end() if blank else len(self.text)
+        end = close.end()
+        return end + 1 if self.text.startswith("\n", end) else end
 
 
 def parse(
-    text: str, constructs: Constructs, *, mdx: bool, directive_kinds: frozenset[str]
+    text: str,
+    constructs: Constructs,
+    *,
+    mdx: bool,
+    directive_kinds: frozenset[str],
+    vue: bool = False,
 ) -> Element:
     """``text`` as a tree under an unnamed root element.
 
     With ``mdx`` False (a Markdown file), only what plain Markdown never means otherwise is
     read: ``:::kind`` directives of ``directive_kinds``, ``{/* */}`` comments and heading ids.
     """
-    return _Parser(text, mdx, constructs, directive_kinds).parse()
+    return _Parser(text, mdx, constructs, directive_kinds, vue=vue).parse()

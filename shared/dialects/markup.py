@@ -53,12 +53,18 @@ _ATTRS = re.compile(r"""([a-zA-Z_:][\w:.-]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^
 
 
 def without_comments(text: str, constructs: Constructs) -> str:
-    """``text`` with HTML comments outside fenced code removed (a comment may span lines)."""
+    """``text`` with HTML comments outside fenced code removed (a comment may span lines).
+
+    A ``<!--`` that never closes is not a comment of the rest of the page: only the
+    marker goes, the text after it stays (counted as ``html-comment:unclosed``).
+    """
     if _COMMENT_OPEN not in text:
         return text
     out: list[str] = []
     inside = False
-    for line, code in mkdocs.fenced(text.split("\n")):
+    lines = text.split("\n")
+    opened: tuple[int, int, str, str] | None = None  # where the last comment opened
+    for n, (line, code) in enumerate(mkdocs.fenced(lines)):
         if code and not inside:
             out.append(line)
             continue
@@ -72,20 +78,26 @@ def without_comments(text: str, constructs: Constructs) -> str:
                     break
                 rest = rest[end + len(_COMMENT_CLOSE) :]
                 inside = False
+                constructs.count("html-comment", "dropped")
                 continue
             start = _outside_code(rest, _COMMENT_OPEN)
             if start < 0:
                 kept += rest
                 break
             kept += rest[:start]
+            opened = (n, len(out), kept, rest[start + len(_COMMENT_OPEN) :])
             rest = rest[start + len(_COMMENT_OPEN) :]
             inside = True
-            constructs.count("html-comment", "dropped")
         if kept == line:
             out.append(line)
         elif kept.strip():
             out.append(kept.rstrip())
         # a line that held only a comment goes with it
+    if inside and opened is not None:
+        n, at, before, after = opened
+        constructs.count("html-comment:unclosed", "dropped")
+        tail = [before + after, *lines[n + 1 :]]
+        out = out[:at] + [x.replace(_COMMENT_OPEN, "") for x in tail]
     return "\n".join(out)
 
 
@@ -360,6 +372,7 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
     renderer allows (``kbd``, ``details``…) stay."""
     out: list[str] = []
     dropping = ""  # a tag whose content goes with it (script, svg…), while open
+    unclosed = False  # that tag never closes: it drops up to a blank line, not the page
     i = 0
     fenced = list(mkdocs.fenced(lines))
     while i < len(fenced):
@@ -370,6 +383,11 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             continue
         if dropping:
             end = line.find(f"</{dropping}>")
+            if end < 0 and unclosed and not line.strip():
+                dropping = ""
+                out.append(line)
+                i += 1
+                continue
             if end < 0:
                 i += 1
                 continue
@@ -408,6 +426,11 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             i = end + 1
             continue
         converted, dropping = _inline_html(line, constructs)
+        if dropping:
+            closing = f"</{dropping}>"
+            unclosed = not any(closing in later for later, _ in fenced[i + 1 :])
+            if unclosed:
+                constructs.count(f"html:unclosed-{dropping}", "dropped")
         if converted.strip() or not line.strip():
             out.append(converted)
         elif out and out[-1].strip():

@@ -119,7 +119,7 @@ DIRECTIVES: dict[str, str] = {
     "success": "success",
 }
 
-_HEADING_ID = re.compile(r"[A-Za-z][\w.-]*")  # the ids ``{#id}`` the renderer reads
+_HEADING_ID = re.compile(mkdocs.ID_CHARS)  # the ids ``{#id}`` the renderer reads
 _INFO_TOKEN = re.compile(r"""(\w+)=("[^"]*"|'[^']*'|\{[^}]*\}|\S+)|\{[^}]*\}|\S+""")
 _LIST_ITEM = re.compile(r"^([ \t]*)[-*+][ \t]+(.*)$")
 _HIDDEN = "hidden"  # a container's file the reader never sees (react.dev's Sandpack)
@@ -142,16 +142,18 @@ def is_mdx(name: str, body: str) -> bool:
     return any(not code and _ESM_LINE.match(line) for line, code in mkdocs.fenced(body.split("\n")))
 
 
-def to_stored(body: str, constructs: Constructs, *, mdx: bool) -> str:
+def to_stored(body: str, constructs: Constructs, *, mdx: bool, vue: bool = False) -> str:
     """``body`` in the stored form (see the module docstring).
 
     A Markdown file (``mdx`` False) is only read for ``:::`` directives of the known
-    kinds, ``{/* */}`` comments and heading ids: ``{`` and ``<`` are its own text.
+    kinds, ``{/* */}`` comments and heading ids: ``{`` and ``<`` are its own text. A Vue
+    one (``vue``: VitePress) is read for components, but braces are its text and it has
+    no ``import`` lines outside ``<script>``.
     """
-    if mdx is False and ":::" not in body and "{/*" not in body:
+    if mdx is False and ":::" not in body and "{/*" not in body and "{#" not in body:
         return body
     met = Constructs()
-    tree = jsx.parse(body, met, mdx=mdx, directive_kinds=frozenset(DIRECTIVES))
+    tree = jsx.parse(body, met, mdx=mdx, directive_kinds=frozenset(DIRECTIVES), vue=vue)
     out = "\n".join(_tidy(_Writer(met, mdx).children(tree).split("\n"))).rstrip("\n")
     if not met:
         return body  # nothing of MDX in it: the file's text exactly (a re-import is unchanged)
@@ -259,7 +261,9 @@ class _Writer:
             values: defaultdict[str, str] = defaultdict(str)
             for key in element.attributes:
                 values[key] = element.text(key) or ""
-            return " ".join(mapping.template.format_map(values).split())
+            shown = " ".join(mapping.template.format_map(values).split())
+            # ``<Badge type="tip">v2</Badge>``: the text is the children when not an attribute.
+            return shown or " ".join(self.children(element).split())
         return self.html(element)
 
     def unwrapped(self, element: jsx.Element) -> str:

@@ -3,7 +3,7 @@
 One file is one page: created, updated, unchanged or failed. A failed file never
 stops the others, and re-importing unchanged files writes nothing. A store or model
 that is unavailable (down, full, damaged) is no file's fault: it stops the import.
-MkDocs sources are stored in one form (``import_mkdocs``), and a ``mkdocs.yml`` nav
+MkDocs sources are stored in one form (``shared.importing``), and a ``mkdocs.yml`` nav
 beside the folder is kept for the site. Every page keeps its origin (the tree and the
 file's path in it), which is what ``--sync`` reads to retire pages whose file is gone.
 """
@@ -23,13 +23,14 @@ from shared.api.models import MAX_CONTENT_BYTES
 from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
+from shared.importing import dialects, titles
+from shared.importing.tree import Tree, documented_objects, prepare, read_nav
 from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.records import Origin
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
 from shared.services.embed_ahead import EmbedAhead, ahead
-from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.indexing import chunk_hash, embedding_texts
 from shared.services.wiki import create_validated, update_validated
 from shared.text.slugs import slug_from_path, slug_problem
@@ -55,6 +56,7 @@ class ImportReport:
     retired: int = 0  # pages of this tree whose file is gone, archived by --sync
     assets: int = 0  # files the pages link, taken to be published with the site
     constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
+    dialect: dict[str, str] = field(default_factory=dict)  # {"name", "why"}: how it was read
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +69,7 @@ class ImportReport:
             "retired": self.retired,
             "assets": self.assets,
             "constructs": self.constructs.as_dict(),
+            "dialect": self.dialect,
         }
 
 
@@ -220,6 +223,7 @@ def import_directory(
     assets: Sequence[Path] = (),
     sync: bool = False,
     by: str | None = None,
+    dialect: str | None = None,
 ) -> ImportReport:
     """Import every Markdown file under ``root``; each page written keeps its origin (this
     tree and the file's path). ``repo`` is the repository root includes, snippets and API
@@ -231,7 +235,8 @@ def import_directory(
     attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
     a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
-    tree = tree_of(root, repo, code_url, assets)
+    tree = tree_of(root, repo, code_url, assets, dialect)
+    report.dialect = tree.dialect.as_dict()
     name_of_tree = tree_name(root)
     origins: dict[str, Origin] = {}
     actor = import_actor(root)
@@ -327,10 +332,12 @@ def tree_of(
     repo: Path | None = None,
     code_url: str | None = None,
     assets: Sequence[Path] = (),
+    dialect: str | None = None,
 ) -> Tree:
     """The folder's Markdown files and the slug each is imported as, its MkDocs
-    configuration, the repository root, where each API object is documented, and the
-    folders site-absolute files are looked for in."""
+    configuration, the repository root, where each API object is documented, the
+    folders site-absolute files are looked for in, and its dialect (``dialect``, from
+    ``--dialect``, overrides what ``shared.importing.dialects.detect`` finds)."""
     config = mkdocs_config.find_config(root)
     every = markdown_files(root)
     left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
@@ -348,6 +355,7 @@ def tree_of(
         code_url=code_url,
         library=library,
         excluded=frozenset(left_out),
+        dialect=dialects.detect(root, files, dialect, config.path),
     )
     return replace(tree, refs=documented_objects(tree, files))
 
@@ -479,9 +487,13 @@ def _stored_form(
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
     report.constructs.merge(prepared.constructs)
+    report.warnings += [{"file": name, "warning": w} for w in prepared.warnings]
     metadata = parsed.metadata
     if not parsed.titled and labels.get(parsed.slug):
         metadata = {**metadata, "title": labels[parsed.slug]}
+    title = metadata.get("title")
+    if isinstance(title, str) and titles.readable(title) != title:
+        metadata = {**metadata, "title": titles.readable(title)}  # ``<Badge>`` in a title
     if prepared.code_refs:
         stated = metadata.get("sources")
         sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])

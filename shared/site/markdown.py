@@ -32,7 +32,7 @@ from shared.text.slugs import SEPARATOR, slug_from_path, slugify
 # never needs to inline one, and SVG data URLs are a known script vector.
 _BAD_SCHEMES = ("javascript:", "vbscript:", "file:", "data:")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_MKDOCS_ID = re.compile(r"\{\s*#([A-Za-z][\w.-]*)(?:\s[^}]*)?\}\s*$")
+_MKDOCS_ID = mkdocs.EXPLICIT_ID  # the stored form's ids, one rule with the import
 _LANG = re.compile(r"[a-z0-9_+#.-]{1,40}")
 MARKER = "<!--wl:{}-->"
 MARKER_RE = re.compile(r"<!--wl:(\d+)-->")

@@ -43,8 +43,13 @@ def test_an_id_after_a_heading_becomes_its_id(tail: str) -> None:
     assert '<h2 id="primeros-pasos">Primeros pasos</h2>' in render_body(text).html
 
 
-def test_an_id_the_renderer_cannot_read_is_dropped_not_shown() -> None:
+def test_an_id_of_any_characters_is_kept_as_the_heading_id() -> None:
+    """``{/*1-intro*/}`` (a digit first) is the stored ``{#1-intro}``; one with a space
+    cannot be an id and is dropped, never shown."""
     text, counts = stored("## Título {/*1-intro*/}\n")
+    assert text.strip() == "## Título  {#1-intro}"
+    assert counts["heading-id"]["mapped"] == 1
+    text, counts = stored("## Título {/*no es id*/}\n")
     assert text.strip() == "## Título"
     assert counts["heading-id"]["dropped"] == 1
 

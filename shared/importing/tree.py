@@ -1,11 +1,10 @@
 """What an import learns from the docs tree that a page alone cannot tell (pure but for reads).
 
-``prepare`` turns a file's body into the stored form: MDX constructs mapped first
-(``shared.dialects.mdx``), MkDocs spellings as ``///`` blocks
-(``shared.mkdocs``), included files inline as fenced code (or, when absent, left as
-``{* path *}`` and counted as code sources), links to imported files (relative or
-site-absolute, ``shared.dialects.links``) as wiki links, terminal-recording wrappers
-removed. ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
+``prepare`` turns a file's body into the stored form by the tree's dialect's named
+transforms (``shared.importing``); the helpers here are the MkDocs ones they call:
+snippets, included files inline as fenced code (or, when absent, left as ``{* path *}``
+and counted as code sources), API references, terminal-recording wrappers.
+``read_nav`` reads ``mkdocs.yml``'s ``nav``.
 """
 
 from __future__ import annotations
@@ -15,15 +14,19 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from posixpath import normpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared import mkdocs
-from shared.dialects import autorefs, markup, mdx, mkdocstrings
+from shared.dialects import markup, mkdocstrings
 from shared.dialects.assets import Assets
 from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 from shared.dialects.mkdocs_config import Config
+from shared.importing.dialects import DIALECTS, Detected
 from shared.site.renderer import code_href
+
+if TYPE_CHECKING:
+    from shared.importing.pipeline import Context
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
 _LANGUAGES = {
@@ -66,6 +69,7 @@ class Tree:
     refs: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # autoref id -> place
     code_url: str | None = None  # BIBLIOTECA_CODE_URL, for API stand-ins
     library: mkdocstrings.Library | None = None  # the repository's Python, read by griffe
+    dialect: Detected = field(default_factory=lambda: Detected(DIALECTS["markdown"], "default"))
     excluded: frozenset[str] = frozenset()  # files the config's exclude rules leave out
     files: tuple[str, ...] = ()  # every Markdown file's path relative to root (posix)
     asset_folders: tuple[Path, ...] = ()  # --assets: where site-absolute files are
@@ -95,44 +99,18 @@ class Prepared:
 
 
 def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
-    """``body`` of the file at ``page`` (relative to the root) in the stored form.
+    """``body`` of the file at ``page`` (relative to the root) in the stored form: the
+    tree's dialect's transforms, in its table's order (``shared.importing``).
 
     ``room`` is how many bytes the body may still grow by (included files count).
     """
+    # Imported here: the transforms use this module's helpers (includes, API references).
+    from shared.importing import pipeline
+    from shared.importing.transforms import REGISTRY
+
     out = Prepared(content="")
-    counted = out.constructs
-    body = markup.without_comments(_snippets(body, page, tree, counted, depth=0), counted)
-    markup.count_blocks(body, counted)
-    # After the MkDocs blocks are counted: the ``///`` blocks MDX maps into are not met twice.
-    body = mdx.to_stored(body, counted, mdx=mdx.is_mdx(page, body))
-    labels = autorefs.defined_labels(body)
-    lines = list(_without_termy(mkdocs.canonical(body).split("\n")))
-    budget = [room - MAX_API_BYTES_HELD_BACK]
-    lines = markup.html_to_markdown(_dialect_lines(lines, tree, counted, budget), counted)
-    room -= (room - MAX_API_BYTES_HELD_BACK) - budget[0]
-    canonical = tree.library.canonical if tree.library is not None else None
-    result: list[str] = []
-    for line, code in mkdocs.fenced(lines):
-        if code:
-            result.append(line)
-            continue
-        line = autorefs.resolve(line, tree.refs, labels, counted, canonical)
-        include = mkdocs.parse_include(line)
-        if include is not None:
-            block = _included(include, line, tree, room)
-            counted.count("include", "mapped" if block is None else "rendered")
-            if block is None:
-                ref = include.ref()
-                if ref and ref not in out.code_refs:
-                    out.code_refs.append(ref)
-                result.append(line)
-            else:
-                room -= len(block.encode()) - len(line.encode())
-                result.append(block)
-            continue
-        line = markup.keys(line, counted)
-        result.append(tree.links.rewrite(tree.assets.rewrite(line, page), page))
-    out.content = "\n".join(result)
+    context = pipeline.Context(page, tree, out, room, tree.dialect.dialect)
+    out.content = pipeline.run(body, context, REGISTRY)
     return out
 
 
@@ -142,7 +120,7 @@ def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
 MAX_API_BYTES_HELD_BACK = 16 * 1024  # room kept for includes when API references fill a page
 
 
-def _dialect_lines(
+def dialect_lines(
     lines: list[str], tree: Tree, counted: Constructs, budget: list[int]
 ) -> list[str]:
     """Fence attributes, custom fences, ``:::`` API references, macros and attribute lists
@@ -289,7 +267,9 @@ def documented_objects(tree: Tree, files: list[Path]) -> dict[str, tuple[str, st
     return refs
 
 
-def _snippets(body: str, page: str, tree: Tree, counted: Constructs, depth: int) -> str:
+def snippets(
+    body: str, page: str, tree: Tree, counted: Constructs, context: Context, depth: int = 0
+) -> str:
     """pymdownx.snippets' ``--8<-- "file"`` lines outside code, for files that are text:
     a Markdown, HTML or text file is put in (its own snippets too, three deep), an SVG
     file becomes an image of it. Code files stay includes (``shared.mkdocs``)."""
@@ -302,6 +282,11 @@ def _snippets(body: str, page: str, tree: Tree, counted: Constructs, depth: int)
             out.append(line)
             continue
         indent, spec = match.group(1), match.group(2)
+        if _escapes(spec, tree):
+            # Never a file outside the project, whatever its kind: refused and said.
+            counted.count("snippet:outside", "dropped")
+            context.warn(f"snippet '{spec[:80]}' left out: outside the repository")
+            continue
         suffix = PurePosixPath(spec).suffix.lower()
         if suffix not in _TEXT_SNIPPETS and suffix != ".svg":
             out.append(line)
@@ -319,9 +304,23 @@ def _snippets(body: str, page: str, tree: Tree, counted: Constructs, depth: int)
         except (OSError, UnicodeDecodeError):
             text = ""
         if depth < 3:
-            text = _snippets(text, page, tree, counted, depth + 1)
+            text = snippets(text, page, tree, counted, context, depth + 1)
         out.extend(indent + x if x else x for x in text.rstrip("\n").split("\n"))
     return "\n".join(out)
+
+
+def _escapes(spec: str, tree: Tree) -> bool:
+    """Whether a snippet's path leaves the project folder (absolute, or ``../`` past it),
+    symbolic links resolved."""
+    project = tree.project.resolve()
+    try:
+        resolved = (project / spec).resolve()
+    except (OSError, RuntimeError):
+        return True
+    if resolved.is_relative_to(project) or resolved.is_relative_to(tree.root.resolve()):
+        return False
+    ref = mkdocs.Include(spec).ref()  # MkDocs' base: a leading ../ from the docs folder
+    return not ref or spec.startswith("/") or not (project / ref).resolve().is_relative_to(project)
 
 
 _SNIPPET_LINE = re.compile(r'^([ \t]*)-{1,}8<-{1,}[ \t]+"([^"\n]+)"[ \t]*$')
@@ -342,7 +341,7 @@ def _image_of(path: Path, page: str, tree: Tree) -> str:
 # -- terminal recordings ------------------------------------------------------------------
 
 
-def _without_termy(lines: list[str]) -> Iterator[str]:
+def without_termy(lines: list[str]) -> Iterator[str]:
     """FastAPI's ``<div class="termy">`` wraps a console fence whose text is coloured with
     HTML for a JavaScript player: the wrapper goes and the fence keeps the plain text."""
     inside = False
@@ -367,7 +366,7 @@ def _plain_console(line: str) -> str:
 # -- included files -----------------------------------------------------------------------
 
 
-def _included(include: mkdocs.Include, line: str, tree: Tree, room: int) -> str | None:
+def included(include: mkdocs.Include, line: str, tree: Tree, room: int) -> str | None:
     """The file as a fenced block (its language, shown lines, highlights), or None."""
     path = _find(include, tree)
     if path is None:
