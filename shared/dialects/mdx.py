@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -48,7 +48,7 @@ class Mapping:
 
     into: Into
     kind: str = "note"  # admonition kind (``type="…"`` on the element wins)
-    template: str = ""  # ``text``: attribute names in braces
+    template: str = ""  # ``text``: attribute names in braces; ``image``: its ``src``
 
 
 # One row per component as the generators spell it; lower-case names are HTML elements.
@@ -103,6 +103,9 @@ COMPONENTS: dict[str, Mapping] = {
     "kbd": Mapping("children"),
     "Image": Mapping("image"),
     "Picture": Mapping("image"),
+    "Illustration": Mapping("image"),  # react.dev: ``src`` and ``alt``, a caption inside
+    "IllustrationBlock": Mapping("children"),
+    "DiagramGroup": Mapping("children"),
     "img": Mapping("image"),
     **{tag: Mapping("html") for tag in ALLOWED_TAGS - {"kbd", "details", "summary"}},
 }
@@ -142,19 +145,28 @@ def is_mdx(name: str, body: str) -> bool:
     return any(not code and _ESM_LINE.match(line) for line, code in mkdocs.fenced(body.split("\n")))
 
 
-def to_stored(body: str, constructs: Constructs, *, mdx: bool, vue: bool = False) -> str:
+def to_stored(
+    body: str,
+    constructs: Constructs,
+    *,
+    mdx: bool,
+    vue: bool = False,
+    components: dict[str, Mapping] | None = None,
+) -> str:
     """``body`` in the stored form (see the module docstring).
 
     A Markdown file (``mdx`` False) is only read for ``:::`` directives of the known
     kinds, ``{/* */}`` comments and heading ids: ``{`` and ``<`` are its own text. A Vue
     one (``vue``: VitePress) is read for components, but braces are its text and it has
-    no ``import`` lines outside ``<script>``.
+    no ``import`` lines outside ``<script>``. ``components``: the dialect's own rows,
+    over ``COMPONENTS``.
     """
     if mdx is False and ":::" not in body and "{/*" not in body and "{#" not in body:
         return body
     met = Constructs()
     tree = jsx.parse(body, met, mdx=mdx, directive_kinds=frozenset(DIRECTIVES), vue=vue)
-    out = "\n".join(_tidy(_Writer(met, mdx).children(tree).split("\n"))).rstrip("\n")
+    table = {**COMPONENTS, **components} if components else COMPONENTS
+    out = "\n".join(_tidy(_Writer(met, mdx, table).children(tree).split("\n"))).rstrip("\n")
     if not met:
         return body  # nothing of MDX in it: the file's text exactly (a re-import is unchanged)
     constructs.merge(met)
@@ -179,6 +191,7 @@ def _tidy(lines: list[str]) -> Iterator[str]:
 class _Writer:
     constructs: Constructs
     mdx: bool
+    components: dict[str, Mapping] = field(default_factory=lambda: COMPONENTS)
     container: bool = False  # inside a code container: fences name files, hidden ones go
 
     def count(self, kind: str, outcome: Outcome) -> None:
@@ -219,7 +232,7 @@ class _Writer:
 
     def element(self, element: jsx.Element) -> str:
         name = element.name or "Fragment"
-        mapping = COMPONENTS.get(element.name)
+        mapping = self.components.get(element.name)
         kind = f"mdx-component:{name}"
         if mapping is None:
             # Any other component keeps its children and loses its tags.
@@ -256,7 +269,7 @@ class _Writer:
         if into == "card":
             return self.card(element)
         if into == "image":
-            return self.image(element)
+            return self.image(element, mapping.template)
         if into == "text":
             values: defaultdict[str, str] = defaultdict(str)
             for key in element.attributes:
@@ -368,13 +381,24 @@ class _Writer:
             return " ".join([*head[:1], *body])
         return _block(element.indent, head, body, [])
 
-    def image(self, element: jsx.Element) -> str:
+    def image(self, element: jsx.Element, template: str = "") -> str:
+        """``![alt](src)`` (``src`` from the attribute, else the dialect's template of
+        the attributes), then the children: a diagram's caption stays."""
         src = element.text("src")
+        if not src and template:
+            values: defaultdict[str, str] = defaultdict(str)
+            for key in element.attributes:
+                values[key] = element.text(key) or ""
+            src = template.format_map(values) if all(values[k] for k in _fields(template)) else ""
+        caption = self.unwrapped(element) if element.children else ""
         if not src:
             self.constructs.count("mdx-expression", "dropped")  # an imported image
-            return ""
+            return caption
         alt = (element.text("alt") or "").replace("]", ")").replace("[", "(")
-        return f"![{alt}]({src})"
+        shown = f"![{alt}]({src})"
+        if element.indent is not None:
+            return _block(element.indent, [shown], _dedented(caption), [])
+        return shown + (" " + " ".join(caption.split()) if caption.strip() else "")
 
     def html(self, element: jsx.Element) -> str:
         name = element.name
@@ -429,6 +453,11 @@ def _info(lang: str, highlight: tuple[tuple[int, int], ...], title: str | None) 
     if title:
         info += f' title="{title.replace(chr(34), chr(39))}"'
     return info
+
+
+def _fields(template: str) -> list[str]:
+    """The attribute names a template reads: ``{name}`` -> ``name``."""
+    return re.findall(r"\{(\w+)\}", template)
 
 
 def _code_span(text: str) -> str:

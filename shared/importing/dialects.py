@@ -12,8 +12,10 @@ the ``why`` it returns is the file or the content that decided.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from shared.dialects.mdx import Mapping
 
 # Every dialect reads every family (containers, components, fence metadata, includes,
 # alerts): a construct documented by one generator is met in the others' trees too.
@@ -47,6 +49,8 @@ class Dialect:
     expressions: bool = True  # ``{…}`` in a component file is JavaScript (MDX), not text
     api_directives: bool = False  # ``::: pkg.mod.Obj`` is an API reference (mkdocstrings)
     indented_code: bool = True  # four spaces of indentation make code (not MDX, MkDocs)
+    # The generator's own components, over the shared table (``shared.dialects.mdx``).
+    components: dict[str, Mapping] = field(default_factory=dict)
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -59,9 +63,23 @@ DIALECTS: dict[str, Dialect] = {
         Dialect("starlight", indented_code=False),
         # Vue in Markdown: components and ``<script setup>``, ``{{ }}`` interpolation,
         # single braces are text.
-        Dialect("vitepress", components_in_md=True, expressions=False),
+        Dialect(
+            "vitepress",
+            components_in_md=True,
+            expressions=False,
+            components={
+                "ClientOnly": Mapping("children"),
+                "VPBadge": Mapping("text", template="{text}"),
+            },
+        ),
         # react.dev: MDX components inside ``.md`` files.
-        Dialect("react", components_in_md=True, indented_code=False),
+        Dialect(
+            "react",
+            components_in_md=True,
+            indented_code=False,
+            # react.dev's <Diagram name="x"> shows /images/docs/diagrams/x.png.
+            components={"Diagram": Mapping("image", template="/images/docs/diagrams/{name}.png")},
+        ),
         # MDX files with no generator's configuration beside them.
         Dialect("mdx", indented_code=False),
         # GitHub-flavoured Markdown (alerts) and MyST directives, with no generator.

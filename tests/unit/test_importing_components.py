@@ -55,3 +55,41 @@ def test_vue_braces_are_text_and_interpolation_goes() -> None:
     out, _ = stored("Un objeto { a: 1 } y {{ $frontmatter.title }}.\n", "vitepress")
     assert "{ a: 1 }" in out
     assert "$frontmatter" not in out
+
+
+def test_a_react_diagram_is_its_image_and_keeps_its_caption() -> None:
+    """react.dev's ``<Diagram name>`` shows ``/images/docs/diagrams/NAME.png`` (a row of
+    the react dialect's own component map), its caption kept, the text after it too."""
+    body = (
+        '<Diagram name="tree" width={500} alt="Un árbol">\n\nEl árbol.\n\n</Diagram>\n\nDespués.\n'
+    )
+    out, counts = stored(body, "react")
+    assert out.startswith("![Un árbol](/images/docs/diagrams/tree.png)")
+    assert "El árbol." in out
+    assert "Después." in out
+    assert counts["mdx-component:Diagram"]["mapped"] == 1
+
+
+def test_a_diagram_outside_react_is_an_unknown_component() -> None:
+    """The react dialect's rows apply to it only: elsewhere ``<Diagram>`` is unknown."""
+    out, counts = stored('<Diagram name="tree">\n\nEl árbol.\n\n</Diagram>\n', "mdx", page="a.mdx")
+    assert out.strip() == "El árbol."
+    assert counts["mdx-component:Diagram"]["dropped"] == 1
+
+
+def test_an_illustration_is_its_image_inline_or_as_a_block() -> None:
+    body = (
+        '<Illustration src="/i/a.png" alt="Uno" />\n\n'
+        'Y <Illustration src="/i/b.png" alt="b">Pie</Illustration> fin.\n'
+    )
+    out, counts = stored(body, "react")
+    assert out.startswith("![Uno](/i/a.png)")
+    assert "Y ![b](/i/b.png) Pie fin." in out
+    assert counts["mdx-component:Illustration"]["mapped"] == 2
+
+
+def test_vitepress_own_components_are_mapped() -> None:
+    out, _ = stored(
+        'Versión <VPBadge text="beta" /> y <ClientOnly>en cliente</ClientOnly>.\n', "vitepress"
+    )
+    assert out.strip() == "Versión beta y en cliente."

@@ -35,7 +35,9 @@ def components(source: Source, context: Context) -> str:
     dialect = context.dialect
     as_mdx = context.mdx_file or mdx.is_mdx(context.page, text)
     vue = dialect.name == "vitepress" or (as_mdx and not dialect.expressions)
-    return mdx.to_stored(text, context.constructs, mdx=as_mdx, vue=vue)
+    return mdx.to_stored(
+        text, context.constructs, mdx=as_mdx, vue=vue, components=dialect.components
+    )
 
 
 def termy(source: Source, context: Context) -> str:
