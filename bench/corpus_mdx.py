@@ -84,6 +84,7 @@ def main() -> None:
     built = time.perf_counter()
     pages = sorted((work / "site").resolve().glob("*/index.html"))
     constructs = report.constructs.as_dict()
+    raw = raw_pages(work / "site")
     nav = store.site.load_nav()
     print(
         json.dumps(
@@ -93,7 +94,9 @@ def main() -> None:
                 "imported": report.created,
                 "failed": len(report.failed),
                 "built": len(pages),
-                "raw_pages": len(raw_pages(work / "site")),
+                "raw_pages": len(raw),
+                # Which pages, and the first thing each shows: what to fix next.
+                "raw": {page: str(found[0]) for page, found in sorted(raw.items())[:10]},
                 "construct_kinds": len(constructs),
                 "constructs": {
                     o: sum(v[o] for v in constructs.values())
