@@ -24,7 +24,7 @@ MARKER = ".biblioteca-build.json"  # which build a published site is: see publis
 STATIC_DIR = "static"
 SECTIONS_DIR = "sections"  # one file per section: the sidebar without script
 TYPE_DIR = "type"
-_FORBIDDEN = set('\\\0:*?"<>|\r\n\t')
+_FORBIDDEN = frozenset('\\\0:*?"<>|\r\n\t')
 
 
 class UnsafePath(ValueError):
