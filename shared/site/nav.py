@@ -21,15 +21,27 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from shared.schema import PAGE_TYPES
 from shared.site import lang
 from shared.site.collate import sort_key
 from shared.text.slugs import SEPARATOR
 
-if TYPE_CHECKING:  # entries builds the nav: import only for the annotations
-    from shared.site.entries import Entry
+
+class Entry(Protocol):
+    """What the nav reads of a published page (``shared.site.entries.Entry`` is one): the
+    entries module builds the nav, so the nav names only the fields it needs."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def category(self) -> str | None: ...
+
 
 INDEX_NAMES = ("index", "readme")
 MAX_DEPTH = 10

@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -31,7 +31,7 @@ from shared.records import Chunk, CitingRecord, Freshness, Origin, PageRecord, R
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore import revisions as revision_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write
-from shared.store.firestore.db import Database
+from shared.store.firestore.db import Database, plain_utc
 
 COLLECTION = "pages"
 # The path index: one document per cited-path key (id: its hash) with the set of pages
@@ -100,29 +100,14 @@ def _index_entries(
         )
 
 
-def _utc(value: datetime) -> datetime:
-    """A plain aware UTC ``datetime`` (not the client's nanosecond subclass)."""
-    moment = value.astimezone(UTC)
-    return datetime(
-        moment.year,
-        moment.month,
-        moment.day,
-        moment.hour,
-        moment.minute,
-        moment.second,
-        moment.microsecond,
-        tzinfo=UTC,
-    )
-
-
 def _record(data: dict[str, Any]) -> PageRecord:
     return PageRecord(
         slug=str(data["slug"]),
         front_matter=dict(data.get("front_matter") or {}),
         content=str(data.get("content", "")),
         version=int(data["version"]),
-        created_at=_utc(data["created_at"]),
-        updated_at=_utc(data["updated_at"]),
+        created_at=plain_utc(data["created_at"]),
+        updated_at=plain_utc(data["updated_at"]),
         freshness=from_stored(data.get("freshness")),
         updated_by=data.get("updated_by"),
     )
