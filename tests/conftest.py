@@ -9,6 +9,7 @@ from typing import Any
 
 import functions_framework
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from shared.bootstrap import reset
 from shared.config import get_settings
@@ -31,6 +32,12 @@ CORPUS = Path(
     os.environ.get("BIBLIOTECA_TEST_CORPUS") or ROOT.parent / "shared" / "corpus" / "fastapi-es"
 )
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Property tests: 200 examples each in `make test` and CI; `make unit` (the fast loop) sets
+# HYPOTHESIS_PROFILE=dev for 20. A test's own @settings only sets its deadline.
+hypothesis_settings.register_profile("ci", max_examples=200)
+hypothesis_settings.register_profile("dev", max_examples=20)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.hookimpl(hookwrapper=True)

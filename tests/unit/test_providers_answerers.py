@@ -77,6 +77,7 @@ def test_the_lazy_embedder_asks_for_its_key_only_when_it_embeds() -> None:
         embedder.embed_query("hola")
 
 
+@pytest.mark.slow
 def test_local_embedder_separates_related_from_unrelated_across_languages() -> None:
     """USE-multilingual: unit 512-d vectors; a translation is closer than an unrelated text."""
     embedder = shared_local_embedder()

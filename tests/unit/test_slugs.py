@@ -106,7 +106,7 @@ def test_a_single_huge_word_is_cut_hard_at_200() -> None:
     assert is_valid_slug(slug)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.sampled_from(["concept", "guide", "runbook"]), st.text(min_size=1, max_size=400))
 def test_any_title_derives_a_valid_slug(page_type: str, title: str) -> None:
     """Whatever the title, the derived slug (and its suffixed forms) is valid."""
