@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from shared.cli import examples
 from shared.cli.output import plain
 from shared.errors import BibliotecaError
 
@@ -59,10 +60,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     chosen = _chosen(argv)
     for name in COMMANDS:
-        if chosen is None or chosen == NAMES.get(name, name):
+        command = NAMES.get(name, name)
+        if chosen is None or chosen == command:
             importlib.import_module(f"shared.cli.{name}").register(subparsers)
+            examples.attach(command, subparsers.choices[command])
         else:
-            subparsers.add_parser(NAMES.get(name, name))
+            subparsers.add_parser(command)
     return parser
 
 
