@@ -39,6 +39,7 @@ from shared.ports import (
     SiteState,
     Store,
 )
+from shared.providers.table import EMBEDDERS, GENERATORS
 from shared.records import Generation, Vector
 
 # Provider modules are imported where a provider is built: a function configured for
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
         WikiCreateRequest,
         WikiUpdateRequest,
     )
-    from shared.providers.gemini_client import GeminiClient
     from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
@@ -164,67 +164,26 @@ def http_client() -> httpx.Client:
         return _http
 
 
-def _gemini_client(settings: Settings) -> GeminiClient:
-    """A Gemini API client; ``NotConfigured`` naming GOOGLE_AI_API_KEY when it is unset."""
-    from shared.providers.gemini_client import GeminiClient
-
-    return GeminiClient(
-        api_key=settings.require_gemini_key(),
-        base_url=settings.gemini_base_url,
-        http=http_client(),
-    )
-
-
 def embedder_name(settings: Settings) -> str:
     """The name the configured embedder records with its vectors, without building it."""
-    if settings.embedder == "gemini":
-        from shared.providers.gemini_embedder import DIMENSIONS
-
-        model = settings.gemini_embed_model.removeprefix("models/")
-        return f"gemini:{model}@{DIMENSIONS}"
-    from shared.providers.local_embedder import LocalEmbedder
-
-    return LocalEmbedder.name
+    return EMBEDDERS[settings.embedder].recorded_as(settings)
 
 
 def build_embedder(settings: Settings) -> Embedder:
     """The configured embedder, built now (``NotConfigured`` if it needs a missing key)."""
-    if settings.embedder == "gemini":
-        from shared.providers.gemini_embedder import GeminiEmbedder
-
-        return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
-    from shared.providers.local_embedder import shared_local_embedder
-
-    return shared_local_embedder(settings.model_cache_dir)
+    return EMBEDDERS[settings.embedder].build(settings, http_client)
 
 
 def build_generator(settings: Settings) -> Generator | None:
     """The configured language model (``BIBLIOTECA_LLM=gemini`` or ``openai``), or None
     when offline; ``NotConfigured`` naming the variable a model needs and lacks."""
-    if settings.llm == "openai":
-        from shared.providers.model_http import ModelHttp
-        from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
-
-        base_url, model = settings.require_llm_endpoint()
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        return OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http_client()), model)
-    if settings.llm != "gemini":
-        return None
-    from shared.providers.gemini_generator import GeminiGenerator
-
-    return GeminiGenerator(_gemini_client(settings), settings.gemini_model)
+    return GENERATORS[settings.llm].build(settings, http_client)
 
 
 def answerer_name(settings: Settings) -> str:
     """Who writes this deployment's answers, without building it (an archived answer's
     provenance when the caller did not say)."""
-    if settings.llm == "gemini":
-        return f"gemini:{settings.gemini_model.removeprefix('models/')}"
-    if settings.llm == "openai":
-        return f"openai:{settings.llm_model or 'unconfigured'}"
-    from shared.providers.answerers import LOCAL_MODEL
-
-    return LOCAL_MODEL
+    return GENERATORS[settings.llm].answerer(settings)
 
 
 class _LazyEmbedder:
