@@ -187,6 +187,18 @@ def _tag_text(tag: _Tag) -> str:
     return f"<{'/' if tag.closing else ''}{tag.name}{tag.attrs}>"
 
 
+def shown_text(token: Token) -> str:
+    """The text an ``html_inline`` token shows a reader once parsed: its tags the
+    allowlist keeps are markup, not text; the rest of it is text."""
+    pieces = (token.meta or {}).get("pieces")
+    if not pieces:
+        return token.content
+    return "".join(
+        ("" if piece.kept else _tag_text(piece)) if isinstance(piece, _Tag) else unescape(piece)
+        for piece in pieces
+    )
+
+
 def _render_html_inline(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:

@@ -190,7 +190,7 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         crumbs=chrome.crumbs(site.nav, page.slug, root),
         section_href=f"{root}{paths.section_path(site.nav.home(page.slug))}",
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
-        toc=chrome.toc(html),
+        toc=chrome.toc(body.headings),
         page={**fm.model_dump(), "version": page.version},
         description=entry.description,  # the front matter's own words, when it has them
         updated=entry.updated,
