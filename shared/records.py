@@ -45,6 +45,20 @@ class Freshness:
     outside: tuple[str, ...] = ()
 
 
+def freshness_key(freshness: Freshness | None) -> str:
+    """What a page shows of its freshness (its stale notice), as text for a hash."""
+    if freshness is None or freshness.state != "stale":
+        return ""
+    return "\n".join(f"{p}\t{freshness.suggestions.get(p, '')}" for p in freshness.missing)
+
+
+def stale_notice(freshness: Freshness | None) -> list[dict[str, str | None]]:
+    """The missing paths a stale page's notice names, each with its suggestion (or None)."""
+    if freshness is None or freshness.state != "stale":
+        return []
+    return [{"path": p, "moved_to": freshness.suggestions.get(p)} for p in freshness.missing]
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """A page exactly as stored: the front matter is raw and validated by the reader."""

@@ -28,11 +28,11 @@ from pydantic import (
 )
 
 from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
-from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
 from shared.retrieval.tokens import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
+from shared.text.code_paths import clean_path
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)

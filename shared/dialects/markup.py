@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 
 from shared import mkdocs
 from shared.dialects.constructs import Constructs
-from shared.site.md_html import ALLOWED_TAGS
+from shared.text.html_tags import ALLOWED_TAGS
 
 _COMMENT_OPEN = "<!--"
 _COMMENT_CLOSE = "-->"

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from shared.site.nav import INDEX_NAMES, MAX_DEPTH, humanize
+from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 
 # Front-matter keys that place a page in the nav: read here, not dropped as unknown.
 NAV_KEYS = frozenset({"sidebar", "sidebar_position", "sidebar_label"})

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 
 from shared import mkdocs
+from shared.text.plaintext import PATH_SEPARATOR
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-PATH_SEPARATOR = " › "
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ _SEE = {"es": "Más detalles en", "en": "More in"}
 @dataclass(frozen=True, slots=True)
 class Framing:
     """The words an answer wears around what it quotes, in every language it speaks:
-    what an answer turned into a page (``shared.answer_page``) takes off again."""
+    what an answer turned into a page (``shared.retrieval.answer_page``) takes off again."""
 
     openings: tuple[str, ...]  # a whole first paragraph: "Según la wiki:", the hedges
     closings: tuple[str, ...]  # a last paragraph opening with one: "Más detalles en"

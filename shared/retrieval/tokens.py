@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from shared.retrieval.glossary import EN_TO_ES
 from shared.text.fold import unaccent
+from shared.text.glossary import EN_TO_ES
 
 # Characters that render as nothing (or reorder text) and can smuggle instructions past a
 # reader: the tag block, zero-width characters, variation selectors, bidi controls.

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.answer_page import cite_distinct
 from shared.api.models import ArchiveRequest, ArchiveResponse
 from shared.api.models import Grounding as GroundingBody
 from shared.clock import now
@@ -36,6 +35,7 @@ from shared.gates.meta import check_meta
 from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
 from shared.ports import Embedder, Generator, Store
+from shared.retrieval.answer_page import cite_distinct
 from shared.schema import parse_front_matter
 from shared.services.wiki import create_validated
 from shared.text.slugs import MAX_SLUG, cut, derive_slug
@@ -135,7 +135,7 @@ def archive_answer(
 
     ``sources[n-1]`` is the page the answer's ``[n]`` cites (an answer's passages, so a
     page may come more than once): the draft cites its distinct pages, ``[k]`` its k-th
-    wiki source, which is how an accepted draft links them (``shared.answer_page``)."""
+    wiki source, which is how an accepted draft links them (``shared.retrieval.answer_page``)."""
     numbered = [s.strip() for s in sources if s.strip()]
     answer, distinct = cite_distinct(answer, numbered)
     run = _Run(

@@ -28,7 +28,6 @@ from shared.api.models import (
 from shared.api.models import Grounding as GroundingBody
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
-from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import all_gone, demote_gone, state_of
 from shared.logs import get_logger
@@ -58,6 +57,7 @@ from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
 from shared.site.paths import page_url
 from shared.text import plaintext, wikilinks
+from shared.text.code_paths import cited_paths
 from shared.text.language import language
 
 SNIPPET_CHARS = 240

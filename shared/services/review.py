@@ -14,7 +14,7 @@ The rules live here, not in the MCP tools or the command line:
   A proposal made against version N of a page now at M > N is a ``Conflict``: the curator
   sees the page moved on (``show`` diffs it) and the proposal stays open, never applied
   over the newer text.
-- An accepted archived answer reads as a page (``shared.answer_page``): no framing, and
+- An accepted archived answer reads as a page (``shared.retrieval.answer_page``): no framing, and
   each ``[n]`` a link to the page it cited.
 - ``reject`` archives a draft (the archive then refuses the same question:
   ``rejected-before``) or closes a proposal with its reason.
@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from shared.answer_page import as_page
 from shared.api.models import ProposeResponse, WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
@@ -35,6 +34,7 @@ from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal
+from shared.retrieval.answer_page import as_page
 from shared.schema import Generated
 from shared.services import history as memory
 from shared.services.wiki import (

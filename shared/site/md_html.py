@@ -18,12 +18,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-# The inline HTML a page may use (``title`` is the only attribute kept). Everything else
-# is escaped and shown as text.
-INLINE_TAGS = frozenset({"abbr", "dfn", "kbd", "sup", "sub", "mark"})
-BLOCK_TAGS = frozenset({"details", "summary"})
-VOID_TAGS = frozenset({"br"})
-ALLOWED_TAGS = INLINE_TAGS | BLOCK_TAGS | VOID_TAGS
+from shared.text.html_tags import ALLOWED_TAGS, INLINE_TAGS, VOID_TAGS
+
 _TAG = re.compile(
     r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[a-zA-Z_:][\w:.-]*"
     r"""(?:\s*=\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?)*)\s*(/?)>"""

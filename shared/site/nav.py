@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from shared.schema import PAGE_TYPES
 from shared.site import lang
 from shared.site.collate import sort_key
+from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 from shared.text.slugs import SEPARATOR
 
 
@@ -43,8 +44,6 @@ class Entry(Protocol):
     def category(self) -> str | None: ...
 
 
-INDEX_NAMES = ("index", "readme")
-MAX_DEPTH = 10
 TOP = "top"  # the key of the top level's section file (nav/top.html)
 
 
@@ -123,13 +122,6 @@ def _item_json(item: NavPage | NavLink | Section) -> dict[str, Any]:
     if item.index:
         out["s"] = item.index
     return out
-
-
-def humanize(folder: str) -> str:
-    """A folder name as a section title: ``how-to`` -> ``How to``."""
-    words = folder.replace("_", " ").replace("-", " ").split()
-    text = " ".join(words)
-    return text[:1].upper() + text[1:] if text else folder
 
 
 def _place(entry: Entry, language: str) -> tuple[tuple[str, str], ...]:

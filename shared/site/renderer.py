@@ -22,8 +22,8 @@ import jinja2
 import yaml
 from markupsafe import Markup, escape
 
-from shared.gates.staleness import stale_notice
 from shared.mkdocs import Include
+from shared.records import stale_notice
 from shared.schema import Page, Source
 from shared.site import chrome, lang, paths, search
 from shared.site.entries import Entry, SiteView

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.answer_page import as_page, cite_distinct
+from shared.retrieval.answer_page import as_page, cite_distinct
 from shared.retrieval.extractive import FRAMING, HEDGE
 
 CITED = ["guide—codes", "guide—resp"]
