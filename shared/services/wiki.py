@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from shared.api.models import WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
+from shared.config import Role
 from shared.errors import (
     Conflict,
     InvalidInput,
@@ -39,6 +40,7 @@ from shared.records import Chunk, PageRecord, Revision, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
+from shared.services.roles import check_create, check_update
 from shared.text.slugs import derive_slug, with_suffix
 
 _RETRIES = 5
@@ -190,9 +192,16 @@ def read_page(slug: str, store: Store, *, unpublished: bool = False) -> Page:
 
 
 def create_page(
-    request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str
+    request: WikiCreateRequest,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    role: Role = "writer",
 ) -> WriteResult:
-    """``wiki_create``: derive the slug if needed, write page and chunks at once."""
+    """``wiki_create``: derive the slug if needed, write page and chunks at once; an
+    agent's token creates drafts only (``shared.services.roles``)."""
+    check_create(role, request.front_matter.status)
     return create_validated(
         request.slug, request.front_matter, request.content, store, embedder, actor=actor
     )
@@ -259,20 +268,31 @@ def update_page(
     *,
     actor: str,
     turns: PageTurns | None = None,
+    role: Role = "writer",
 ) -> WriteResult:
     """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing.
 
     ``embedder`` is asked for vectors only when text changed: a metadata-only update (a
-    curator promoting a draft) calls no model. ``turns``: see ``update_validated``.
+    curator promoting a draft) calls no model. ``turns``: see ``update_validated``. An
+    agent's token edits drafts only, and its update is pinned to the version whose status
+    was checked: a draft accepted meanwhile is a 409, never an agent's edit of a live page.
     """
+    expected, known = request.expected_version, None
+    if role == "agent":
+        known = store.pages.get(request.slug)
+        status = str(known.front_matter.get("status") or "active") if known else None
+        check_update(role, request.update_metadata, status)
+        if known is not None and expected is None:
+            expected = known.version
     return update_validated(
         request.slug,
         request.update_metadata,
         request.content,
-        request.expected_version,
+        expected,
         store,
         embedder,
         actor=actor,
+        known=known,
         turns=turns,
     )
 
