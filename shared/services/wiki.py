@@ -36,7 +36,7 @@ from shared.errors import (
     VersionConflict,
 )
 from shared.ports import Embedder, Store
-from shared.records import Chunk, PageRecord, Revision, Vector
+from shared.records import Chunk, PageRecord, Proposal, Revision, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
@@ -311,6 +311,7 @@ def update_validated(
     known: PageRecord | None = None,
     retry: RaceRetry = RaceRetry(),  # frozen: one shared default is safe
     turns: PageTurns | None = None,
+    closes: Proposal | None = None,
 ) -> WriteResult:
     """Apply an update; without ``expected_version`` a lost race is retried (see ``RaceRetry``).
 
@@ -319,7 +320,8 @@ def update_validated(
     the caller just read it (saves reading it again). ``turns`` are the process's page
     turns (``Wiring.turns``) that concurrent writers share; None for a writer alone in
     its process (an import, a review step, a revert), which takes a turn nobody else
-    waits for and meets any other writer at the store's version check.
+    waits for and meets any other writer at the store's version check. ``closes``: the
+    accepted proposal this write applies, closed in the write's own commit.
     """
     deadline = retry.clock() + retry.deadline_s
     embedded: dict[str, Vector] = {}  # vectors this update already paid for, by chunk hash
@@ -349,7 +351,15 @@ def update_validated(
                 )
             try:
                 return _apply(
-                    record, metadata, content, store, embedder, field, embedded, (actor, note)
+                    record,
+                    metadata,
+                    content,
+                    store,
+                    embedder,
+                    field,
+                    embedded,
+                    (actor, note),
+                    closes,
                 )
             except VersionConflict:
                 if expected_version is not None:
@@ -477,6 +487,7 @@ def _apply(
     field: str,
     embedded: dict[str, Vector],
     by: tuple[str, str | None],
+    closes: Proposal | None = None,
 ) -> WriteResult:
     merged = merge_update(record, metadata, content, field)
     front_matter, new_content, current = merged.front_matter, merged.content, merged.current
@@ -503,5 +514,6 @@ def _apply(
         chunks,
         expected_version=record.version,
         revision=revision_of(written, actor, record, note),
+        closes=closes,
     )
     return WriteResult("updated", page)

@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from shared.errors import Conflict
 from shared.records import Proposal
+
+
+def proposal_closed(proposal_id: str) -> Conflict:
+    """Accepting a proposal someone closed first: nothing was written."""
+    return Conflict(
+        f"proposal {proposal_id} was closed by someone else meanwhile: nothing was applied",
+        field="target",
+    )
 
 
 def proposal_data(proposal: Proposal) -> dict[str, Any]:
