@@ -200,19 +200,24 @@ def build_embedder(settings: Settings) -> Embedder:
 
 def build_generator(settings: Settings) -> Generator | None:
     """The configured language model (``BIBLIOTECA_LLM=gemini`` or ``openai``), or None
-    when offline; ``NotConfigured`` naming the variable a model needs and lacks."""
+    when offline; ``NotConfigured`` naming the variable a model needs and lacks. Its
+    calls share the process's model slots (``shared.providers.model_slots``)."""
+    from shared.providers.model_slots import Bounded, shared_slots
+
     if settings.llm == "openai":
         from shared.providers.model_http import ModelHttp
         from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
 
         base_url, model = settings.require_llm_endpoint()
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        return OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http_client()), model)
+        generator = OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http_client()), model)
+        return Bounded(generator, shared_slots(), "the language model server")
     if settings.llm != "gemini":
         return None
     from shared.providers.gemini_generator import GeminiGenerator
 
-    return GeminiGenerator(_gemini_client(settings), settings.gemini_model)
+    gemini = GeminiGenerator(_gemini_client(settings), settings.gemini_model)
+    return Bounded(gemini, shared_slots(), "the Gemini API")
 
 
 def answerer_name(settings: Settings) -> str:
