@@ -265,3 +265,28 @@ def test_idle_sockets_of_many_peers_do_not_lock_out_a_new_client(
     finally:
         for sock in held:
             sock.close()
+
+
+def test_imported_assets_are_served_unable_to_script(
+    env: dict[str, str], serve: ServerFactory, tmp_path: Path
+) -> None:
+    """Under /_assets/ every file carries a sandboxing CSP and nosniff; an HTML asset is a
+    plain-text attachment, never a page of the site's origin."""
+    site = tmp_path / "site"
+    (site / "_assets" / "ab12").mkdir(parents=True)
+    (site / "index.html").write_text("<!doctype html><title>x</title>", encoding="utf-8")
+    (site / "_assets" / "ab12" / "page.html").write_text(
+        "<script>window.__xss=1</script>", encoding="utf-8"
+    )
+    (site / "_assets" / "ab12" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    url = serve({"BIBLIOTECA_SITE_DIR": str(site)})
+    html = httpx.get(f"{url}/_assets/ab12/page.html", timeout=10)
+    assert html.status_code == 200
+    assert html.headers["content-disposition"] == "attachment"
+    assert html.headers["content-type"].startswith("text/plain")
+    assert "sandbox" in html.headers["content-security-policy"]
+    png = httpx.get(f"{url}/_assets/ab12/logo.png", timeout=10)
+    assert png.headers["content-type"] == "image/png"
+    assert png.headers["x-content-type-options"] == "nosniff"
+    assert not png.headers.get("content-disposition", "").startswith("attachment")
+    assert "content-security-policy" not in httpx.get(f"{url}/", timeout=10).headers
