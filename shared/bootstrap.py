@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from shared.config import Settings, get_settings
+from shared.config import Role, Settings, get_settings
 from shared.ports import (
     Answerer,
     AnswerTraces,
@@ -176,7 +176,8 @@ def build_embedder(settings: Settings) -> Embedder:
 
 def build_generator(settings: Settings) -> Generator | None:
     """The configured language model (``BIBLIOTECA_LLM=gemini`` or ``openai``), or None
-    when offline; ``NotConfigured`` naming the variable a model needs and lacks."""
+    when offline; ``NotConfigured`` naming the variable a model needs and lacks. Its
+    calls share the process's model slots (``shared.providers.model_slots``)."""
     return GENERATORS[settings.llm].build(settings, http_client)
 
 
@@ -418,18 +419,24 @@ class Wiring:
 
         return archive_request(request, self.store, self.embedder, self.judge, self.answerer_name)
 
-    def create_page(self, request: WikiCreateRequest, *, actor: str) -> WriteResult:
+    def create_page(
+        self, request: WikiCreateRequest, *, actor: str, role: Role = "writer"
+    ) -> WriteResult:
         """``POST /wiki_create`` (``shared.services.wiki.create_page``)."""
         from shared.services.wiki import create_page
 
-        return create_page(request, self.store, self.embedder, actor=actor)
+        return create_page(request, self.store, self.embedder, actor=actor, role=role)
 
-    def update_page(self, request: WikiUpdateRequest, *, actor: str) -> WriteResult:
+    def update_page(
+        self, request: WikiUpdateRequest, *, actor: str, role: Role = "writer"
+    ) -> WriteResult:
         """``POST /wiki_update`` (``shared.services.wiki.update_page``), in its page's turn
         among this process's writers (``turns``)."""
         from shared.services.wiki import update_page
 
-        return update_page(request, self.store, self.embedder, actor=actor, turns=self.turns)
+        return update_page(
+            request, self.store, self.embedder, actor=actor, turns=self.turns, role=role
+        )
 
     def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:
         """The agents' ``propose_update`` (``shared.services.review``): an edit of a draft

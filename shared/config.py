@@ -13,7 +13,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from shared.errors import NotConfigured
 from shared.logs import register_secret
@@ -41,6 +49,11 @@ DEFAULT_REVISIONS_KEEP = 100
 # The actor of the single BIBLIOTECA_API_TOKEN (the contract's name for it).
 DEFAULT_ACTOR = "default"
 _ACTOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+# What a named token may do (API.md "Token roles"): ``writer`` is every write, as before
+# roles existed; ``agent`` may propose and read; ``curator`` is a writer who may also
+# accept and reject. The single BIBLIOTECA_API_TOKEN is a writer.
+Role = Literal["writer", "agent", "curator"]
+ROLES: tuple[Role, ...] = ("writer", "agent", "curator")
 # BIBLIOTECA_SITE_LOGO as a file: the image types a browser shows in an <img>.
 LOGO_TYPES = frozenset({".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico"})
 
@@ -105,6 +118,9 @@ class Settings(BaseModel):
     api_token: SecretStr | None = None
     # Named write credentials, (name, token): the name is the actor of what each writes.
     api_tokens: tuple[tuple[str, SecretStr], ...] = ()
+    # The role of each named credential that says one (``name:token:role``); the others,
+    # and the single token, are writers.
+    token_roles: tuple[tuple[str, Role], ...] = ()
     actor: str | None = None  # who the command line writes as (default cli:<user>)
     revisions_keep: int = Field(default=DEFAULT_REVISIONS_KEEP, ge=0, le=100_000)
     allowed_origins: tuple[str, ...] = ()
@@ -162,12 +178,28 @@ class Settings(BaseModel):
             return None
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _token_roles(cls, data: object) -> object:
+        """``token_roles`` from the same ``BIBLIOTECA_API_TOKENS`` entries."""
+        if isinstance(data, dict) and isinstance(data.get("api_tokens"), str):
+            try:
+                parsed = parse_named_tokens(data["api_tokens"])
+            except ValueError:
+                return data  # the field's own validator says what is wrong
+            data = {
+                **data,
+                "api_tokens": tuple((name, token) for name, token, _ in parsed),
+                "token_roles": tuple((name, role) for name, _, role in parsed if role != "writer"),
+            }
+        return data
+
     @field_validator("api_tokens", mode="before")
     @classmethod
     def _named_tokens(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
-        return parse_named_tokens(value)
+        return tuple((name, token) for name, token, _ in parse_named_tokens(value))
 
     @field_validator("actor", mode="before")
     @classmethod
@@ -309,6 +341,10 @@ class Settings(BaseModel):
             named.append((DEFAULT_ACTOR, self.api_token.get_secret_value()))
         return named
 
+    def role_of(self, actor: str) -> Role:
+        """What the credential named ``actor`` may do (a writer unless its entry says)."""
+        return dict(self.token_roles).get(actor, "writer")
+
     def require_credentials(self) -> list[tuple[str, str]]:
         """``credentials()``; ``NotConfigured`` naming both variables when there is none."""
         found = self.credentials()
@@ -342,10 +378,13 @@ class Settings(BaseModel):
         return self.google_cloud_project
 
 
-def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
-    """``name:token,name:token`` -> pairs. The messages name the entry by its position
-    and name, never a token (they end up in a 503's body and in logs)."""
-    pairs: list[tuple[str, SecretStr]] = []
+def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr, Role], ...]:
+    """``name:token[:role],…`` -> (name, token, role). The messages name the entry by its
+    position and name, never a token (they end up in a 503's body and in logs).
+
+    A token may itself hold ``:``; only a last part that is a role's name is read as
+    the role (``writer`` when there is none)."""
+    pairs: list[tuple[str, SecretStr, Role]] = []
     names: set[str] = set()
     tokens: set[str] = set()
     for number, entry in enumerate((e.strip() for e in value.split(",")), start=1):
@@ -353,6 +392,10 @@ def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
             continue
         name, sep, token = entry.partition(":")
         name, token = name.strip(), token.strip()
+        role: Role = "writer"
+        head, colon, last = token.rpartition(":")
+        if colon and last.strip() in ROLES:
+            token, role = head.strip(), ROLES[ROLES.index(last.strip())]
         if not sep or not name:
             raise ValueError(f"entry {number} is not name:token")
         if not _ACTOR_NAME.match(name):
@@ -368,7 +411,7 @@ def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
             raise ValueError(f"entry {number} ({name}) repeats another entry's token")
         names.add(name)
         tokens.add(token)
-        pairs.append((name, SecretStr(token)))
+        pairs.append((name, SecretStr(token), role))
     return tuple(pairs)
 
 

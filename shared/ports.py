@@ -91,11 +91,14 @@ class PageStore(Protocol):
         *,
         expected_version: int,
         revision: Revision | None = None,
+        closes: Proposal | None = None,
     ) -> None:
         """Replace the page (and its chunks unless None) if its stored version is
         ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone.
         ``revision`` is kept in the same commit, and revisions past the retention
-        dropped there too (None: a write that is no new version, such as a reindex)."""
+        dropped there too (None: a write that is no new version, such as a reindex).
+        ``closes``: an accepted proposal, closed in the same commit (its ``version`` set
+        to the page's) only if it is still open; else ``Conflict`` and nothing written."""
 
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None

@@ -34,6 +34,8 @@ _EVERY = {
 }
 _WRITE = {
     401: "Missing or wrong `Authorization: Bearer` token.",
+    403: "The token's role may not do this (`forbidden`, naming the role): an `agent` "
+    "token reads and proposes, never publishes.",
     503: "A setting is missing (`not_configured`) or a backend cannot be reached.",
 }
 _OWN: dict[str, dict[int, str]] = {

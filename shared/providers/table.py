@@ -84,17 +84,21 @@ def _no_generator(settings: Settings, http: Http) -> Generator | None:
 
 def _gemini_generator(settings: Settings, http: Http) -> Generator:
     from shared.providers.gemini_generator import GeminiGenerator
+    from shared.providers.model_slots import Bounded, shared_slots
 
-    return GeminiGenerator(_gemini_client(settings, http), settings.gemini_model)
+    gemini = GeminiGenerator(_gemini_client(settings, http), settings.gemini_model)
+    return Bounded(gemini, shared_slots(), "the Gemini API")
 
 
 def _openai_generator(settings: Settings, http: Http) -> Generator:
     from shared.providers.model_http import ModelHttp
+    from shared.providers.model_slots import Bounded, shared_slots
     from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
 
     base_url, model = settings.require_llm_endpoint()
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    return OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http()), model)
+    generator = OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http()), model)
+    return Bounded(generator, shared_slots(), "the language model server")
 
 
 EMBEDDERS: dict[str, EmbedderProvider] = {

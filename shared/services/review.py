@@ -29,7 +29,7 @@ from typing import Any
 
 from shared.api.models import ProposeResponse, WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
-from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
+from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict, proposal_closed
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
 from shared.ports import Embedder, Store
@@ -245,10 +245,25 @@ def _proposal_view(proposal: Proposal, page: PageRecord) -> dict[str, Any]:
 # -- accept -----------------------------------------------------------------------------
 
 
-def accept(target: str, store: Store, embedder: Embedder, *, actor: str) -> dict[str, Any]:
+def accept(
+    target: str,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    version: int | None = None,
+) -> dict[str, Any]:
     """Promote a draft or apply a proposal (see the module docstring); the write's body,
-    plus ``proposal`` when one was applied."""
+    plus ``proposal`` when one was applied. ``version``: the page's version the curator
+    read (``show``); refused, with nothing written, when the page is no longer there."""
     found = find(target, store)
+    if version is not None and found.page.version != version:
+        raise Conflict(
+            f"'{found.page.slug}' is at version {found.page.version}, not {version}, since "
+            f"you read it: nothing was accepted. Show {target} again, then accept it "
+            "with the version shown",
+            field="version",
+        )
     if found.proposal is not None:
         return _accept_proposal(found.proposal, found.page, store, embedder, actor)
     page = found.page
@@ -280,6 +295,9 @@ def _accept_proposal(
         raise Conflict(f"proposal {proposal.id} is already {proposal.status}", field="target")
     if page.version != proposal.base_version:
         raise _moved_on(proposal, page.version)
+    # Closed in the page write's own commit, and only if still open: an accept racing a
+    # reject either writes the page and closes it accepted, or writes nothing at all.
+    closed = replace(proposal, status="accepted", closed_at=now(), closed_by=actor)
     result = _write(
         page,
         proposal.metadata,
@@ -290,16 +308,12 @@ def _accept_proposal(
         note=f"accepted {proposal.id} (by {actor})",
         expected=proposal.base_version,
         proposal=proposal,
+        closes=closed,
     )
-    closed = replace(
-        proposal,
-        status="accepted",
-        closed_at=now(),
-        closed_by=actor,
-        version=result.page.version,
-    )
-    if not store.proposals.close(closed):
-        raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
+    if result.status == "unchanged" and not store.proposals.close(
+        replace(closed, version=result.page.version)
+    ):  # nothing to write, so nothing to close it with: closed alone, still exactly once
+        raise proposal_closed(proposal.id)
     return {**result.response().body(), "proposal": proposal.id}
 
 
@@ -324,6 +338,7 @@ def _write(
     note: str,
     expected: int | None = None,
     proposal: Proposal | None = None,
+    closes: Proposal | None = None,
 ) -> WriteResult:
     """One versioned write of a review step: against the version read, so a write that
     slipped in meanwhile is a conflict the curator hears about, never overwritten."""
@@ -339,6 +354,7 @@ def _write(
             note=note,
             field="",
             known=page,
+            closes=closes,
         )
     except VersionConflict as exc:
         if proposal is not None:

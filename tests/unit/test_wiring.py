@@ -74,8 +74,10 @@ def test_no_function_imports_tqdm_or_an_unused_backend() -> None:
 # Python's garbage collector is one per interpreter: pausing it for a build is process
 # state by nature (shared.services.site_build), not a cache a wiring could hold; so are the
 # offline embedder's memory-mapped weights, loaded once per process under a lock
-# (shared.providers.local_embedder).
-PROCESS_WIDE = {"_gc_lock", "_models", "_models_lock"}
+# (shared.providers.local_embedder); so are the slots every wiring's model calls share
+# (shared.providers.model_slots: the bound is per process by design) and each thread's
+# own stemmers (shared.text.stemmers).
+PROCESS_WIDE = {"_gc_lock", "_models", "_models_lock", "_slots_lock", "_stemmers_local"}
 
 
 def _makes_state(node: ast.AST) -> bool:

@@ -87,6 +87,14 @@ class FirestoreRevisions:
         return _revision(snapshot.to_dict() or {}) if snapshot.exists else None
 
 
+def open_proposal(db: Database, proposal_id: str) -> Any:
+    """The snapshot of a proposal that is still open; None once it is closed (or gone)."""
+    snapshot = db.collection(PROPOSALS).document(proposal_id).get(**db.options)
+    if not snapshot.exists or (snapshot.to_dict() or {}).get("status") != "open":
+        return None
+    return snapshot
+
+
 class FirestoreProposals:
     """``ProposalStore`` on Firestore."""
 
