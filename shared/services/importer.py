@@ -20,7 +20,7 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
+from shared.dialects import bounds, mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.logs import get_logger
@@ -82,13 +82,8 @@ class ParsedFile:
 
 
 def markdown_files(root: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in MARKDOWN_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    """The tree's Markdown files, sorted: dotfiles and links out of the tree left out."""
+    return bounds.walk(root, MARKDOWN_SUFFIXES)[0]
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
@@ -131,8 +126,12 @@ def title_of(body: str) -> str | None:
 
 
 def parse_file(path: Path, root: Path) -> ParsedFile:
-    """Read one file: its slug, the front matter it states, its body."""
-    raw = path.read_bytes()
+    """Read one file: its slug, the front matter it states, its body. A file that leads
+    out of ``root`` (a link to ``/etc/passwd``), or a dotfile, is never read."""
+    real = bounds.inside(path, [root])
+    if real is None:
+        raise InvalidInput("the file leads out of the tree, or is no regular file: not read")
+    raw = real.read_bytes()
     if len(raw) > 2 * MAX_CONTENT_BYTES:  # a bound on what is read; the body is checked below
         raise PayloadTooLarge(f"the file is larger than {2 * MAX_CONTENT_BYTES // 1024} KiB")
     try:
@@ -437,7 +436,10 @@ def stored_files(
                 "warning": f"{len(tree.excluded)} files left out by its exclude rules",
             }
         )
-    files = [p for p in markdown_files(tree.root) if _relative(p, tree) not in tree.excluded]
+    found, refused = bounds.walk(tree.root, MARKDOWN_SUFFIXES)
+    for left_out in refused:
+        report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
+    files = [p for p in found if _relative(p, tree) not in tree.excluded]
     for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
         try:
