@@ -17,7 +17,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("import", help="import a folder of Markdown files as pages")
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument(
-        "--type", choices=PAGE_TYPES, help="type of files whose front matter has none"
+        "--type",
+        choices=PAGE_TYPES,
+        help="type of files whose front matter has none (default: inferred from each "
+        "page's kind: reference pages are reference, the rest guide)",
     )
     parser.add_argument(
         "--status", choices=STATUSES, help="status of files whose front matter has none"

@@ -20,7 +20,7 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import bounds, mdx, mkdocs_config, mkdocstrings, sidebar
+from shared.dialects import bounds, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.logs import get_logger
@@ -32,6 +32,7 @@ from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.indexing import chunk_hash, embedding_texts
 from shared.services.wiki import create_validated, update_validated
+from shared.text.kinds import KINDS, page_kind
 from shared.text.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -156,7 +157,7 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     problem = slug_problem(slug)
     if problem:
         raise InvalidInput(f"slug '{slug}': {problem}", field="slug")
-    notes += _dialect_values(front_matter, mdx.is_mdx(name, body))
+    notes += _dialect_values(front_matter)
     hint = sidebar.hint_of(front_matter)
     dropped = tuple(
         sorted(
@@ -185,16 +186,24 @@ def file_title(path: Path | str) -> str:
     return Path(path).stem.replace("-", " ").replace("_", " ")
 
 
-def _dialect_values(front_matter: dict[str, Any], is_mdx: bool) -> list[str]:
+def _dialect_values(front_matter: dict[str, Any]) -> list[str]:
     """Front-matter values a generator writes for itself, made to fit the schema in place:
-    an MDX page's ``type`` that is no page type (Starlight sites sort guides by their own
-    ``type: cms``) is dropped so ``--type`` applies; a ``description`` past the schema's
-    cap is cut at a word. The notes say what was changed."""
+    a ``type`` that is no page type (Starlight's ``type: tutorial``, ``type: cms``) is the
+    generator's, never a failed file: one that names a page kind (``shared.text.kinds``)
+    becomes the page's ``kind``, any other is dropped with a note, and the type is
+    inferred or ``--type``'s; a ``description`` past the schema's cap is cut at a word.
+    The notes say what was changed."""
     notes: list[str] = []
-    kind = front_matter.get("type")
-    if is_mdx and isinstance(kind, str) and kind.strip().lower() not in PAGE_TYPES:
-        notes.append(f"dropped 'type: {kind[:40]}': not a page type")
+    stated = front_matter.get("type")
+    if stated is not None and not (
+        isinstance(stated, str) and stated.strip().lower() in PAGE_TYPES
+    ):
         del front_matter["type"]
+        folded = stated.strip().lower() if isinstance(stated, str) else ""
+        if folded in KINDS:
+            front_matter.setdefault("kind", folded)
+        else:
+            notes.append(f"dropped 'type: {str(stated)[:40]}': not a page type")
     description = front_matter.get("description")
     if description is not None and not isinstance(description, str):
         notes.append("dropped 'description': not text")
@@ -475,13 +484,21 @@ def _slugs(files: list[Path], root: Path) -> dict[str, str]:
 def _stored_form(
     parsed: ParsedFile, name: str, tree: Tree, report: ImportReport, labels: Mapping[str, str]
 ) -> ParsedFile:
-    """The body in the stored form; example files not found become code sources. A page
+    """The body in the stored form, the page's kind (``shared.text.kinds``, from its path
+    and its source body) where the file states none; example files not found become code
+    sources. A page
     whose front matter and first H1 give no title takes its label in ``mkdocs.yml``'s nav
     (``labels``) before its sidebar label and its file's name."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
     prepared = prepare(parsed.content, name, tree, room)
     report.constructs.merge(prepared.constructs)
     metadata = parsed.metadata
+    if "kind" not in metadata:
+        stated = metadata.get("type")
+        kind = page_kind(
+            name, page_type=stated if isinstance(stated, str) else None, body=parsed.content
+        )
+        metadata = {**metadata, "kind": kind}
     if not parsed.titled and labels.get(parsed.slug):
         metadata = {**metadata, "title": labels[parsed.slug]}
     if prepared.code_refs:
@@ -511,6 +528,13 @@ def _count_pages(items: list[Any]) -> int:
 _CLEARED_WHEN_ABSENT: dict[str, Any] = {"sources": [], "related": [], "tags": [], "category": None}
 
 
+def inferred_type(parsed: ParsedFile) -> str:
+    """The type of a file that states none and was given no ``--type``: a docs tree is
+    never refused for it. Its kind decides: reference pages are ``reference``, the rest
+    ``guide`` (the kinds a wiki type has no word for are guides that say their kind)."""
+    return "reference" if parsed.metadata.get("kind") == "reference" else "guide"
+
+
 def _write(
     parsed: ParsedFile,
     store: Store,
@@ -521,13 +545,8 @@ def _write(
 ) -> str:
     existing = store.pages.get(parsed.slug)
     if existing is None:
-        defaults = {"type": default_type, "status": default_status}
+        defaults = {"type": default_type or inferred_type(parsed), "status": default_status}
         metadata = {k: v for k, v in defaults.items() if v} | parsed.metadata
-        if "type" not in metadata:
-            raise InvalidInput(
-                f"no type in the front matter: add one or pass --type ({', '.join(PAGE_TYPES)})",
-                field="type",
-            )
         front_matter = parse_front_matter(metadata, "")
         return create_validated(
             parsed.slug, front_matter, parsed.content, store, embedder, actor=actor

@@ -90,7 +90,7 @@ def test_unknown_keys_are_dropped_and_counted_as_warnings(
         ("extra.md", "dropped unknown key 'hide'"),
     ]
     assert set(pages().get("extra").front_matter) <= {
-        "title", "type", "status", "sources", "related", "tags", "category", "generated"
+        "title", "type", "status", "sources", "related", "tags", "category", "generated", "kind"
     }  # fmt: skip
 
 
@@ -107,16 +107,28 @@ def test_type_and_status_are_defaults_for_silent_files(
     assert (b["type"], b["status"]) == ("runbook", "active")
 
 
-def test_without_type_a_silent_file_fails_alone(
+def test_without_type_a_silent_file_gets_the_type_of_its_kind(
     env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No --type and no type in the file: that file fails, naming type; exit status 1."""
+    """No --type and no type in the file: never a failure; a reference page (under
+    ``api/``) is ``reference``, a tutorial or plain page ``guide``, each with its kind;
+    a generator's ``type: tutorial`` is the kind, not an error; a stated type wins."""
     write(tmp_path, "a.md", "# A")
+    write(tmp_path, "api/cliente.md", "# Cliente\n\nTexto.")
+    write(tmp_path, "tutorial/primero.md", "# Primero")
+    write(tmp_path, "paso.mdx", "---\ntitle: Paso\ntype: tutorial\n---\nTexto.")
     write(tmp_path, "b.md", "---\ntype: concept\n---\n# B")
     status, report = run(capsys, str(tmp_path))
-    assert status == 1
-    assert report["created"] == 1
-    assert [(f["file"], f["field"]) for f in report["failed"]] == [("a.md", "type")]
+    assert (status, report["created"], report["failed"]) == (0, 5, [])
+    stored = {p.slug: (p.front_matter["type"], p.front_matter.get("kind")) for p in pages().list()}
+    assert stored == {
+        "a": ("guide", "guide"),
+        "api—cliente": ("reference", "reference"),
+        "tutorial—primero": ("guide", "tutorial"),
+        "paso": ("guide", "tutorial"),
+        "b": ("concept", "guide"),
+    }
+    assert not [w for w in report["warnings"] if "type" in w["warning"]]
 
 
 def test_bad_files_fail_alone_and_the_others_import(
@@ -124,7 +136,7 @@ def test_bad_files_fail_alone_and_the_others_import(
 ) -> None:
     """Bad YAML, an invalid field, non-UTF-8, a bad slug: each fails, the rest import, exit 1."""
     write(wiki, "mal/yaml.md", "---\ntitle: [sin cerrar\n---\nx")
-    write(wiki, "mal/tipo.md", "---\ntitle: T\ntype: blog\n---\nx")
+    write(wiki, "mal/estado.md", "---\ntitle: T\nstatus: publicado\n---\nx")
     write(wiki, "mal/fuentes.md", "---\ntitle: T\ntype: guide\nsources: [a.py, true]\n---\nx")
     write(wiki, "mal/latin1.md", "# Canción\n".encode("latin-1"))
     write(wiki, "mal/slug.md", "---\nslug: Con Espacios\ntype: guide\n---\nx")
@@ -136,11 +148,11 @@ def test_bad_files_fail_alone_and_the_others_import(
         "mal/fuentes.md": "sources[1]",
         "mal/latin1.md": "",
         "mal/slug.md": "slug",
-        "mal/tipo.md": "type",
+        "mal/estado.md": "status",
         "mal/yaml.md": "",
     }
     assert all(f["error"] for f in report["failed"])
-    assert pages().get("mal—tipo") is None
+    assert pages().get("mal—estado") is None
 
 
 def test_reimporting_unchanged_files_writes_nothing(
@@ -201,12 +213,12 @@ def test_human_output_summarizes_counts_and_problems(
     env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Without --json: one summary line, then one line per failure and warning."""
-    write(wiki, "mal.md", "---\ntype: blog\n---\nx")
+    write(wiki, "mal.md", "---\nstatus: publicado\n---\nx")
     assert main(["import", str(wiki), "--type", "guide"]) == 1
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "created 4, updated 0, unchanged 0, failed 1, warnings 2"
-    assert any(line.strip().startswith("failed  mal.md:") and "(type)" in line for line in lines)
+    assert any(line.strip().startswith("failed  mal.md:") and "(status)" in line for line in lines)
     assert sum("warning extra.md" in line for line in lines) == 2
 
 

@@ -137,15 +137,22 @@ def test_a_utf8_bom_is_not_part_of_the_text(tmp_path: Path) -> None:
     assert parse_file(path, tmp_path).metadata["title"] == "Con BOM"
 
 
-def test_an_mdx_pages_own_type_is_dropped_so_the_default_type_applies(tmp_path: Path) -> None:
-    """Starlight's ``type: cms`` is no page type: a note, not a failed file; a .md keeps it."""
+def test_a_generators_own_type_is_never_a_failed_file(tmp_path: Path) -> None:
+    """Starlight's ``type: cms`` is no page type: dropped with a note (in .md and .mdx);
+    ``type: tutorial`` names a page kind and becomes the kind; a page type is kept."""
     parsed = parse_file(write(tmp_path, "a.mdx", "---\ntitle: A\ntype: cms\n---\nx"), tmp_path)
     assert "type" not in parsed.metadata
     assert parsed.notes == ("dropped 'type: cms': not a page type",)
     kept = parse_file(write(tmp_path, "b.mdx", "---\ntitle: B\ntype: Guide\n---\nx"), tmp_path)
     assert kept.metadata["type"] == "Guide"
     markdown = parse_file(write(tmp_path, "c.md", "---\ntitle: C\ntype: cms\n---\nx"), tmp_path)
-    assert markdown.metadata["type"] == "cms"  # refused at write time, as before
+    assert "type" not in markdown.metadata
+    tutorial = parse_file(write(tmp_path, "d.md", "---\ntype: Tutorial\n---\nx"), tmp_path)
+    assert ("type" in tutorial.metadata, tutorial.metadata["kind"], tutorial.notes) == (
+        False,
+        "tutorial",
+        (),
+    )
 
 
 def test_a_slug_that_is_a_route_gives_way_to_the_paths(tmp_path: Path) -> None:
