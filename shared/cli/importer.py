@@ -46,6 +46,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="archive the pages this DIR imported earlier whose files are gone",
     )
+    parser.add_argument(
+        "--tree",
+        metavar="NAME",
+        help="the name this tree's pages are known by for --sync (default: the git remote "
+        "of DIR's checkout and DIR's path in it, else that path)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -72,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         assets=tuple(args.assets),
         sync=args.sync,
         by=cli_actor(w.settings),
+        tree_label=args.tree,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "

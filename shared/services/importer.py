@@ -31,6 +31,7 @@ from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_
 from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.indexing import chunk_hash, embedding_texts
+from shared.services.tree_identity import tree_name
 from shared.services.wiki import create_validated, update_validated
 from shared.text.kinds import KINDS, page_kind
 from shared.text.slugs import slug_from_path, slug_problem
@@ -228,6 +229,7 @@ def import_directory(
     assets: Sequence[Path] = (),
     sync: bool = False,
     by: str | None = None,
+    tree_label: str | None = None,
 ) -> ImportReport:
     """Import every Markdown file under ``root``; each page written keeps its origin (this
     tree and the file's path). ``repo`` is the repository root includes, snippets and API
@@ -235,12 +237,13 @@ def import_directory(
     (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found. The files the
     pages link are taken from the tree or the ``assets`` folders into the store, for the
     site (``shared.dialects.assets``). ``sync``: pages this tree imported earlier whose
-    files are gone are archived (``retired``); no other page is touched. Its writes are
+    files are gone are archived (``retired``); no other page is touched. The tree is
+    known by ``tree_label`` (``--tree``) or its repository (``tree_identity``). Its writes are
     attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
     a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
     tree = tree_of(root, repo, code_url, assets)
-    name_of_tree = tree_name(root)
+    name_of_tree = tree_name(root, tree_label)
     origins: dict[str, Origin] = {}
     actor = import_actor(root)
     nav, problems = read_nav(tree)
@@ -265,7 +268,9 @@ def import_directory(
     taken = tree.assets.taken
     if taken:
         held = store.site.held_assets(taken.keys())
-        store.site.put_assets({p: a.data for p, a in taken.items() if p not in held})
+        new_assets = {p: a.data for p, a in taken.items() if p not in held}
+        if new_assets:
+            store.site.put_assets(new_assets)
     report.assets = len(taken)
     report.warnings += [
         {"file": "", "warning": f"asset left out: {r}"} for r in tree.assets.refused
@@ -280,11 +285,11 @@ def import_directory(
         report.retired = _retire(gone, store, embedder, report, actor)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     if nav is not None:
-        store.site.save_nav(nav)
+        _save_nav(store, nav)
         report.nav = _count_pages(nav["items"])
     else:
         _save_tree_nav(tree, placed, store)
-    record_import(store, actor, root, report, by)
+    record_import(store, actor, name_of_tree, report, by)
     return report
 
 
@@ -312,7 +317,14 @@ def _save_tree_nav(tree: Tree, placed: list[sidebar.Placed], store: Store) -> No
     if not placed or not sidebar.states_structure(placed, categories):
         return
     nav = sidebar.tree_nav(placed, categories)
-    store.site.save_nav(sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
+    _save_nav(store, sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
+
+
+def _save_nav(store: Store, nav: Mapping[str, Any]) -> None:
+    """Keep ``nav`` for the site, unless the store holds it already: an unchanged
+    re-import writes nothing."""
+    if store.site.load_nav() != nav:
+        store.site.save_nav(nav)
 
 
 def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
@@ -360,18 +372,6 @@ def tree_of(
     return replace(tree, refs=documented_objects(tree, files))
 
 
-def tree_name(root: Path) -> str:
-    """The name a docs tree is known by in its pages' origins, the same from any clone:
-    its path from the repository holding it (``docs-repo/docs/es``: the folder with
-    ``.git`` and the path below it), else its absolute path."""
-    resolved = root.resolve()
-    for folder in (resolved, *resolved.parents):
-        if (folder / ".git").exists():
-            below = resolved.relative_to(folder).as_posix()
-            return folder.name if below == "." else f"{folder.name}/{below}"
-    return resolved.as_posix()
-
-
 def _retire(
     gone: dict[str, str], store: Store, embedder: Embedder, report: ImportReport, actor: str
 ) -> int:
@@ -404,19 +404,19 @@ def _retire(
 
 def import_actor(root: Path) -> str:
     """``import:<folder>``: who an import's revisions name (the tree's own folder name;
-    ``tree_name`` is the longer, clone-independent name its pages' origins keep)."""
+    ``tree_identity.tree_name`` is the repository's name its pages' origins keep)."""
     return f"{IMPORT_ACTOR}:{root.resolve().name or 'root'}"
 
 
 def record_import(
-    store: Store, actor: str, root: Path, report: ImportReport, by: str | None = None
+    store: Store, actor: str, tree: str, report: ImportReport, by: str | None = None
 ) -> None:
     """The ``import_outcome`` event ``biblioteca status`` shows as the last sync; a store
     that cannot take it costs the import nothing (its pages are written)."""
     data = {
         "actor": actor,
         "by": by,
-        "tree": tree_name(root),
+        "tree": tree,
         "created": report.created,
         "updated": report.updated,
         "unchanged": report.unchanged,
@@ -449,8 +449,20 @@ def stored_files(
     for left_out in refused:
         report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
     files = [p for p in found if _relative(p, tree) not in tree.excluded]
+    shared_slugs = colliding(tree.slugs)
     for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
+        if name in shared_slugs:
+            others = ", ".join(shared_slugs[name][:3])
+            report.failed.append(
+                {
+                    "file": name,
+                    "field": "slug",
+                    "error": f"slug '{tree.slugs[name]}' is also the slug of {others}: "
+                    "rename one of them or give one a front-matter slug",
+                }
+            )
+            continue
         try:
             parsed = _stored_form(parse_file(path, tree.root), name, tree, report, labels or {})
         except BibliotecaError as exc:
@@ -464,6 +476,21 @@ def stored_files(
         for note in parsed.notes:
             report.warnings.append({"file": name, "warning": note})
         yield name, parsed
+
+
+def colliding(slugs: Mapping[str, str]) -> dict[str, list[str]]:
+    """The files that share their slug with another (``Guide.md``/``guide.md``,
+    ``x.md``/``x.mdx``, ``canción.md``/``cancion.md``, two ``slug: x``), each with the
+    others: none of them is imported, as one page would silently stand for both."""
+    by_slug: dict[str, list[str]] = {}
+    for path, slug in slugs.items():
+        by_slug.setdefault(slug, []).append(path)
+    return {
+        path: sorted(p for p in paths if p != path)
+        for paths in by_slug.values()
+        if len(paths) > 1
+        for path in paths
+    }
 
 
 def _relative(path: Path, tree: Tree) -> str:

@@ -362,3 +362,97 @@ def test_sync_and_assets_flags_reach_the_report(
     capsys.readouterr()
     assert main(["import", str(docs), "--sync"]) == 0
     assert "retired 0" in capsys.readouterr().out
+
+
+def test_colliding_slugs_fail_every_file_and_name_the_others(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Guide.md``/``guide.md``, ``x.md``/``x.mdx``, ``canción.md``/``cancion.md`` and two
+    ``slug: x``: each file fails naming the other (none silently stands for both); the
+    rest import. Before, 11 files became 6 pages with no word."""
+    docs = tmp_path / "docs"
+    write(docs, "Guide.md", "# Guía grande")
+    write(docs, "guide.md", "# guía pequeña")
+    write(docs, "x.md", "# X md")
+    write(docs, "x.mdx", "# X mdx")
+    write(docs, "canción.md", "# Canción")
+    write(docs, "cancion.md", "# Cancion")
+    write(docs, "uno.md", "---\nslug: propio\n---\n# Uno")
+    write(docs, "dos.md", "---\nslug: propio\n---\n# Dos")
+    write(docs, "sola.md", "# Sola")
+    status, report = run(capsys, str(docs))
+    assert (status, report["created"]) == (1, 1)
+    failed = {f["file"]: f for f in report["failed"]}
+    assert set(failed) == {
+        "Guide.md", "guide.md", "x.md", "x.mdx", "canción.md", "cancion.md", "uno.md", "dos.md"
+    }  # fmt: skip
+    assert {f["field"] for f in failed.values()} == {"slug"}
+    assert "guide.md" in failed["Guide.md"]["error"]
+    assert "Guide.md" in failed["guide.md"]["error"]
+    assert "cancion.md" in failed["canción.md"]["error"]
+    assert "dos.md" in failed["uno.md"]["error"]
+    assert [p.slug for p in pages().list()] == ["sola"]
+
+
+class CountingStore:
+    """The real store, with every write through it counted (``part.method``): what a
+    re-import writes, not just what it reports."""
+
+    WRITES = frozenset(
+        {
+            "create", "update", "set_freshness", "set_freshness_many", "set_origins",
+            "save_snapshot", "save_nav", "put_assets", "save_manifest", "record", "add",
+        }
+    )  # fmt: skip
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.writes: dict[str, int] = {}
+
+    def __getattr__(self, part: str) -> Any:
+        return _CountedPart(getattr(self.inner, part), part, self.writes, self.WRITES)
+
+
+class _CountedPart:
+    def __init__(self, inner: Any, name: str, writes: dict[str, int], names: frozenset[str]):
+        self.inner, self.name, self.writes, self.names = inner, name, writes, names
+
+    def __getattr__(self, method: str) -> Any:
+        found = getattr(self.inner, method)
+        if method not in self.names or not callable(found):
+            return found
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            key = f"{self.name}.{method}"
+            self.writes[key] = self.writes.get(key, 0) + 1
+            return found(*args, **kwargs)
+
+        return counted
+
+
+def test_an_unchanged_reimport_writes_nothing_but_its_outcome(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A tree with folders (a nav of its own), an image and front matter, imported twice:
+    the second import makes no revision and no store write but the one outcome event
+    ``status`` shows (the first one writes pages, chunks, nav, assets and origins)."""
+    from shared.services.importer import import_directory
+    from tests.fixtures.embedder import HashingEmbedder
+
+    docs = tmp_path / "docs"
+    write(docs, "index.md", "# Inicio\n\n[Uno](guias/uno.md)\n")
+    write(docs, "guias/uno.md", "---\nsidebar_position: 2\n---\n# Uno\n\n![logo](logo.png)\n")
+    write(docs, "guias/logo.png", b"\x89PNG fake")
+    write(docs, "guias/dos.md", "---\ntitle: Dos\ntags: [x]\n---\nTexto.\n")
+    store = open_store(get_settings())
+    first = CountingStore(store)
+    import_directory(docs, first, HashingEmbedder())
+    assert {"pages.create", "site.save_nav", "site.put_assets", "pages.set_origins"} <= set(
+        first.writes
+    )
+    revisions = {p.slug: len(store.revisions.history(p.slug)) for p in store.pages.list()}
+    again = CountingStore(store)
+    report = import_directory(docs, again, HashingEmbedder())
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 3)
+    assert again.writes == {"events.record": 1}
+    assert {p.slug: len(store.revisions.history(p.slug)) for p in store.pages.list()} == revisions
