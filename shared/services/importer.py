@@ -20,8 +20,9 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import bounds, mkdocs_config, mkdocstrings, sidebar
+from shared.dialects import bounds, mkdocs_config, mkdocstrings, routes, sidebar
 from shared.dialects.constructs import Constructs
+from shared.dialects.links import Resolver
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
@@ -40,6 +41,23 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
+MAX_ROUTE = 300  # characters of a front-matter id or slug kept as a route
+# Front-matter keys a generator writes for itself (Docusaurus, Starlight, VitePress,
+# MkDocs Material): its layout, pagination, head tags, authors and dates. They are not
+# our schema's and not the reader's mistake: dropped without a warning. (``id`` and
+# ``slug`` are read as the page's route; the sidebar keys place it.)
+GENERATOR_KEYS = frozenset(
+    {
+        "aside", "author", "authors", "banner", "contributors", "custom_edit_url", "date",
+        "description_seo", "displayed_sidebar", "draft", "editLink", "editUrl", "features",
+        "footer", "head", "hero", "hide", "hide_table_of_contents", "hide_title", "i18nReady",
+        "icon", "image", "keywords", "lastUpdated", "last_update", "layout", "navbar", "next",
+        "outline", "pageClass", "pagefind", "pagination_label", "pagination_next",
+        "pagination_prev", "parse_number_prefixes", "prev", "search", "sidebar_class_name",
+        "sidebar_custom_props", "social", "tableOfContents", "template", "titleTemplate",
+        "toc", "toc_max_heading_level", "toc_min_heading_level", "unlisted", "updated",
+    }
+)  # fmt: skip
 IMPORT_ACTOR = "import"  # an import's writes are attributed to import:<tree>
 _log = get_logger("import")
 
@@ -81,6 +99,8 @@ class ParsedFile:
     hint: sidebar.Hint = field(default_factory=sidebar.Hint)  # nav label and order stated
     titled: bool = True  # the title is the front matter's or the first H1's, not a fallback
     notes: tuple[str, ...] = ()  # values read otherwise than written, for the warnings
+    stated_id: str | None = None  # front-matter ``id`` (Docusaurus: the route's last part)
+    stated_slug: str | None = None  # front-matter ``slug`` as written (a route, or ours)
 
 
 def markdown_files(root: Path) -> list[Path]:
@@ -149,9 +169,12 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     notes: list[str] = []
     slug_value = front_matter.pop("slug", None)
     slug = str(slug_value).strip() if slug_value is not None else ""
+    stated_slug = slug[:MAX_ROUTE] or None
+    id_value = front_matter.pop("id", None)
+    stated_id = str(id_value).strip()[:MAX_ROUTE] or None if id_value is not None else None
     if "/" in slug:
-        # Docusaurus' and Starlight's ``slug`` is a route (``/``, ``guides/x``), never ours.
-        notes.append(f"slug '{slug[:60]}' is a route: the slug comes from the file's path")
+        # Docusaurus' and Starlight's ``slug`` is a route (``/``, ``guides/x``), never ours:
+        # it is kept as the page's route (``shared.dialects.routes``).
         slug = ""
     if not slug:
         slug = slug_from_path(name)
@@ -162,7 +185,9 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     hint = sidebar.hint_of(front_matter)
     dropped = tuple(
         sorted(
-            str(k) for k in front_matter if k not in FRONT_MATTER_KEYS and k not in sidebar.NAV_KEYS
+            str(k)
+            for k in front_matter
+            if k not in FRONT_MATTER_KEYS and k not in sidebar.NAV_KEYS and k not in GENERATOR_KEYS
         )
     )
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
@@ -179,6 +204,8 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
         hint=hint,
         titled=titled,
         notes=tuple(notes),
+        stated_id=stated_id,
+        stated_slug=stated_slug,
     )
 
 
@@ -242,7 +269,7 @@ def import_directory(
     attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
     a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
-    tree = tree_of(root, repo, code_url, assets)
+    tree, tree_routes = read_tree(root, repo, code_url, assets)
     name_of_tree = tree_name(root, tree_label)
     origins: dict[str, Origin] = {}
     actor = import_actor(root)
@@ -284,6 +311,8 @@ def import_directory(
         gone = {s: p for s, p in known.items() if p not in present and s not in origins}
         report.retired = _retire(gone, store, embedder, report, actor)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
+    report.warnings += [{"file": "", "warning": note} for note in tree_routes.facts.notes]
+    _save_tree_facts(store, name_of_tree, tree_routes, tree.slugs)
     if nav is not None:
         _save_nav(store, nav)
         report.nav = _count_pages(nav["items"])
@@ -320,6 +349,25 @@ def _save_tree_nav(tree: Tree, placed: list[sidebar.Placed], store: Store) -> No
     _save_nav(store, sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
 
 
+def _save_tree_facts(
+    store: Store, name: str, tree_routes: TreeRoutes, slugs: Mapping[str, str]
+) -> None:
+    """Keep what the site build needs of this tree beside the other trees': each page's
+    addresses in its generator (a redirect page at each) and the generator's site name.
+    Computed from the whole tree, so every shard of an import keeps the same."""
+    facts = {
+        "routes": tree_routes.by_slug(slugs),
+        "site_name": tree_routes.facts.site_name,
+        "generator": tree_routes.facts.generator,
+    }
+    stored = store.site.load_imports() or {}
+    trees = dict(stored.get("trees") or {})
+    if trees.get(name) == facts:
+        return
+    trees[name] = facts
+    store.site.save_imports({**stored, "trees": trees})
+
+
 def _save_nav(store: Store, nav: Mapping[str, Any]) -> None:
     """Keep ``nav`` for the site, unless the store holds it already: an unchanged
     re-import writes nothing."""
@@ -350,12 +398,46 @@ def tree_of(
 ) -> Tree:
     """The folder's Markdown files and the slug each is imported as, its MkDocs
     configuration, the repository root, where each API object is documented, and the
-    folders site-absolute files are looked for in."""
+    folders site-absolute files are looked for in (``read_tree`` without the routes)."""
+    return read_tree(root, repo, code_url, assets)[0]
+
+
+@dataclass(frozen=True)
+class TreeRoutes:
+    """Where the tree's generator serves each file (``shared.dialects.routes``)."""
+
+    facts: routes.SiteFacts
+    by_path: dict[str, list[str]]  # file path (relative to DIR) -> its addresses
+
+    def by_slug(self, slugs: Mapping[str, str]) -> dict[str, list[str]]:
+        """Each page's addresses by its slug, files that share a slug left out."""
+        clashing = colliding(slugs)
+        return {
+            slugs[path]: addresses
+            for path, addresses in sorted(self.by_path.items())
+            if path in slugs and path not in clashing
+        }
+
+
+def read_tree(
+    root: Path,
+    repo: Path | None = None,
+    code_url: str | None = None,
+    assets: Sequence[Path] = (),
+) -> tuple[Tree, TreeRoutes]:
+    """``tree_of``'s tree, its links resolving the generator's routes too (a link written
+    ``/docs/timeouts`` for ``Timeouts.md`` with ``id: timeouts``), and those routes."""
     config = mkdocs_config.find_config(root)
     every = markdown_files(root)
     left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
     files = [p for p in every if p.relative_to(root).as_posix() not in left_out]
-    slugs = _slugs(files, root)
+    heads = _heads(files, root)
+    slugs = {path: head.slug for path, head in heads.items()}
+    facts = routes.facts_of(root, config.data)
+    by_path = {
+        path: facts.routes_of(path, head.stated_id, head.stated_slug)
+        for path, head in heads.items()
+    }
     repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
     library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
     tree = Tree(
@@ -369,7 +451,17 @@ def tree_of(
         library=library,
         excluded=frozenset(left_out),
     )
-    return replace(tree, refs=documented_objects(tree, files))
+    tree = replace(tree, refs=documented_objects(tree, files))
+    found = TreeRoutes(facts, by_path)
+    aliases = {
+        address: slug for slug, addresses in found.by_slug(slugs).items() for address in addresses
+    }
+    # The tree's resolver, told the generator's routes (its module is the body's; the
+    # routes are the tree's, known only here).
+    object.__setattr__(
+        tree, "links", Resolver(slugs, locale=root.name, aliases=aliases, base=facts.base)
+    )
+    return tree, found
 
 
 def _retire(
@@ -497,12 +589,13 @@ def _relative(path: Path, tree: Tree) -> str:
     return path.relative_to(tree.root).as_posix()
 
 
-def _slugs(files: list[Path], root: Path) -> dict[str, str]:
-    """Each readable file's slug by its path, so links between files can name pages."""
-    out: dict[str, str] = {}
+def _heads(files: list[Path], root: Path) -> dict[str, ParsedFile]:
+    """Each readable file parsed, by its path, so links between files can name pages and
+    routes be computed for the whole tree."""
+    out: dict[str, ParsedFile] = {}
     for path in files:
         try:
-            out[path.relative_to(root).as_posix()] = parse_file(path, root).slug
+            out[path.relative_to(root).as_posix()] = parse_file(path, root)
         except (BibliotecaError, OSError):
             continue  # reported when the file itself is imported
     return out

@@ -30,7 +30,9 @@ def wiki(tmp_path: Path) -> Path:
         "propio.md",
         "---\nslug: decision—propio\ntitle: Propio\ntype: decision\n---\nCuerpo.\n",
     )
-    write(root, "extra.md", "---\ntitle: Extra\nauthor: ana\nhide: [toc]\n---\nCuerpo.\n")
+    write(
+        root, "extra.md", "---\ntitle: Extra\nautora: ana\ncolor: [rojo]\nauthor: x\n---\nCuerpo.\n"
+    )
     write(root, ".oculto/nada.md", "# No se importa\n")
     write(root, "leeme.txt", "no es markdown")
     return root
@@ -83,11 +85,12 @@ def test_import_creates_one_page_per_markdown_file(
 def test_unknown_keys_are_dropped_and_counted_as_warnings(
     env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """author/hide are not stored and each gives one warning naming the file and key."""
+    """autora/color are not stored and each gives one warning naming the file and key;
+    a generator's own ``author`` is dropped without one."""
     _, report = run(capsys, str(wiki), "--type", "guide")
     assert sorted((w["file"], w["warning"]) for w in report["warnings"]) == [
-        ("extra.md", "dropped unknown key 'author'"),
-        ("extra.md", "dropped unknown key 'hide'"),
+        ("extra.md", "dropped unknown key 'autora'"),
+        ("extra.md", "dropped unknown key 'color'"),
     ]
     assert set(pages().get("extra").front_matter) <= {
         "title", "type", "status", "sources", "related", "tags", "category", "generated", "kind"
