@@ -275,6 +275,13 @@ class SiteState(Protocol):
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         """Replace the navigation (None removes it)."""
 
+    def load_imports(self) -> dict[str, Any] | None:
+        """What imports said of their trees for the site: ``{"trees": {tree: {"routes":
+        {slug: [address, …]}, "site_name": str | None}}}`` (``importer``)."""
+
+    def save_imports(self, imports: Mapping[str, Any]) -> None:
+        """Replace what ``load_imports`` answers."""
+
     def put_assets(self, assets: Mapping[str, bytes]) -> None:
         """Keep the files pages link (images, downloads) by their published path, which
         names their content (``_assets/<hash>/<name>``): putting one again is a no-op."""

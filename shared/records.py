@@ -77,7 +77,7 @@ class PageRecord:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where an imported page came from: the docs tree (``importer.tree_name``) and the
+    """Where an imported page came from: the docs tree (``tree_identity.tree_name``) and the
     file's path in it. Kept beside the page, never in its front matter: the import
     records it, no caller writes it, and ``import --sync`` reads it."""
 

@@ -17,7 +17,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("import", help="import a folder of Markdown files as pages")
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument(
-        "--type", choices=PAGE_TYPES, help="type of files whose front matter has none"
+        "--type",
+        choices=PAGE_TYPES,
+        help="type of files whose front matter has none (default: inferred from each "
+        "page's kind: reference pages are reference, the rest guide)",
     )
     parser.add_argument(
         "--status", choices=STATUSES, help="status of files whose front matter has none"
@@ -42,6 +45,12 @@ def register(subparsers: Any) -> None:
         "--sync",
         action="store_true",
         help="archive the pages this DIR imported earlier whose files are gone",
+    )
+    parser.add_argument(
+        "--tree",
+        metavar="NAME",
+        help="the name this tree's pages are known by for --sync (default: the git remote "
+        "of DIR's checkout and DIR's path in it, else that path)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
@@ -69,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         assets=tuple(args.assets),
         sync=args.sync,
         by=cli_actor(w.settings),
+        tree_label=args.tree,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "

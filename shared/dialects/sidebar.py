@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from shared.dialects import bounds
 from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 
 # Front-matter keys that place a page in the nav: read here, not dropped as unknown.
@@ -77,8 +78,8 @@ class Category:
 def category_of(folder: Path) -> Category | None:
     """The ``_category_.json``/``.yml`` of ``folder`` (JSON and YAML read as data only)."""
     for name in CATEGORY_FILES:
-        path = folder / name
-        if not path.is_file():
+        path = bounds.inside(folder / name, [folder])  # never a link out of the tree
+        if path is None:
             continue
         try:
             text = path.read_text(encoding="utf-8")

@@ -191,6 +191,9 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         section_href=f"{root}{paths.section_path(site.nav.home(page.slug))}",
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
         toc=chrome.toc(body.headings),
+        # A docs page (imported: it states its kind) shows no wiki metadata (type,
+        # status, category): its generator's site would not, and "Tipo: Guía" on an API
+        # page says nothing a reader needs.
         page={**fm.model_dump(), "version": page.version},
         description=entry.description,  # the front matter's own words, when it has them
         updated=entry.updated,

@@ -42,6 +42,7 @@ from shared.site.entries import SiteView
 from shared.site.manifest import Manifest, PageState
 from shared.site.nav import chrome_hash
 from shared.site.plan import Plan, SiteNow, changed_pages, plan
+from shared.site.redirects import import_redirects, imported_site_name
 
 _log = get_logger("rebuild")
 
@@ -77,12 +78,17 @@ class Build:
         self.config = site_config(settings, publisher)
         self.timer = Timer()
         self.stored_nav: Mapping[str, Any] | None = None
+        self.imports: Mapping[str, Any] | None = None  # SiteState.load_imports()
 
     def run(self, full: bool, lease: float) -> BuildReport:
         self.lease = lease
         with self.timer.phase("load"):
             previous = Manifest.from_json(self.store.site.load_manifest())
             self.stored_nav = self.store.site.load_nav()
+            self.imports = self.store.site.load_imports()
+            self.config = site_config(
+                self.settings, self.publisher, imported_site_name(self.imports)
+            )
             render_key = self.config.key()
             is_full = (
                 full
@@ -126,8 +132,11 @@ class Build:
             settled = self._settle(live, before, full)
             rendered, terms = self._render_pages(live, settled, before)
             shards = reusable_shards(previous, settled.site, terms, full)
+            # Every address that moved, as one list of Redirect: imported pages' routes in
+            # their generator (other sources of moved addresses add theirs here).
+            redirects = import_redirects(self.imports, settled.site.entries.keys())
             others, split = site_files(
-                settled.site, terms, shards.split, self.config, self.settings
+                settled.site, terms, shards.split, self.config, self.settings, redirects
             )
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
