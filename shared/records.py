@@ -16,6 +16,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from shared.text.kinds import Kind
+
 Vector = npt.NDArray[np.float32]
 
 
@@ -365,3 +367,4 @@ class Passage:
     text: str
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
     anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
+    kind: Kind | None = None  # its page's kind (``shared.text.kinds``), as retrieval read it

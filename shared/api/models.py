@@ -33,6 +33,7 @@ from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState
 from shared.retrieval.tokens import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
+from shared.text.kinds import Kind
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
@@ -703,6 +704,13 @@ class AskSource(ResponseBody):
             "stale (some are gone), or unknown (it cites none, only paths outside the indexed "
             "repositories' top-level folders, or the index is empty)."
         )
+    )
+    kind: Kind | None = Field(
+        default=None,
+        description=(
+            "What kind of page it is (guide, reference, tutorial, changelog, landing): a "
+            "how-to question is answered from a guide first, a parameter from the reference."
+        ),
     )
 
 

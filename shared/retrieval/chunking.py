@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from shared import mkdocs
 
-FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")  # indented too: a fence inside a list item
 PATH_SEPARATOR = " › "
 
 
