@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from shared.records import ChunkHit, IndexedChunk
 from shared.retrieval.fusion import Ranked, by_kind, by_page, mix, rrf
-from shared.text.kinds import Kind
 from shared.retrieval.lexical import LexicalHit
+from shared.text.kinds import Kind
 
 
 def hit(slug: str, score: float) -> ChunkHit:
