@@ -330,7 +330,9 @@ class Wiring:
         from shared.providers.answerers import LocalAnswerer, ModelAnswerer
 
         generator = build_generator(self.settings)
-        return LocalAnswerer() if generator is None else ModelAnswerer(generator)
+        if generator is None:
+            return LocalAnswerer()
+        return ModelAnswerer(generator, max_tokens=self.settings.llm_max_tokens)
 
     def publisher(self) -> SitePublisher:
         """Where ``rebuild`` publishes: a bucket for ``gs://``, else a local folder."""

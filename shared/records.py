@@ -248,6 +248,9 @@ class PathChanges:
 # -- events (utility hits, archive and rebuild outcomes) -------------------------------
 
 
+# What kind of page a page is; the rule that tells is ``shared.text.kinds.page_kind``.
+Kind = Literal["guide", "reference", "tutorial", "changelog", "landing"]
+
 EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome", "import_outcome"]
 
 # -- answer traces and feedback (the curator's side of ``ask``) ------------------------
@@ -379,3 +382,4 @@ class Passage:
     text: str
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
     anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
+    kind: Kind | None = None  # its page's kind (``shared.text.kinds``), as retrieval read it

@@ -25,8 +25,8 @@ from pydantic import (
 
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
-from shared.records import Freshness
-from shared.text.kinds import KINDS, Kind
+from shared.records import Freshness, Kind
+from shared.text.kinds import KINDS
 
 # A page's whole front matter as compact JSON: the lists' caps (200 each, tags of 64
 # characters) leave room for long source paths, and nothing larger is copied around.

@@ -22,6 +22,7 @@ pytest_plugins = [
     "tests.fixtures.openai",
     "tests.fixtures.gcs",
     "tests.fixtures.corpora",
+    "tests.fixtures.llm",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,7 +29,7 @@ from pydantic import (
 
 from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
 from shared.normalize import MAX_SOURCES, normalize_related
-from shared.records import FreshnessState
+from shared.records import FreshnessState, Kind
 from shared.retrieval.tokens import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
 from shared.text.code_paths import clean_path
@@ -703,6 +703,13 @@ class AskSource(ResponseBody):
             "stale (some are gone), or unknown (it cites none, only paths outside the indexed "
             "repositories' top-level folders, or the index is empty)."
         )
+    )
+    kind: Kind | None = Field(
+        default=None,
+        description=(
+            "What kind of page it is (guide, reference, tutorial, changelog, landing): a "
+            "how-to question is answered from a guide first, a parameter from the reference."
+        ),
     )
 
 

@@ -583,10 +583,15 @@ def numbered(
             title=r.title,
             heading=r.heading,
             text=wikilinks.anchor_links(
-                strip_invisible(r.text if rows is None else evidence.section_text(r, rows, ranked)),
+                strip_invisible(
+                    r.text
+                    if rows is None
+                    else evidence.section_text(r, rows, ranked, lead=i == start == 1)
+                ),
                 r.slug,
             ),
             relevance=r.relevance,
+            kind=r.kind,
         )
         for i, r in enumerate(ranked, start=start)
     ]
@@ -605,6 +610,7 @@ def source(
         score=round(passage.relevance, 4),
         snippet=snippet(passage.text),
         freshness=freshness,
+        kind=passage.kind,
     )
 
 
