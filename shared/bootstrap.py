@@ -14,6 +14,7 @@ process exits, and tests reset it all with ``reset()``.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -28,6 +29,7 @@ from shared.ports import (
     ChunkIndex,
     CodeIndex,
     Embedder,
+    EnrichLedger,
     EventLog,
     FeedbackStore,
     Generator,
@@ -57,10 +59,12 @@ if TYPE_CHECKING:
         WikiCreateRequest,
         WikiUpdateRequest,
     )
+    from shared.enrich.pubsub import ChangePublisher
     from shared.providers.gemini_client import GeminiClient
     from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
+    from shared.services.enrich import Enrichment
     from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
     from shared.services.wiki import PageTurns, WriteResult
@@ -146,6 +150,10 @@ class _LazyStore:
     @property
     def proposals(self) -> ProposalStore:
         return self._opened().proposals
+
+    @property
+    def enrichment(self) -> EnrichLedger:
+        return self._opened().enrichment
 
 
 # -- model providers --------------------------------------------------------------------
@@ -302,6 +310,7 @@ class Wiring:
         self._citations: CitationCache | None = None
         self._limits: Limiters | None = None
         self._turns: PageTurns | None = None
+        self._changes: ChangePublisher | None = None
 
     # The process's state, made on first use (a function that never searches never
     # imports the search index).
@@ -463,14 +472,46 @@ class Wiring:
         """``POST /wiki_create`` (``shared.services.wiki.create_page``)."""
         from shared.services.wiki import create_page
 
-        return create_page(request, self.store, self.embedder, actor=actor)
+        result = create_page(request, self.store, self.embedder, actor=actor)
+        self.publish_changes()
+        return result
 
     def update_page(self, request: WikiUpdateRequest, *, actor: str) -> WriteResult:
         """``POST /wiki_update`` (``shared.services.wiki.update_page``), in its page's turn
         among this process's writers (``turns``)."""
         from shared.services.wiki import update_page
 
-        return update_page(request, self.store, self.embedder, actor=actor, turns=self.turns)
+        result = update_page(request, self.store, self.embedder, actor=actor, turns=self.turns)
+        self.publish_changes()
+        return result
+
+    def enrichment(self) -> Enrichment:
+        """The enrichment worker (``shared.services.enrich``) on this store and embedder."""
+        from shared.services.enrich import Enrichment
+
+        return Enrichment(self.store, self.embedder, self.settings.enrich, self.judge)
+
+    def publish_changes(self) -> int:
+        """Drain the change log's outbox to the Pub/Sub topic (on Firestore, enrichment
+        on): called after each HTTP write's commit. A failure is logged, never the
+        writer's: the change stays in the log and the next drain publishes it."""
+        if self.settings.store != "firestore" or self.settings.enrich == "off":
+            return 0
+        from shared.errors import BibliotecaError
+        from shared.services.enrich import publish_changes
+
+        with _lock:
+            if self._changes is None:
+                from shared.enrich.pubsub import ChangePublisher
+
+                project = self.settings.require_project()
+                self._changes = ChangePublisher(project, self.settings.enrich_topic)
+            publisher = self._changes
+        try:
+            return publish_changes(self.store, publisher.publish)
+        except BibliotecaError as exc:
+            logging.getLogger(__name__).warning("page changes not published yet: %s", exc)
+            return 0
 
     def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:
         """The agents' ``propose_update`` (``shared.services.review``): an edit of a draft
