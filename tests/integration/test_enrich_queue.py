@@ -82,7 +82,7 @@ def test_a_write_is_enriched_once_and_an_accepted_proposal_suggests_nothing_new(
 
     for actor in ("enrich:sources", "enrich:description"):
         done = accept_by(actor, store, EMBEDDER, curator="cli:cura")
-        assert len(done.accepted) == 1 and not done.refused
+        assert (len(done.accepted), done.refused) == (1, [])
     page = store.pages.get("guide—pool")
     assert page.version == 3
     assert [s["ref"] for s in page.front_matter["sources"]] == ["shared/store/pool.py"]
