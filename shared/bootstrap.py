@@ -15,6 +15,7 @@ process exits, and tests reset it all with ``reset()``.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -491,27 +492,38 @@ class Wiring:
 
         return Enrichment(self.store, self.embedder, self.settings.enrich, self.judge)
 
-    def publish_changes(self) -> int:
-        """Drain the change log's outbox to the Pub/Sub topic (on Firestore, enrichment
-        on): called after each HTTP write's commit. A failure is logged, never the
-        writer's: the change stays in the log and the next drain publishes it."""
-        if self.settings.store != "firestore" or self.settings.enrich == "off":
+    def publish_changes(self, *, anywhere: bool = False) -> int:
+        """Drain the change log's outbox to the Pub/Sub topic: called after each HTTP
+        write's commit, on Firestore with enrichment on, where Pub/Sub is there (a
+        deployed function, ``K_SERVICE``, or the emulator, ``PUBSUB_EMULATOR_HOST``).
+        A failure is logged, never the writer's: the change stays in the log and the
+        next drain publishes it. ``anywhere``: from any machine with credentials
+        (``biblioteca enrich --publish``)."""
+        if not self.publishes(anywhere=anywhere):
             return 0
-        from shared.errors import BibliotecaError
         from shared.services.enrich import publish_changes
 
-        with _lock:
-            if self._changes is None:
-                from shared.enrich.pubsub import ChangePublisher
-
-                project = self.settings.require_project()
-                self._changes = ChangePublisher(project, self.settings.enrich_topic)
-            publisher = self._changes
         try:
+            with _lock:
+                if self._changes is None:
+                    from shared.enrich.pubsub import ChangePublisher
+
+                    project = self.settings.require_project()
+                    self._changes = ChangePublisher(project, self.settings.enrich_topic)
+                publisher = self._changes
             return publish_changes(self.store, publisher.publish)
-        except BibliotecaError as exc:
+        except Exception as exc:  # the write is committed: publishing is the outbox's job
             logging.getLogger(__name__).warning("page changes not published yet: %s", exc)
             return 0
+
+    def publishes(self, *, anywhere: bool = False) -> bool:
+        """Whether writes publish their changes to Pub/Sub (see ``publish_changes``)."""
+        settings = self.settings
+        if settings.store != "firestore" or settings.enrich == "off":
+            return False
+        return anywhere or bool(
+            os.environ.get("K_SERVICE") or os.environ.get("PUBSUB_EMULATOR_HOST")
+        )
 
     def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:
         """The agents' ``propose_update`` (``shared.services.review``): an edit of a draft

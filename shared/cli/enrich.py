@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         emit(args, {"enrich": "off"}, "enrich: off (BIBLIOTECA_ENRICH=off)")
         return 0
     if args.publish:
-        published = w.publish_changes()
+        published = w.publish_changes(anywhere=True)
         emit(args, {"published": published}, f"published {published} page change(s)")
         return 0
     worker = w.enrichment()
