@@ -27,11 +27,13 @@ from shared.text.fold import fold
 ENRICHERS = ("sources", "related", "description", "tags", "links")
 MAX_SOURCES = 20  # new code sources one proposal adds (a page naming more is a listing)
 MAX_RELATED = 5
-# Meaning alone relates two pages only when their closest chunks say nearly the same;
-# with a shared code source or a link, a weaker likeness is enough. Measured on the
-# corpora by bench/enrich.py (docs/enrich.md): these keep precision above 0.90.
-RELATED_ALONE = 0.80
-RELATED_WITH_EVIDENCE = 0.55
+# Two pages are related when each is among the other's MUTUAL_RANK nearest by meaning
+# and something the authors wrote backs it: a code source both cite, a page both link,
+# or a link between them. Meaning alone is not enough: on the corpora, pages near in
+# meaning are pages the authors linked less than a third of the time (bench/enrich.py,
+# docs/enrich.md), and a likeness below RELATED_FLOOR is never a relation.
+MUTUAL_RANK = 2
+RELATED_FLOOR = 0.55
 LINK_MATCH = 0.85  # how close a broken link's target must be to a page's slug or title
 # Symbols written as dotted names in code spans: ``fastapi.routing.APIRouter``.
 _DOTTED = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)`")
@@ -124,21 +126,24 @@ def _outermost(paths: list[str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Neighbour:
-    """Another active page near this one: the cosine of their closest chunks, how many
-    code sources they share, whether either links the other, and its tags."""
+    """Another active page near this one: the cosine of the page to its closest chunk,
+    whether each is among the other's ``MUTUAL_RANK`` nearest pages, how many code
+    sources and link targets they share, whether either links the other, its tags."""
 
     slug: str
     cosine: float
     shared_sources: int = 0
     linked: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    mutual: bool = False
+    shared_links: int = 0
 
 
 def is_related(n: Neighbour) -> bool:
-    """Whether ``n`` treats the same topic: nearly the same meaning, or a close meaning with
-    a shared code source or a link to back it."""
-    evidence = n.shared_sources > 0 or n.linked
-    return n.cosine >= RELATED_ALONE or (evidence and n.cosine >= RELATED_WITH_EVIDENCE)
+    """Whether ``n`` treats the same topic: mutual nearest neighbours by meaning, with a
+    shared code source, a shared link target or a link between them to back it."""
+    evidence = n.shared_sources > 0 or n.shared_links > 0 or n.linked
+    return n.mutual and evidence and n.cosine >= RELATED_FLOOR
 
 
 def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggestion | None:
@@ -148,7 +153,7 @@ def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggesti
     have = {*related, page.slug}
     chosen = sorted(
         (n for n in neighbours if n.slug not in have and is_related(n)),
-        key=lambda n: (-(n.cosine + 0.1 * n.shared_sources + 0.1 * n.linked), n.slug),
+        key=lambda n: (-(n.cosine + 0.1 * (n.shared_sources + n.shared_links + n.linked)), n.slug),
     )
     new = list(dict.fromkeys(n.slug for n in chosen))[:MAX_RELATED]
     if not new:

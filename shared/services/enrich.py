@@ -6,7 +6,7 @@ a burst of writes to one page is enriched once, at its latest version (a deliver
 an older version finds that version's claims taken, or proposes against the newer one:
 ordering per page holds because nothing is ever proposed against a version that is not
 the page's current one). The work per change is bounded: one read of the page, one of
-the code index, one vector query and at most ``MAX_NEIGHBOURS`` page reads, one vector
+the code index, three vector queries and at most ``MAX_NEIGHBOURS`` page reads, one vector
 query per broken link (at most ``MAX_BROKEN``); never a scan of the wiki.
 
 Where the changes come from: ``drain`` follows the change log itself (``biblioteca
@@ -134,10 +134,10 @@ def _code_keys(front_matter: Mapping[str, Any]) -> set[str]:
     }
 
 
-def _neighbours(ctx: Context) -> list[en.Neighbour]:
-    """The pages nearest this one by meaning (one vector query from the centroid of its
-    stored chunk vectors), with the evidence that backs each: shared code sources, links."""
-    vectors = ctx.store.chunks.vectors_for(ctx.page.slug)
+def _nearest_pages(ctx: Context, slug: str) -> list[tuple[str, float]]:
+    """The pages nearest ``slug`` by meaning, best first, with the cosine of ``slug``'s
+    centroid (of its stored chunk vectors) to their closest chunk: one vector query."""
+    vectors = ctx.store.chunks.vectors_for(slug)
     centroid = _centroid(vectors.values()) if vectors else None
     if centroid is None:
         return []
@@ -146,19 +146,39 @@ def _neighbours(ctx: Context) -> list[en.Neighbour]:
     )
     best: dict[str, float] = {}
     for hit in hits:
-        if hit.slug != ctx.page.slug:
+        if hit.slug != slug:
             best[hit.slug] = max(best.get(hit.slug, -1.0), float(hit.cosine))
+    return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _neighbours(ctx: Context) -> list[en.Neighbour]:
+    """The pages nearest this one by meaning, with the evidence that backs each: mutual
+    nearness (one more vector query for each of the ``MUTUAL_RANK`` nearest), shared code
+    sources, shared link targets, a link between them."""
+    nearest = _nearest_pages(ctx, ctx.page.slug)[:MAX_NEIGHBOURS]
     mine = _code_keys(ctx.page.front_matter)
     links_out = set(en.wiki_targets(ctx.page.content))
     found: list[en.Neighbour] = []
-    for slug, cosine in sorted(best.items(), key=lambda kv: -kv[1])[:MAX_NEIGHBOURS]:
+    for rank, (slug, cosine) in enumerate(nearest):
         other = ctx.store.pages.get(slug)
         if other is None or other.front_matter.get("status") != "active":
             continue
-        linked = slug in links_out or ctx.page.slug in en.wiki_targets(other.content)
-        tags = tuple(str(t) for t in other.front_matter.get("tags") or [])
-        shared = len(mine & _code_keys(other.front_matter))
-        found.append(en.Neighbour(slug, cosine, shared, linked, tags))
+        theirs = set(en.wiki_targets(other.content))
+        linked = slug in links_out or ctx.page.slug in theirs
+        mutual = rank < en.MUTUAL_RANK and ctx.page.slug in {
+            s for s, _ in _nearest_pages(ctx, slug)[: en.MUTUAL_RANK]
+        }
+        found.append(
+            en.Neighbour(
+                slug,
+                cosine,
+                shared_sources=len(mine & _code_keys(other.front_matter)),
+                linked=linked,
+                tags=tuple(str(t) for t in other.front_matter.get("tags") or []),
+                mutual=mutual,
+                shared_links=len((links_out - {slug}) & (theirs - {ctx.page.slug})),
+            )
+        )
     return found
 
 

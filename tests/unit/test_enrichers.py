@@ -45,21 +45,24 @@ def test_sources_suggests_indexed_paths_the_page_lacks_with_last_seen() -> None:
     assert en.suggest_sources(page, ["shared/store/pool.py"], found, "2026-12-07") is None
 
 
-def test_related_needs_near_identical_meaning_alone_or_evidence_with_a_close_one() -> None:
-    """0.85 alone relates; 0.6 only with a shared source or a link; 0.6 alone does not;
-    a page already related, and the page itself, are never suggested."""
+def test_related_needs_mutual_nearness_backed_by_what_the_authors_wrote() -> None:
+    """Mutual nearest neighbours with a shared source, a shared link target or a link are
+    related; mutual nearness alone, or evidence without it, is not; a page already
+    related, and the page itself, are never suggested."""
     page = _page("x", related=["guide—old"])
     neighbours = [
-        en.Neighbour("guide—twin", 0.85),
-        en.Neighbour("guide—sourced", 0.6, shared_sources=1),
-        en.Neighbour("guide—linked", 0.6, linked=True),
-        en.Neighbour("guide—vague", 0.6),
-        en.Neighbour("guide—old", 0.95),
-        en.Neighbour("guide—pool", 0.99),
+        en.Neighbour("guide—sourced", 0.7, shared_sources=1, mutual=True),
+        en.Neighbour("guide—cited", 0.7, shared_links=2, mutual=True),
+        en.Neighbour("guide—linked", 0.6, linked=True, mutual=True),
+        en.Neighbour("guide—twin", 0.95, mutual=True),
+        en.Neighbour("guide—one-way", 0.9, shared_sources=3),
+        en.Neighbour("guide—far", 0.4, linked=True, mutual=True),
+        en.Neighbour("guide—old", 0.95, linked=True, mutual=True),
+        en.Neighbour("guide—pool", 0.99, linked=True, mutual=True),
     ]
     suggestion = en.suggest_related(page, neighbours)
     assert suggestion is not None
-    assert set(suggestion.added) == {"guide—twin", "guide—sourced", "guide—linked"}
+    assert set(suggestion.added) == {"guide—sourced", "guide—cited", "guide—linked"}
     assert suggestion.metadata["related"][0] == "guide—old"
 
 
@@ -89,7 +92,7 @@ def test_tags_come_from_related_neighbours_and_must_be_named_by_the_page() -> No
     an unrelated neighbour, is not: nothing is invented."""
     page = _page("# Conexiones\n\ntexto", tags=["db"])
     neighbours = [
-        en.Neighbour("guide—a", 0.9, tags=("db", "pool", "kubernetes")),
+        en.Neighbour("guide—a", 0.9, tags=("db", "pool", "kubernetes"), mutual=True, linked=True),
         en.Neighbour("guide—b", 0.2, tags=("conexiones",)),
     ]
     suggestion = en.suggest_tags(page, neighbours)
