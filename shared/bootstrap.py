@@ -60,8 +60,8 @@ if TYPE_CHECKING:
         WikiCreateRequest,
         WikiUpdateRequest,
     )
-    from shared.enrich.pubsub import ChangePublisher
     from shared.providers.gemini_client import GeminiClient
+    from shared.providers.pubsub import ChangePublisher
     from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
@@ -506,7 +506,7 @@ class Wiring:
         try:
             with _lock:
                 if self._changes is None:
-                    from shared.enrich.pubsub import ChangePublisher
+                    from shared.providers.pubsub import ChangePublisher
 
                     project = self.settings.require_project()
                     self._changes = ChangePublisher(project, self.settings.enrich_topic)

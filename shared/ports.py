@@ -16,7 +16,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from shared.enrich.records import Failure
 from shared.records import (
     AnswerTrace,
     Chunk,
@@ -25,6 +24,7 @@ from shared.records import (
     CitingRecord,
     Confidence,
     EventKind,
+    Failure,
     FeedbackRecord,
     Freshness,
     Generation,

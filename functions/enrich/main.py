@@ -15,8 +15,8 @@ import functions_framework
 from cloudevents.http import CloudEvent
 
 from shared.bootstrap import wiring
-from shared.enrich.pubsub import change_of
 from shared.errors import InvalidInput
+from shared.providers.pubsub import change_of
 
 log = logging.getLogger("biblioteca.enrich")
 

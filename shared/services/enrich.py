@@ -6,8 +6,9 @@ a burst of writes to one page is enriched once, at its latest version (a deliver
 an older version finds that version's claims taken, or proposes against the newer one:
 ordering per page holds because nothing is ever proposed against a version that is not
 the page's current one). The work per change is bounded: one read of the page, one of
-the code index, three vector queries and at most ``MAX_NEIGHBOURS`` page reads, one vector
-query per broken link (at most ``MAX_BROKEN``); never a scan of the wiki.
+the code index, three vector queries (at most ``NEAREST_CHUNKS`` + 2 x ``MUTUAL_CHUNKS``
+documents) and two neighbour reads, one vector query per broken link (at most
+``MAX_BROKEN``); never a scan of the wiki.
 
 Where the changes come from: ``drain`` follows the change log itself (``biblioteca
 enrich``, ``biblioteca serve``'s worker); in production ``publish_changes`` is the
@@ -31,7 +32,7 @@ import numpy as np
 from shared.api.models import WikiUpdateRequest
 from shared.clock import now
 from shared.enrich import enrichers as en
-from shared.enrich.records import done_key, suggested_key
+from shared.enrich.ledger import done_key, suggested_key
 from shared.errors import VersionConflict
 from shared.gates.code_paths import path_key
 from shared.ports import Embedder, Generator, Store
@@ -43,8 +44,11 @@ EnrichMode = Literal["offline", "llm", "off"]
 ACTOR_PREFIX = "enrich:"
 WORKER = "worker"  # the ledger's cursor of the local worker
 OUTBOX = "outbox"  # the ledger's cursor of the Pub/Sub publisher
-MAX_NEIGHBOURS = 10  # pages read per change for related and tags
-NEAREST_CHUNKS = 40  # chunks the one vector query returns (several per page)
+# Only the page's MUTUAL_RANK nearest pages can be related (is_related), so only they
+# are read: a chunk query returns several chunks per page, NEAREST_CHUNKS is enough to
+# rank the nearest few pages (Firestore bills a vector query per document returned).
+NEAREST_CHUNKS = 20
+MUTUAL_CHUNKS = 12  # the neighbour's own nearest: only whether this page is among its two
 MAX_BROKEN = 10  # broken wiki links looked up per change
 MAX_CHANGES = 1000  # changes one drain handles; the rest wait for the next one
 
@@ -134,7 +138,7 @@ def _code_keys(front_matter: Mapping[str, Any]) -> set[str]:
     }
 
 
-def _nearest_pages(ctx: Context, slug: str) -> list[tuple[str, float]]:
+def _nearest_pages(ctx: Context, slug: str, limit: int = NEAREST_CHUNKS) -> list[tuple[str, float]]:
     """The pages nearest ``slug`` by meaning, best first, with the cosine of ``slug``'s
     centroid (of its stored chunk vectors) to their closest chunk: one vector query."""
     vectors = ctx.store.chunks.vectors_for(slug)
@@ -142,7 +146,7 @@ def _nearest_pages(ctx: Context, slug: str) -> list[tuple[str, float]]:
     if centroid is None:
         return []
     hits = ctx.store.chunks.nearest(
-        centroid, embedder=ctx.embedder.name, filters=SearchFilter(), limit=NEAREST_CHUNKS
+        centroid, embedder=ctx.embedder.name, filters=SearchFilter(), limit=limit
     )
     best: dict[str, float] = {}
     for hit in hits:
@@ -152,21 +156,21 @@ def _nearest_pages(ctx: Context, slug: str) -> list[tuple[str, float]]:
 
 
 def _neighbours(ctx: Context) -> list[en.Neighbour]:
-    """The pages nearest this one by meaning, with the evidence that backs each: mutual
-    nearness (one more vector query for each of the ``MUTUAL_RANK`` nearest), shared code
-    sources, shared link targets, a link between them."""
-    nearest = _nearest_pages(ctx, ctx.page.slug)[:MAX_NEIGHBOURS]
+    """The ``MUTUAL_RANK`` pages nearest this one by meaning, with the evidence that backs
+    each: mutual nearness (one more vector query each), shared code sources, shared link
+    targets, a link between them."""
+    nearest = _nearest_pages(ctx, ctx.page.slug)[: en.MUTUAL_RANK]
     mine = _code_keys(ctx.page.front_matter)
     links_out = set(en.wiki_targets(ctx.page.content))
     found: list[en.Neighbour] = []
-    for rank, (slug, cosine) in enumerate(nearest):
+    for slug, cosine in nearest:
         other = ctx.store.pages.get(slug)
         if other is None or other.front_matter.get("status") != "active":
             continue
         theirs = set(en.wiki_targets(other.content))
         linked = slug in links_out or ctx.page.slug in theirs
-        mutual = rank < en.MUTUAL_RANK and ctx.page.slug in {
-            s for s, _ in _nearest_pages(ctx, slug)[: en.MUTUAL_RANK]
+        mutual = ctx.page.slug in {
+            s for s, _ in _nearest_pages(ctx, slug, MUTUAL_CHUNKS)[: en.MUTUAL_RANK]
         }
         found.append(
             en.Neighbour(

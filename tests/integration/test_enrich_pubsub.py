@@ -14,8 +14,8 @@ import pytest
 
 from shared.bootstrap import reset, wiring
 from shared.config import get_settings
-from shared.enrich.pubsub import ChangePublisher
 from shared.errors import Unavailable
+from shared.providers.pubsub import ChangePublisher
 from shared.services.bulk_review import open_proposals
 from shared.services.enrich import OUTBOX, publish_changes
 from tests.fixtures.pubsub import Topic

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from shared.enrich.records import MAX_ATTEMPTS, backoff_s
+from shared.enrich.ledger import MAX_ATTEMPTS, backoff_s
 from shared.schema import parse_front_matter
 from shared.services import review
 from shared.services.bulk_review import accept_by, open_proposals

@@ -20,8 +20,9 @@ from google.cloud.firestore_v1 import DELETE_FIELD
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.clock import now
-from shared.enrich.records import MAX_ATTEMPTS, Failure, backoff_s
+from shared.enrich.ledger import MAX_ATTEMPTS, backoff_s
 from shared.errors import Conflict
+from shared.records import Failure
 from shared.store.firestore.db import Database
 
 CURSORS = "enrich_cursors"

@@ -12,7 +12,8 @@ import time
 from datetime import datetime
 
 from shared.clock import now
-from shared.enrich.records import MAX_ATTEMPTS, Failure, backoff_s
+from shared.enrich.ledger import MAX_ATTEMPTS, backoff_s
+from shared.records import Failure
 from shared.store.sqlite.db import Database
 
 SCHEMA = """

@@ -1,31 +1,15 @@
-"""What the enrichment ledger keeps: a change that failed (and how often), and the
-keys that make enrichment at most once per (page, version, enricher)."""
+"""The enrichment ledger's rules: how often a change may fail, how long it waits between
+tries, and the keys that make enrichment at most once per (page, version, enricher)."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import datetime
 
 # After this many failed attempts a change is set aside (dead letter), the contract's 5.
 MAX_ATTEMPTS = 5
 # Backoff between local retries: BASE * 2**(attempts-1) seconds, capped.
 BACKOFF_BASE_S = 2.0
 BACKOFF_MAX_S = 300.0
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A change (a page at a version) whose enrichment failed ``attempts`` times; ``dead``
-    once it reached ``MAX_ATTEMPTS`` (never retried again, counted by ``status``)."""
-
-    slug: str
-    version: int
-    attempts: int
-    error: str
-    at: datetime
-    next_at: float  # epoch seconds: when the local worker may try again
-    dead: bool
 
 
 def backoff_s(attempts: int) -> float:
