@@ -14,6 +14,8 @@ process exits, and tests reset it all with ``reset()``.
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -28,6 +30,7 @@ from shared.ports import (
     ChunkIndex,
     CodeIndex,
     Embedder,
+    EnrichLedger,
     EventLog,
     FeedbackStore,
     Generator,
@@ -58,9 +61,11 @@ if TYPE_CHECKING:
         WikiCreateRequest,
         WikiUpdateRequest,
     )
+    from shared.providers.pubsub import ChangePublisher
     from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
+    from shared.services.enrich import Enrichment
     from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
     from shared.services.wiki import PageTurns, WriteResult
@@ -146,6 +151,10 @@ class _LazyStore:
     @property
     def proposals(self) -> ProposalStore:
         return self._opened().proposals
+
+    @property
+    def enrichment(self) -> EnrichLedger:
+        return self._opened().enrichment
 
 
 # -- model providers --------------------------------------------------------------------
@@ -262,6 +271,7 @@ class Wiring:
         self._citations: CitationCache | None = None
         self._limits: Limiters | None = None
         self._turns: PageTurns | None = None
+        self._changes: ChangePublisher | None = None
 
     # The process's state, made on first use (a function that never searches never
     # imports the search index).
@@ -427,7 +437,9 @@ class Wiring:
         """``POST /wiki_create`` (``shared.services.wiki.create_page``)."""
         from shared.services.wiki import create_page
 
-        return create_page(request, self.store, self.embedder, actor=actor, role=role)
+        result = create_page(request, self.store, self.embedder, actor=actor, role=role)
+        self.publish_changes()
+        return result
 
     def update_page(
         self, request: WikiUpdateRequest, *, actor: str, role: Role = "writer"
@@ -436,8 +448,49 @@ class Wiring:
         among this process's writers (``turns``)."""
         from shared.services.wiki import update_page
 
-        return update_page(
+        result = update_page(
             request, self.store, self.embedder, actor=actor, turns=self.turns, role=role
+        )
+        self.publish_changes()
+        return result
+
+    def enrichment(self) -> Enrichment:
+        """The enrichment worker (``shared.services.enrich``) on this store and embedder."""
+        from shared.services.enrich import Enrichment
+
+        return Enrichment(self.store, self.embedder, self.settings.enrich, self.judge)
+
+    def publish_changes(self, *, anywhere: bool = False) -> int:
+        """Drain the change log's outbox to the Pub/Sub topic: called after each HTTP
+        write's commit, on Firestore with enrichment on, where Pub/Sub is there (a
+        deployed function, ``K_SERVICE``, or the emulator, ``PUBSUB_EMULATOR_HOST``).
+        A failure is logged, never the writer's: the change stays in the log and the
+        next drain publishes it. ``anywhere``: from any machine with credentials
+        (``biblioteca enrich --publish``)."""
+        if not self.publishes(anywhere=anywhere):
+            return 0
+        from shared.services.enrich import publish_changes
+
+        try:
+            with _lock:
+                if self._changes is None:
+                    from shared.providers.pubsub import ChangePublisher
+
+                    project = self.settings.require_project()
+                    self._changes = ChangePublisher(project, self.settings.enrich_topic)
+                publisher = self._changes
+            return publish_changes(self.store, publisher.publish)
+        except Exception as exc:  # the write is committed: publishing is the outbox's job
+            logging.getLogger(__name__).warning("page changes not published yet: %s", exc)
+            return 0
+
+    def publishes(self, *, anywhere: bool = False) -> bool:
+        """Whether writes publish their changes to Pub/Sub (see ``publish_changes``)."""
+        settings = self.settings
+        if settings.store != "firestore" or settings.enrich == "off":
+            return False
+        return anywhere or bool(
+            os.environ.get("K_SERVICE") or os.environ.get("PUBSUB_EMULATOR_HOST")
         )
 
     def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:

@@ -37,6 +37,7 @@ MAX_BODY_TIMEOUT_S = 30.0
 # The request line and headers must arrive whole within this many seconds of their first
 # byte (``biblioteca serve``; docs/limits.md). A real client sends them in one packet.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_ENRICH_TOPIC = "biblioteca-page-changes"
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
@@ -94,6 +95,8 @@ ENV = {
     "BIBLIOTECA_SITE_LOGO": "site_logo",
     "BIBLIOTECA_TRACE_DAYS": "trace_days",
     "BIBLIOTECA_FEEDBACK_FROM_WIDGET": "feedback_from_widget",
+    "BIBLIOTECA_ENRICH": "enrich",
+    "BIBLIOTECA_ENRICH_TOPIC": "enrich_topic",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
 
@@ -155,8 +158,14 @@ class Settings(BaseModel):
     site_logo: str | None = None  # a path under the site root or an http(s) URL
     trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
     feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
+    # The enrichment agent (docs/enrich.md): offline enrichers, a model's rewrite, or none.
+    enrich: Literal["offline", "llm", "off"] = "offline"
+    # The Pub/Sub topic the change log's outbox publishes to (the ``enrich`` function's).
+    enrich_topic: str = Field(
+        default=DEFAULT_ENRICH_TOPIC, pattern=r"^[A-Za-z][A-Za-z0-9._~+%-]{2,254}$"
+    )
 
-    @field_validator("store", "auth", "llm", "embedder", mode="before")
+    @field_validator("store", "auth", "llm", "embedder", "enrich", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value

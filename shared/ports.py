@@ -24,6 +24,7 @@ from shared.records import (
     CitingRecord,
     Confidence,
     EventKind,
+    Failure,
     FeedbackRecord,
     Freshness,
     Generation,
@@ -330,6 +331,43 @@ class ReportWriter(Protocol):
         """Replace the report's files (relative name -> bytes)."""
 
 
+# -- enrichment (the worker's ledger) --------------------------------------------------
+
+
+class EnrichLedger(Protocol):
+    """What makes enrichment a queue that keeps its promises: the worker's position in
+    the change log, claims that make it at most once (per page, version and enricher, and
+    per suggestion), and the changes that failed, dead once they failed ``MAX_ATTEMPTS``."""
+
+    def position(self, name: str) -> str | None:
+        """The change-log cursor the reader ``name`` last finished at (None: never ran)."""
+
+    def move(self, name: str, cursor: str) -> None:
+        """Record that ``name`` finished everything up to ``cursor``."""
+
+    def claim(self, key: str) -> bool:
+        """Take ``key`` if nobody has (atomic: of two claimants exactly one is True)."""
+
+    def release(self, key: str) -> None:
+        """Give ``key`` back (the work it guarded failed and will be retried)."""
+
+    def fail(self, slug: str, version: int, error: str) -> Failure:
+        """Count one more failed attempt of the change; dead at ``MAX_ATTEMPTS``."""
+
+    def clear(self, slug: str, version: int) -> None:
+        """The change succeeded: forget its failures (a dead one stays dead)."""
+
+    def failure(self, slug: str, version: int) -> Failure | None: ...
+
+    def due(self, now: float, *, limit: int = 100) -> list[Failure]:
+        """Failed changes, not dead, whose backoff has passed, oldest first."""
+
+    def dead(self, *, limit: int = 100) -> list[Failure]:
+        """The changes set aside, newest first."""
+
+    def dead_count(self) -> int: ...
+
+
 # -- one backend -----------------------------------------------------------------------
 
 
@@ -363,6 +401,9 @@ class Store(Protocol):
 
     @property
     def proposals(self) -> ProposalStore: ...
+
+    @property
+    def enrichment(self) -> EnrichLedger: ...
 
 
 # -- model providers -------------------------------------------------------------------

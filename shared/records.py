@@ -154,6 +154,21 @@ class Proposal:
     version: int | None = None  # the page version it became, when accepted
 
 
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A change (a page at a version) whose enrichment failed ``attempts`` times; ``dead``
+    once it reached ``shared.enrich.ledger.MAX_ATTEMPTS`` (never retried again, counted by
+    ``status``)."""
+
+    slug: str
+    version: int
+    attempts: int
+    error: str
+    at: datetime
+    next_at: float  # epoch seconds: when the local worker may try again
+    dead: bool
+
+
 # -- retrieval -------------------------------------------------------------------------
 
 

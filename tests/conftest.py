@@ -17,6 +17,7 @@ from tests.fixtures.secrets import TOKEN, leaked
 
 pytest_plugins = [
     "tests.fixtures.firestore",
+    "tests.fixtures.pubsub",
     "tests.fixtures.server",
     "tests.fixtures.gemini",
     "tests.fixtures.openai",

@@ -50,6 +50,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="do not rebuild the local site after writes (by default: 2 s after the last one)",
     )
+    parser.add_argument(
+        "--no-enrich",
+        action="store_true",
+        help="do not run the enrichment worker (by default: it follows the change log, "
+        "unless BIBLIOTECA_ENRICH=off)",
+    )
     parser.set_defaults(handler=run, prepare=prepare)
 
 
@@ -220,7 +226,10 @@ def run(args: argparse.Namespace) -> int:
     app = build_app()
     if not args.no_rebuild and not get_settings().site_location.startswith("gs://"):
         app = after_writes(app, Refresher(site_builder))
+    from shared.cli.enrich_worker import start_in_worker
+
+    started = None if args.no_enrich else start_in_worker
     try:
-        return server.run(app, args.host, args.port, ready=ready)
+        return server.run(app, args.host, args.port, ready=ready, worker_started=started)
     finally:
         serve_state.forget(settings)

@@ -415,11 +415,14 @@ def wire(error: BibliotecaError) -> bytes:
     return head.encode("latin-1") + body
 
 
-def run(app: Any, host: str, port: int, *, ready: Any = None) -> int:
-    """Serve ``app`` until stopped (SIGTERM, Ctrl-C); the exit status."""
+def run(app: Any, host: str, port: int, *, ready: Any = None, worker_started: Any = None) -> int:
+    """Serve ``app`` until stopped (SIGTERM, Ctrl-C); the exit status. ``worker_started``
+    runs in the worker process once it is forked (threads of its own start there)."""
     settings = options(host, port)
     if ready is not None:
         settings["when_ready"] = ready
+    if worker_started is not None:
+        settings["post_worker_init"] = worker_started
     try:
         Server(app, settings).run()
     except SystemExit as stop:  # gunicorn's arbiter leaves through sys.exit

@@ -80,6 +80,7 @@ def lines(state: dict[str, Any]) -> str:
             f"feedback:  {feedback['count']} in the last {feedback['days']} days "
             f"({feedback['down']} down, {feedback['up']} up) · biblioteca feedback"
         )
+    out += _enrich_lines(state.get("enrich"))
     gaps = state.get("gaps")
     if gaps is not None and "error" in gaps:
         out.append(f"gaps:      unreadable: {gaps['error']}")
@@ -89,6 +90,17 @@ def lines(state: dict[str, Any]) -> str:
             f"{gaps['days']} days · biblioteca gaps"
         )
     return "\n".join(out)
+
+
+def _enrich_lines(enrich: dict[str, Any] | None) -> list[str]:
+    if enrich is None:
+        return []
+    if "error" in enrich:
+        return [f"enrich:    unreadable: {enrich['error']}"]
+    line = f"enrich:    {enrich['mode']}, {enrich['dead_letters']} change(s) set aside"
+    out = [line + (" after 5 failures" if enrich["dead_letters"] else "")]
+    out += [f"  {d['slug']} v{d['version']}: {d['error']}" for d in enrich.get("recent_dead", [])]
+    return out
 
 
 def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -> list[str]:

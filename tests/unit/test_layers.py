@@ -6,7 +6,8 @@ Each module of ``shared/`` (and each ``functions/*/main.py``) is put in one laye
 path; every import of another layer must go down this list. The core's features
 (retrieval, gates, dialects, site, the loop) are siblings: none imports another, so each
 can change without the others; what two of them share lives in the stored form below
-them. Every import form counts: ``import shared.x``, ``from shared.x import y``,
+them. The scribes' agents (de-duplication, enrichment) sit above the features they read
+with. Every import form counts: ``import shared.x``, ``from shared.x import y``,
 ``from shared import x`` and relative imports, inside functions and ``TYPE_CHECKING``
 blocks too. A new module lands in a layer by where it is written, so the rule needs no
 upkeep.
@@ -27,6 +28,7 @@ ORDER = (
     "services",
     "api",
     "adapters",
+    "agents",
     "features",
     "form",
     "ports",
@@ -35,6 +37,9 @@ ORDER = (
 )
 _EDGE = {"http", "request_body", "cli", "mcp", "demo", "__main__"}
 _ADAPTERS = {"store", "providers", "publish"}
+# The scribes' agents read pages with the features' own rules (retrieval's sentences,
+# the gates' prose) and keep their pure state in forms the stores encode.
+_AGENTS = {"enrich", "dedup"}
 _FEATURES = {"retrieval", "gates", "dialects", "site", "loop"}
 _FORM = {"text", "mkdocs", "normalize", "schema", "stored"}
 _FOUNDATION = {"config", "errors", "logs", "clock"}
@@ -60,6 +65,8 @@ def layer(module: str) -> str:
         return "adapters"
     if top == "api":  # the request and response models, built on the one schema
         return "api"
+    if top in _AGENTS:
+        return "agents"
     if top in _FEATURES:
         return "features"
     if top in _FORM:
