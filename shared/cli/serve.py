@@ -65,7 +65,9 @@ def function_names() -> list[str]:
 
 
 def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
-    """One WSGI app: functions-framework's own app per function, mounted at ``/<name>``."""
+    """One WSGI app: functions-framework's own app per HTTP function, mounted at
+    ``/<name>``. An event function (``enrich``, on Pub/Sub) is not an address: here the
+    serve's own worker follows the change log instead."""
     mounts = {
         f"/{name}": _at_root(
             functions_framework.create_app(  # type: ignore[no-untyped-call]
@@ -73,6 +75,7 @@ def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
             )
         )
         for name in function_names()
+        if "@functions_framework.cloud_event" not in (functions_dir / name / "main.py").read_text()
     }
     return DispatcherMiddleware(site_app(), mounts)
 

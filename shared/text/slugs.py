@@ -18,6 +18,7 @@ FUNCTION_NAMES = frozenset(
         "archive",
         "index_code",
         "rebuild",
+        "enrich",
         "mcp",
         "feedback",
     }

@@ -54,7 +54,8 @@ def test_function_names_are_reserved(name: str) -> None:
 
 
 def test_the_reserved_names_are_exactly_the_functions() -> None:
-    """Every function (a folder of functions/, a path of serve) is reserved, nothing else."""
+    """Every function (a folder of functions/; the HTTP ones are paths of serve) is
+    reserved, nothing else."""
     assert set(function_names()) == set(FUNCTION_NAMES)
     assert {
         "wiki_create",
@@ -63,6 +64,7 @@ def test_the_reserved_names_are_exactly_the_functions() -> None:
         "archive",
         "index_code",
         "rebuild",
+        "enrich",
         "mcp",
         "feedback",
         "wiki_history",
