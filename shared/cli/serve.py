@@ -59,23 +59,27 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run, prepare=prepare)
 
 
-def function_names() -> list[str]:
-    """Every Cloud Function of the bundle: one folder with a main.py each."""
-    return sorted(p.parent.name for p in FUNCTIONS_DIR.glob("*/main.py"))
+def function_names(functions_dir: Path = FUNCTIONS_DIR) -> list[str]:
+    """Every HTTP Cloud Function of the bundle: one folder with a main.py each. An event
+    function (``enrich``, on Pub/Sub) is not an address: ``serve``'s own worker follows
+    the change log instead."""
+    return sorted(
+        p.parent.name
+        for p in functions_dir.glob("*/main.py")
+        if "@functions_framework.cloud_event" not in p.read_text(encoding="utf-8")
+    )
 
 
 def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
     """One WSGI app: functions-framework's own app per HTTP function, mounted at
-    ``/<name>``. An event function (``enrich``, on Pub/Sub) is not an address: here the
-    serve's own worker follows the change log instead."""
+    ``/<name>``."""
     mounts = {
         f"/{name}": _at_root(
             functions_framework.create_app(  # type: ignore[no-untyped-call]
                 name, str(functions_dir / name / "main.py")
             )
         )
-        for name in function_names()
-        if "@functions_framework.cloud_event" not in (functions_dir / name / "main.py").read_text()
+        for name in function_names(functions_dir)
     }
     return DispatcherMiddleware(site_app(), mounts)
 

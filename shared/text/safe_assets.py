@@ -11,6 +11,7 @@ declares entities is refused (None). ``delivery`` says how a published asset is 
 
 from __future__ import annotations
 
+import html.entities
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ def clean_svg(data: bytes) -> bytes | None:
     if b"<!ENTITY" in data.upper() or len(data) > 4 * 1024 * 1024:
         return None  # entity expansion ("billion laughs") is refused, not parsed
     try:
-        root = ET.fromstring(data)  # noqa: S314 - no entities left to expand
+        root = ET.fromstring(_xml_entities(data))  # noqa: S314 - no entities left to expand
     except ET.ParseError:
         return None
     if _local(root.tag) != "svg":
@@ -55,6 +56,25 @@ def clean_svg(data: bytes) -> bytes | None:
     _clean(root)
     cleaned: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
     return cleaned
+
+
+_NAMED = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
+_XML_NAMED = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+
+
+def _xml_entities(data: bytes) -> bytes:
+    """HTML's named entities as numeric references. An SVG written to be inlined in HTML
+    (a terminal screenshot's ``&nbsp;``) uses them; XML knows five, so without this the
+    file neither parses here nor shows as an image in a browser."""
+
+    def numeric(match: re.Match[bytes]) -> bytes:
+        name = match.group(1)
+        code = html.entities.name2codepoint.get(name.decode("ascii"))
+        if name in _XML_NAMED or code is None:
+            return match.group(0)
+        return b"&#%d;" % code
+
+    return _NAMED.sub(numeric, data) if b"&" in data else data
 
 
 def _clean(element: ET.Element) -> None:

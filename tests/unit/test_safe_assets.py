@@ -78,3 +78,11 @@ def test_a_style_keeps_its_rules_but_not_what_it_would_fetch() -> None:
     assert "evil.example" not in text
     assert ".r1{fill:#c5c8c6}" in text
     assert "url(#g)" in text
+
+
+def test_an_svg_written_for_html_keeps_its_named_entities_as_characters() -> None:
+    """A terminal screenshot's ``&nbsp;`` (HTML's, not XML's) parses and stays a no-break
+    space; XML's own ``&amp;`` stays; a name no one defines still refuses the file."""
+    text = _clean("<text>&nbsp;Data&nbsp;&amp;&nbsp;Catálogo</text>")
+    assert "\u00a0Data\u00a0&amp;\u00a0Catálogo" in text
+    assert clean_svg(SVG.format("<text>&nosuchname;</text>").encode()) is None
