@@ -46,6 +46,16 @@ def test_code_keeps_its_brackets_and_a_link_text_has_no_brackets() -> None:
     assert page.endswith("Fin ([[guide—resp|guide—resp]]).\n")
 
 
+def test_a_fence_inside_a_longer_fence_is_code_and_so_is_its_marker() -> None:
+    """A four-backtick fence that shows a three-backtick one stays code to its own close:
+    the ``[2]`` inside is neither linked nor counted, the ``[1]`` after it is."""
+    shown = "````md\n```py\nx = a[2]\n```\ny = b[2]\n````"
+    page = as_page(f"Así se ve:\n\n{shown}\n\nVer la guía [1].", CITED, TITLES)
+    assert shown in page
+    assert "[[guide—resp" not in page
+    assert "([[guide—codes|Códigos de estado]])" in page
+
+
 def test_a_link_after_a_sentence_end_goes_inside_the_sentence() -> None:
     """ "… texto. [1]" (how answers often cite) reads "… texto ([[…]])." on a page."""
     assert as_page("Usa el middleware. [1]\n\nOtro! [2]", CITED, TITLES) == (
