@@ -334,21 +334,9 @@ def update_validated(
     record = known
     attempt = 0
     while True:
-        if not turn.acquire(timeout=max(0.0, deadline - retry.clock())):
-            raise Unavailable(
-                f"page '{slug}' had other writers queued for {retry.deadline_s:.0f} s: "
-                "nothing was written; retry"
-            )
+        _take(turn, slug, deadline - retry.clock(), retry.deadline_s)
         try:
-            record = record or store.pages.get(slug)
-            if record is None:
-                raise NotFound(f"no page with slug '{slug}'", field="slug")
-            if expected_version is not None and record.version != expected_version:
-                raise VersionConflict(
-                    f"page '{slug}' is at version {record.version}, not {expected_version}: "
-                    "read it again and retry",
-                    field="expected_version",
-                )
+            record = _current(record or store.pages.get(slug), slug, expected_version)
             try:
                 return _apply(
                     record,
@@ -367,14 +355,42 @@ def update_validated(
                 record = None  # written meanwhile by another process: apply it to a fresh read
         finally:
             turn.release()
-        pause = retry.pause(attempt)
         attempt += 1
-        if retry.clock() + pause > deadline:
-            raise Unavailable(
-                f"page '{slug}' kept changing under this update for {retry.deadline_s:.0f} s "
-                f"({attempt} attempts): nothing was written; retry"
-            )
-        retry.sleep(pause)
+        _pause_or_give_up(retry, attempt, deadline, slug)
+
+
+def _take(turn: threading.Lock, slug: str, wait_s: float, deadline_s: float) -> None:
+    """The page's turn among this process's writers, or a 503 past the update's deadline."""
+    if not turn.acquire(timeout=max(0.0, wait_s)):
+        raise Unavailable(
+            f"page '{slug}' had other writers queued for {deadline_s:.0f} s: "
+            "nothing was written; retry"
+        )
+
+
+def _current(record: PageRecord | None, slug: str, expected_version: int | None) -> PageRecord:
+    """The page as read in its turn: it exists, and is at the version the caller read."""
+    if record is None:
+        raise NotFound(f"no page with slug '{slug}'", field="slug")
+    if expected_version is not None and record.version != expected_version:
+        raise VersionConflict(
+            f"page '{slug}' is at version {record.version}, not {expected_version}: "
+            "read it again and retry",
+            field="expected_version",
+        )
+    return record
+
+
+def _pause_or_give_up(retry: RaceRetry, attempt: int, deadline: float, slug: str) -> None:
+    """Wait before the next attempt of a lost race, or give up if that would pass the
+    deadline (a 503: nothing was written)."""
+    pause = retry.pause(attempt - 1)
+    if retry.clock() + pause > deadline:
+        raise Unavailable(
+            f"page '{slug}' kept changing under this update for {retry.deadline_s:.0f} s "
+            f"({attempt} attempts): nothing was written; retry"
+        )
+    retry.sleep(pause)
 
 
 def _embed_ahead(
