@@ -34,6 +34,7 @@ import griffe
 import yaml
 
 from shared import mkdocs
+from shared.dialects import bounded_yaml
 from shared.text.slugs import slugify
 
 MAX_OBJECTS = 300  # objects one directive renders
@@ -95,7 +96,7 @@ def _options(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = yaml.safe_load(_dedent(text))
+        data = bounded_yaml.load(_dedent(text))
     except yaml.YAMLError:
         return {}
     if not isinstance(data, dict):

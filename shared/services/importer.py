@@ -20,7 +20,7 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
+from shared.dialects import bounded_yaml, mdx, mkdocs_config, mkdocstrings, sidebar
 from shared.dialects.constructs import Constructs
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.logs import get_logger
@@ -100,7 +100,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if not match:
         return {}, text
     try:
-        data = yaml.safe_load(match.group(1) or "")
+        data = bounded_yaml.load(match.group(1) or "")
     except yaml.YAMLError as exc:
         raise InvalidInput(f"the front matter is not valid YAML: {exc}".splitlines()[0]) from exc
     if data is None:

@@ -142,3 +142,30 @@ def test_status_shows_the_last_imports_fidelity_and_whether_it_synced(
     assert "--sync retired 0" in out
     assert "fidelity:  2 pages · 0 lost words, 1 show source syntax" in out
     assert "(aviso.md)" in out
+
+
+# Ten lines of aliases, nine a level: 387 million strings once expanded.
+LAUGHS = "\n".join(
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [
+        f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]"
+        for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+)
+
+
+def test_billion_laughs_fail_their_file_and_the_import_goes_on(
+    store_env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A front matter of laughs fails that page, a ``mkdocs.yml`` of laughs is a warning
+    naming it; the other pages are imported (never a ``MemoryError``)."""
+    write(tmp_path, "mkdocs.yml", "site_name: Risa\n" + LAUGHS + "\nnav: *i\n")
+    write(tmp_path / "docs", "risa.md", f"---\n{LAUGHS}\n---\n# Risa\n\nJa.\n")
+    write(tmp_path / "docs", "instalar.md", FAITHFUL)
+    _, report, _ = run(capsys, str(tmp_path / "docs"), "--type", "guide")
+    assert report["created"] == 1
+    assert [f["file"] for f in report["failed"]] == ["risa.md"]
+    assert "billion laughs" in json.dumps(report["failed"])
+    assert any(
+        w["file"] == "mkdocs.yml" and "billion laughs" in w["warning"] for w in report["warnings"]
+    ), report["warnings"]
