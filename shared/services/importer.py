@@ -274,6 +274,13 @@ def import_directory(
         gone = {s: p for s, p in known.items() if p not in present and s not in origins}
         report.retired = _retire(gone, store, embedder, report, actor)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
+    report.warnings += [
+        {
+            "file": path,
+            "warning": f"griffe could not parse this module ({why}): its directives are stand-ins",
+        }
+        for path, why in (tree.library.unparsed() if tree.library is not None else [])
+    ]
     if nav is not None:
         store.site.save_nav(nav)
         report.nav = _count_pages(nav["items"])
