@@ -10,6 +10,7 @@ from typing import Any
 from shared.bootstrap import wiring
 from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
 from shared.schema import PAGE_TYPES, STATUSES
+from shared.services.fidelity import Fidelity
 from shared.services.importer import import_directory
 
 
@@ -52,6 +53,12 @@ def register(subparsers: Any) -> None:
         help="the name this tree's pages are known by for --sync (default: the git remote "
         "of DIR's checkout and DIR's path in it, else that path)",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a page lost words or shows source syntax (fidelity lossy or raw); "
+        "the pages are imported all the same",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -93,12 +100,19 @@ def run(args: argparse.Namespace) -> int:
     lines = [summary]
     if report.constructs:
         lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
+    lines += fidelity_lines(report.fidelity)
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:
         lines.append(index_snapshot_line(w))
+    unfaithful = args.strict and not report.fidelity.faithful
+    if unfaithful:
+        lines.append(
+            f"  --strict: {len(report.fidelity.lossy)} pages lost words, "
+            f"{len(report.fidelity.raw_files())} show source syntax"
+        )
     emit(args, report.as_dict(), "\n".join(lines))
-    return 1 if report.failed else 0
+    return 1 if report.failed or unfaithful else 0
 
 
 def constructs_line(counts: dict[str, dict[str, int]]) -> str:
@@ -111,6 +125,37 @@ def constructs_line(counts: dict[str, dict[str, int]]) -> str:
 
 
 SHOWN_FILES = 3  # files named on a line that stands for many
+SHOWN_PAGES = 50  # lossy or raw pages named one a line; --json lists them all
+
+
+def fidelity_lines(fidelity: Fidelity) -> list[str]:
+    """The fidelity line (pages measured, lossy, raw, unknown), then each lossy page with
+    the share of its words kept and each raw page with the syntax it shows."""
+    raw: dict[str, list[str]] = {}
+    for entry in fidelity.raw:
+        raw.setdefault(entry["file"], []).append(f"{entry['construct']} «{entry['sample']}»")
+    lines = [
+        f"  fidelity {fidelity.pages} pages: {len(fidelity.lossy)} lost words, "
+        f"{len(raw)} show source syntax, {sum(fidelity.unknown.values())} unknown constructs"
+    ]
+    lines += [
+        f"  lossy   {e['file']}: kept {e['kept']:.0%} of its words"
+        for e in fidelity.lossy[:SHOWN_PAGES]
+    ]
+    lines += _more(len(fidelity.lossy), "lossy")
+    lines += [
+        f"  raw     {file}: {'; '.join(shown)}" for file, shown in list(raw.items())[:SHOWN_PAGES]
+    ]
+    lines += _more(len(raw), "raw")
+    if fidelity.unknown:
+        counts = ", ".join(f"{name} {n}" for name, n in fidelity.unknown.items())
+        lines.append(f"  unknown {counts}")
+    return lines
+
+
+def _more(count: int, what: str) -> list[str]:
+    left = count - SHOWN_PAGES
+    return [f"  {what}   and {left} more pages (--json lists them all)"] if left > 0 else []
 
 
 def failure_lines(failed: list[dict[str, str]]) -> list[str]:

@@ -127,13 +127,27 @@ def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -
     elif sync is not None:
         last = sync["last"]
         by = f" by {last['by']}" if last.get("by") else ""
-        retired = f", retired {last['retired']}" if "retired" in last else ""
+        retired = f", --sync retired {last.get('retired', 0)}" if last.get("sync") else ""
         out.append(
             f"sync:      {last.get('actor')}{by} at {_when(last.get('at'))} · created "
             f"{last.get('created', 0)}, updated {last.get('updated', 0)}, unchanged "
             f"{last.get('unchanged', 0)}, failed {last.get('failed', 0)}{retired}"
         )
+        out += _fidelity_lines(last.get("fidelity"))
     return out
+
+
+def _fidelity_lines(fidelity: dict[str, Any] | None) -> list[str]:
+    """The last import's fidelity: pages that lost words or show source syntax, named."""
+    if not fidelity:
+        return []  # an import recorded before fidelity was measured
+    named = fidelity.get("files") or []
+    files = ", ".join(named[:5]) + (", … (--json)" if len(named) > 5 else "")
+    return [
+        f"fidelity:  {fidelity['pages']} pages · {fidelity['lossy']} lost words, "
+        f"{fidelity['raw']} show source syntax, {fidelity['unknown']} unknown constructs"
+        + (f" ({files})" if files else "")
+    ]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from shared.dialects import bounds
+from shared.dialects import bounded_yaml, bounds
 from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 
 # Front-matter keys that place a page in the nav: read here, not dropped as unknown.
@@ -83,7 +83,7 @@ def category_of(folder: Path) -> Category | None:
             continue
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+            data = json.loads(text) if name.endswith(".json") else bounded_yaml.load(text)
         except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
             return None
         if isinstance(data, Mapping):

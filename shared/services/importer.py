@@ -20,7 +20,7 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import bounds, mkdocs_config, mkdocstrings, routes, sidebar
+from shared.dialects import bounded_yaml, bounds, mkdocs_config, mkdocstrings, routes, sidebar
 from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
@@ -29,6 +29,7 @@ from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.records import Origin
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
+from shared.services import fidelity
 from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.import_mkdocs import Tree, documented_objects, prepare, read_nav
 from shared.services.indexing import chunk_hash, embedding_texts
@@ -75,6 +76,7 @@ class ImportReport:
     retired: int = 0  # pages of this tree whose file is gone, archived by --sync
     assets: int = 0  # files the pages link, taken to be published with the site
     constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
+    fidelity: fidelity.Fidelity = field(default_factory=fidelity.Fidelity)  # words kept, raw
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +89,7 @@ class ImportReport:
             "retired": self.retired,
             "assets": self.assets,
             "constructs": self.constructs.as_dict(),
+            "fidelity": self.fidelity.as_dict(),
         }
 
 
@@ -114,7 +117,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if not match:
         return {}, text
     try:
-        data = yaml.safe_load(match.group(1) or "")
+        data = bounded_yaml.load(match.group(1) or "")
     except yaml.YAMLError as exc:
         raise InvalidInput(f"the front matter is not valid YAML: {exc}".splitlines()[0]) from exc
     if data is None:
@@ -313,12 +316,20 @@ def import_directory(
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
     report.warnings += [{"file": "", "warning": note} for note in tree_routes.facts.notes]
     _save_tree_facts(store, name_of_tree, tree_routes, tree.slugs)
+    report.warnings += [
+        {
+            "file": path,
+            "warning": f"griffe could not parse this module ({why}): its directives are stand-ins",
+        }
+        for path, why in (tree.library.unparsed() if tree.library is not None else [])
+    ]
     if nav is not None:
         _save_nav(store, nav)
         report.nav = _count_pages(nav["items"])
     else:
         _save_tree_nav(tree, placed, store)
-    record_import(store, actor, name_of_tree, report, by)
+    report.fidelity.unknown = fidelity.unknown(report.constructs)
+    record_import(store, actor, name_of_tree, report, by, sync)
     return report
 
 
@@ -501,10 +512,16 @@ def import_actor(root: Path) -> str:
 
 
 def record_import(
-    store: Store, actor: str, tree: str, report: ImportReport, by: str | None = None
+    store: Store,
+    actor: str,
+    tree: str,
+    report: ImportReport,
+    by: str | None = None,
+    sync: bool = False,
 ) -> None:
-    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync; a store
-    that cannot take it costs the import nothing (its pages are written)."""
+    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync (whether
+    ``--sync`` ran, what it retired, the pages' fidelity); a store that cannot take it
+    costs the import nothing (its pages are written)."""
     data = {
         "actor": actor,
         "by": by,
@@ -513,7 +530,9 @@ def record_import(
         "updated": report.updated,
         "unchanged": report.unchanged,
         "failed": len(report.failed),
-        **{k: v for k, v in report.as_dict().items() if k in ("retired", "sync")},
+        "sync": sync,
+        "retired": report.retired,
+        "fidelity": report.fidelity.summary(),
     }
     try:
         store.events.record("import_outcome", data)
@@ -556,13 +575,18 @@ def stored_files(
             )
             continue
         try:
-            parsed = _stored_form(parse_file(path, tree.root), name, tree, report, labels or {})
+            source = parse_file(path, tree.root)
+            parsed = _stored_form(source, name, tree, report, labels or {})
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         except OSError as exc:
             report.failed.append({"file": name, "field": "", "error": f"cannot read: {exc}"})
             continue
+        title = str(parsed.metadata.get("title") or "")
+        report.fidelity.page(
+            fidelity.PageText(name, source.content, parsed.content, parsed.slug, title)
+        )
         for key in parsed.dropped_keys:
             report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
         for note in parsed.notes:
