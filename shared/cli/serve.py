@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,12 @@ DEMO_DATA_DIR = Path(".biblioteca") / "demo"
 
 def prepare(args: argparse.Namespace) -> None:
     """Before the settings are read: ``--demo`` without ``BIBLIOTECA_DATA_DIR`` uses
-    ``DEMO_DATA_DIR`` (set in the environment, so the server's worker reads it too)."""
+    ``DEMO_DATA_DIR`` (set in the environment, so the server's worker reads it too).
+
+    Whether the data folder was named decides where the serve notes itself: one nobody
+    named is found by the commands run from this folder (``shared/cli/serve_state.py``).
+    """
+    args.data_dir_named = bool(os.environ.get("BIBLIOTECA_DATA_DIR", "").strip())
     if args.demo and not os.environ.get("BIBLIOTECA_DATA_DIR", "").strip():
         os.environ["BIBLIOTECA_DATA_DIR"] = str(DEMO_DATA_DIR)
         get_settings.cache_clear()
@@ -200,15 +206,20 @@ def run(args: argparse.Namespace) -> int:
     from shared.cli.store_note import describe
 
     settings = get_settings()
+    rebuilds = not args.no_rebuild and not settings.site_location.startswith("gs://")
+    # Whoever can read this serve's note (its user) may ask it to rebuild after a write.
+    key = secrets.token_urlsafe(24) if rebuilds else ""
 
     def ready(arbiter: Any) -> None:
         port = arbiter.LISTENERS[0].sock.getsockname()[1]
-        serve_state.record(settings, serve_state.connectable(args.host, port), describe(settings))
+        url = serve_state.connectable(args.host, port)
+        unnamed = not getattr(args, "data_dir_named", True)
+        serve_state.record(settings, url, describe(settings), key, default_copy=unnamed)
         print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
 
     app = build_app()
-    if not args.no_rebuild and not get_settings().site_location.startswith("gs://"):
-        app = after_writes(app, Refresher(site_builder))
+    if rebuilds:
+        app = after_writes(app, Refresher(site_builder), key)
     try:
         return server.run(app, args.host, args.port, ready=ready)
     finally:
