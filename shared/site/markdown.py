@@ -332,7 +332,10 @@ def _fence_language(state: StateCore) -> None:
             info = token.info
             word = info.split(maxsplit=1)[0].lower() if info.strip() else ""
             hl = re.search(r"""hl_lines=["']([\d\s-]+)["']""", info)
-            title = re.search(r'title="([^"\n]{1,200})"', info)
+            # ``[a.py]``: VitePress' form, in a page stored before the import mapped it.
+            title = re.search(r'title="([^"\n]{1,200})"', info) or re.search(
+                r"\[([^\[\]\n]{1,200})\]", info
+            )
             token.meta = {
                 "highlight": mkdocs.parse_ranges(hl.group(1)) if hl else (),
                 "title": title.group(1) if title else None,
