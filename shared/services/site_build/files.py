@@ -70,6 +70,12 @@ def static_files(folder: Path = STATIC) -> list[Output]:
     return files
 
 
+def favicon(folder: Path = STATIC) -> Output:
+    """``favicon.ico`` at the site's root too: a browser asks for ``/favicon.ico`` on
+    every address that has no ``<link rel="icon">`` (a feed, ``llms.txt``, a redirect)."""
+    return Output(paths.FAVICON, (folder / paths.FAVICON).read_bytes(), STAGE_PAGES)
+
+
 def site_files(
     site: SiteView,
     terms: Mapping[str, search.PageTerms],
@@ -80,7 +86,7 @@ def site_files(
     """Static files, listings, sitemap, search index and shards, nav.js, the index page;
     and the search's split prefixes. ``split`` given: the shards are unchanged since
     the last build (same titles and page terms) and are not built again."""
-    out = [*static_files(), code_stylesheet(), *logo_output(settings)]
+    out = [*static_files(), favicon(), code_stylesheet(), *logo_output(settings)]
     if split is None:
         shards, split = renderer.render_search_shards(site, terms)
         for path, text in shards.items():
