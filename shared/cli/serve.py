@@ -24,6 +24,7 @@ from shared.config import get_settings
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
 from shared.logs import configure_logging, get_logger
+from shared.site.paths import NOT_FOUND
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
 _log = get_logger("serve")
@@ -93,14 +94,19 @@ def site_app() -> flask.Flask:
     """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page;
     and the API's OpenAPI document at ``/openapi.json``.
 
-    Anything else (another method, a file the site lacks) is the contract's JSON 404,
-    naming the functions: a client that mistyped a function's URL learns the right ones.
+    An address the built site lacks is its own ``404.html`` (status 404) for a browser
+    (a GET that accepts ``text/html``); anything else (another method, an API client) is
+    the contract's JSON 404, naming the functions: a client that mistyped a function's
+    URL learns the right ones.
     """
     # No Flask static route: /static/ is the built site's own folder (the help widget).
     app = flask.Flask("biblioteca-site", static_folder=None)
 
     @app.errorhandler(HTTPException)
     def not_here(exc: HTTPException) -> flask.Response:
+        page = _site_not_found_page() if exc.code == 404 else None
+        if page is not None:
+            return flask.Response(page, status=404, mimetype="text/html")
         return error_response(NotFound(f"nothing at {flask.request.path}: {_functions_line()}"))
 
     @app.errorhandler(Exception)
@@ -131,6 +137,22 @@ def site_app() -> flask.Flask:
         return flask.send_from_directory(root.resolve(), target)
 
     return app
+
+
+def _site_not_found_page() -> bytes | None:
+    """The built site's ``404.html`` when a browser asked for the missing address."""
+    request = flask.request
+    if request.method not in ("GET", "HEAD"):
+        return None
+    if request.accept_mimetypes["text/html"] <= request.accept_mimetypes["application/json"]:
+        return None  # an API client (Accept: */* or JSON) keeps the contract's body
+    location = get_settings().site_location
+    if location.startswith("gs://"):
+        return None
+    try:
+        return (Path(location) / NOT_FOUND).read_bytes()
+    except OSError:  # a site built before 404.html existed: the JSON body, as before
+        return None
 
 
 def _functions_line() -> str:

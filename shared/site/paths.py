@@ -17,6 +17,7 @@ INDEX = "index.html"
 MARKDOWN = "index.md"  # the page's Markdown beside its HTML
 PAGE_SEARCH = "search.js"  # the page's passages for the search box (shared.site.search)
 LLMS_TXT = "llms.txt"
+NOT_FOUND = "404.html"  # the site's own page for an address it lacks
 FAVICON = "favicon.ico"  # at the root as well as in static/: browsers ask for /favicon.ico
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"

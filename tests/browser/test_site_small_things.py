@@ -130,3 +130,18 @@ def test_a_title_with_angle_brackets_is_escaped_once(page: Any, small_site: str)
     page.goto(f"{small_site}index.html")
     assert page.locator("main a", has_text="<pointer>").count() >= 1
     assert "&lt;" not in page.inner_text("main")
+
+
+def test_the_404_page_has_the_sites_search_and_it_finds_a_page(page: Any, small_site: str) -> None:
+    """404.html (what serve answers for a missing address) shows the header's search,
+    which finds a page; its styles load from the site's root."""
+    failed = _failed_requests(page)
+    page.goto(f"{small_site}404.html")
+    assert page.inner_text("main h1").strip() in ("Page not found", "Página no encontrada")
+    search = page.locator("#search")
+    search.wait_for(state="visible")
+    search.fill("tareas")
+    page.wait_for_selector("#search-results li a")
+    assert "Lista de tareas" in page.inner_text("#search-results")
+    assert failed == []
+    page.screenshot(path="/tmp/biblioteca-small-404.png")

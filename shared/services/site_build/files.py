@@ -1,5 +1,5 @@
 """The site's files besides the pages: static files, the code stylesheet, the logo, the
-listings, sitemap, llms.txt, search index and shards, nav.js and the index page.
+listings, sitemap, llms.txt, search index and shards, nav.js, 404.html and the index page.
 """
 
 from __future__ import annotations
@@ -104,6 +104,8 @@ def site_files(
     out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
     search_index = renderer.render_search_index(site).encode()
     out.append(Output(paths.SEARCH_INDEX, search_index, STAGE_LISTINGS))
+    not_found = renderer.render_not_found(site, config).encode()
+    out.append(Output(paths.NOT_FOUND, not_found, STAGE_LISTINGS))
     index = renderer.render_index(site, config).encode()
     out.append(Output(paths.INDEX, index, STAGE_INDEX))
     return out, split
