@@ -83,12 +83,17 @@ def _chosen(argv: Sequence[str] | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
+    from shared.cli.store_choice import after, choose
+
     try:
+        choice = choose(str(args.command))  # before any setting is read
         prepare = getattr(args, "prepare", None)
         if prepare is not None:  # a command that sets its environment before any read
             prepare(args)
-        _announce_store(args)
-        return int(args.handler(args))
+        _announce_store(args, choice.why)
+        status = int(args.handler(args))
+        after(str(args.command), choice, status)
+        return status
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
         print(plain(f"biblioteca: {exc.message}{where}"), file=sys.stderr)
@@ -104,11 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         close()
 
 
-def _announce_store(args: argparse.Namespace) -> None:
-    """Every command uses the store: say which one on stderr (stdout is the result)."""
+def _announce_store(args: argparse.Namespace, why: str) -> None:
+    """Every command uses the store: say which one, and why, on stderr (stdout is the
+    result)."""
     from shared.bootstrap import open_store
     from shared.cli.store_note import announce
     from shared.config import get_settings
 
     settings = get_settings()
-    announce(str(args.command), args, settings, lambda: open_store(settings))
+    announce(str(args.command), args, settings, lambda: open_store(settings), why)

@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [summary]
     if report.constructs:
         lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
-    lines += fidelity_lines(report.fidelity)
+    if report.fidelity.pages:  # no page imported: nothing was measured
+        lines += fidelity_lines(report.fidelity)
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:

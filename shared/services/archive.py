@@ -38,7 +38,11 @@ from shared.ports import Embedder, Generator, Store
 from shared.retrieval.answer_page import cite_distinct
 from shared.schema import parse_front_matter
 from shared.services.wiki import create_validated
-from shared.text.slugs import MAX_SLUG, cut, derive_slug
+from shared.text.slugs import cut, derive_slug
+
+# A draft's slug is its address and the curator types it (show, accept): a question's
+# words cut on a word boundary, with its hash, keep it at most this long.
+MAX_DRAFT_SLUG = 60
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes
@@ -77,7 +81,7 @@ def draft_slugs(question: str, answer: str) -> tuple[str, str]:
     q = _digest(same_text(question))[:8]
     a = _digest(same_text(question), same_text(answer))[:6]
     base = derive_slug("concept", draft_title(question))
-    return f"{cut(base, MAX_SLUG - 9)}-{q}", f"{cut(base, MAX_SLUG - 16)}-{q}-{a}"
+    return f"{cut(base, MAX_DRAFT_SLUG - 9)}-{q}", f"{cut(base, MAX_DRAFT_SLUG - 16)}-{q}-{a}"
 
 
 @dataclass

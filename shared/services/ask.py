@@ -61,6 +61,8 @@ from shared.text.code_paths import cited_paths
 from shared.text.language import language
 
 SNIPPET_CHARS = 240
+# Pages outside the passages an answer may link to that are read for their titles.
+MAX_LINKED_PAGES = 10
 _log = get_logger("ask")
 
 
@@ -294,6 +296,21 @@ def _deltas(pieces: TextStream) -> collections.abc.Generator[Event, None, Genera
             yield "delta", {"text": piece}
 
 
+def _titled_links(text: str, passages: Sequence[Passage], store: Store) -> str:
+    """The answer's wiki links named by their pages' titles, never their slugs: the
+    passages' titles, and one read each for the few other pages it links to."""
+    titles = {p.slug: p.title for p in passages}
+    for slug in sorted(wikilinks.targets(text) - titles.keys())[:MAX_LINKED_PAGES]:
+        try:
+            page = store.pages.get(slug)
+        except BibliotecaError:  # the answer goes out all the same, its link as written
+            continue
+        title = page.front_matter.get("title") if page is not None else None
+        if isinstance(title, str) and title.strip():
+            titles[slug] = title.strip()
+    return wikilinks.titled(text, titles)
+
+
 def _tutor_response(generation: Generation, started: float, generated: float) -> AskResponse:
     done = time.perf_counter()
     return AskResponse(
@@ -332,6 +349,7 @@ def complete(
     )
     if checked.dropped:
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
+    checked = replace(checked, text=_titled_links(checked.text, passages, using.store))
     archive, grounding = _archived(question, checked.text, passages, generation, using, asker)
     if grounding is None:  # the archive gates ran it already when they got that far
         grounding = grounding_of(checked.text, using.store)

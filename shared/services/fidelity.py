@@ -91,6 +91,13 @@ class Fidelity:
         """Measure one page as it is stored, and add it."""
         self.add(page.file, measure(page.source, page.stored, slug=page.slug, title=page.title))
 
+    def discard(self, file: str) -> None:
+        """Take back a page measured before its write was refused: a failed file is in
+        the report's ``failed``, not among the pages imported."""
+        self.lossy = [e for e in self.lossy if e["file"] != file]
+        self.raw = [e for e in self.raw if e["file"] != file]
+        self.pages -= 1
+
     def add(self, file: str, page: PageFidelity) -> None:
         self.pages += 1
         if page.lossy:

@@ -10,6 +10,7 @@ file's path in it), which is what ``--sync`` reads to retire pages whose file is
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -131,7 +132,8 @@ def title_of(body: str) -> str | None:
     """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }`` or MDX
     ``{/*id*/}`` (a heading's id, not its text).
 
-    Lines inside fenced code are skipped: a shell comment is not a title.
+    Lines inside fenced code are skipped: a shell comment is not a title. Character
+    references are decoded, as Markdown shows them (the title is text, not Markdown).
     """
     fence = ""
     for line in body.splitlines():
@@ -146,7 +148,9 @@ def title_of(body: str) -> str | None:
         heading = mkdocs.atx_heading(line)
         text = _MDX_ID_TAIL.sub("", heading[1]) if heading else ""
         if heading and heading[0] == 1 and text:
-            return text
+            # Markdown decodes character references: ``# &lt;pointer&gt;`` reads
+            # ``<pointer>``, which the site then escapes once.
+            return html.unescape(text)
     return None
 
 
@@ -290,6 +294,7 @@ def import_directory(
                 raise  # every other file would fail the same way: the command says it once
             except BibliotecaError as exc:
                 report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
+                report.fidelity.discard(name)
                 continue
             setattr(report, status, getattr(report, status) + 1)
             origins[parsed.slug] = Origin(name_of_tree, name)

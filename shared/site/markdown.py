@@ -368,7 +368,10 @@ def _fence_language(state: StateCore) -> None:
             info = token.info
             word = info.split(maxsplit=1)[0].lower() if info.strip() else ""
             hl = re.search(r"""hl_lines=["']([\d\s-]+)["']""", info)
-            title = re.search(r'title="([^"\n]{1,200})"', info)
+            # ``[a.py]``: VitePress' form, in a page stored before the import mapped it.
+            title = re.search(r'title="([^"\n]{1,200})"', info) or re.search(
+                r"\[([^\[\]\n]{1,200})\]", info
+            )
             token.meta = {
                 "highlight": mkdocs.parse_ranges(hl.group(1)) if hl else (),
                 "title": title.group(1) if title else None,
@@ -416,6 +419,39 @@ def _render_fence(
     return block
 
 
+# -- task lists -----------------------------------------------------------------------------------
+
+_TASK = re.compile(r"\[([ xX])\][ \t]+")
+
+
+def _task_lists(state: StateCore) -> None:
+    """GitHub task lists: a list item whose text opens with ``[ ]`` or ``[x]`` shows a
+    checkbox (disabled: the page records a state, it is no form), not the brackets."""
+    tokens = state.tokens
+    for i in range(len(tokens) - 2):
+        item, para, inline = tokens[i], tokens[i + 1], tokens[i + 2]
+        if item.type != "list_item_open" or para.type != "paragraph_open":
+            continue
+        children = inline.children if inline.type == "inline" else None
+        if not children or children[0].type != "text":
+            continue
+        match = _TASK.match(children[0].content)
+        if match is None:
+            continue
+        children[0].content = children[0].content[match.end() :]
+        box = Token("task_checkbox", "input", 0)
+        box.meta = {"checked": match.group(1) != " "}
+        children.insert(0, box)
+        item.attrSet("class", "task-list-item")
+
+
+def _render_task_checkbox(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    checked = " checked" if (tokens[idx].meta or {}).get("checked") else ""
+    return f'<input type="checkbox" class="task-list-item-checkbox" disabled{checked}> '
+
+
 # -- the parser ---------------------------------------------------------------------------------
 
 
@@ -436,7 +472,9 @@ def markdown() -> MarkdownIt:
     md.core.ruler.push("markdown_file_links", _markdown_file_links)
     md.core.ruler.push("heading_ids", _heading_ids)
     md.core.ruler.push("fence_language", _fence_language)
+    md.core.ruler.push("task_lists", _task_lists)
     for name, rule in {
+        "task_checkbox": _render_task_checkbox,
         "wikilink_open": _render_wikilink_open,
         "wikilink_close": _render_wikilink_close,
         "fence": _render_fence,

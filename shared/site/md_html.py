@@ -44,11 +44,11 @@ _SANITIZER_ATTRIBUTES = {
     "div": {"class"},
     "span": {"class"},
     "p": {"class", "id"},
-    "li": {"id"},
+    "li": {"id", "class"},
     "ol": {"start"},
     "th": {"style"},
     "td": {"style"},
-    "input": {"type", "name", "id", "checked", "class"},
+    "input": {"type", "name", "id", "checked", "class", "disabled"},
     "label": {"for"},
 }
 _TITLE_ATTR = re.compile(r"""title="([^"]*)"|title='([^']*)'""")

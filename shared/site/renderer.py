@@ -292,6 +292,13 @@ def render_index(site: SiteView, config: SiteConfig) -> str:
     )
 
 
+def render_not_found(site: SiteView, config: SiteConfig) -> str:
+    """``404.html``: what a server (``biblioteca serve``, a bucket's ``notFoundPage``)
+    answers for an address the site lacks, with the site's header and search. It is
+    served at any depth, so its links start at the site's address (``/`` without one)."""
+    return _render("not_found.html", **_chrome(site.language(), _base(config) or "/", config))
+
+
 def render_section_files(site: SiteView, config: SiteConfig) -> dict[str, str]:
     """``sections/<key>.html``: each section's links, which a page's sidebar shows in a
     frame when script is off (with script, static/site.js draws the whole tree from

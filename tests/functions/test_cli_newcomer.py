@@ -25,7 +25,7 @@ EMPTY = "warning: the store is empty"
 def store_line(env: dict[str, str], pages: int) -> str:
     path = Path(env["BIBLIOTECA_DATA_DIR"]).resolve() / "biblioteca.sqlite3"
     noun = "page" if pages == 1 else "pages"
-    return f"biblioteca: store: SQLite at {path} ({pages} {noun})"
+    return f"biblioteca: store: SQLite at {path} ({pages} {noun}); named by BIBLIOTECA_DATA_DIR"
 
 
 def test_every_command_names_its_store_and_warns_when_empty(

@@ -150,6 +150,17 @@ def test_fidelity_lists_lossy_and_raw_pages_and_says_when_faithful() -> None:
     assert fidelity.summary()["files"] == ["b.md", "c.md"]
 
 
+def test_a_page_whose_write_was_refused_is_taken_back() -> None:
+    """A file measured, then refused at its write (a bad status), is no page of the
+    import: neither counted nor listed as lossy or raw."""
+    fidelity = Fidelity()
+    fidelity.page(PageText("a.md", SPANISH, SPANISH))
+    fidelity.page(PageText("b.md", SPANISH, "# Configuración del servidor\n"))
+    fidelity.discard("b.md")
+    assert fidelity.as_dict()["pages"] == 1
+    assert fidelity.faithful
+
+
 def test_unknown_components_are_counted_by_name() -> None:
     """A component no dialect maps (dropped tags, kept children) is named with its count;
     a mapped one, an HTML element and a fragment are not unknown."""

@@ -1,6 +1,6 @@
 """The site's files besides the pages: static files, the code stylesheet, the logo, the
-listings, sitemap, llms.txt, search index and shards, nav.js, the index page and the
-redirect pages of addresses that moved.
+listings, sitemap, llms.txt, search index and shards, nav.js, 404.html, the index page
+and the redirect pages of addresses that moved.
 """
 
 from __future__ import annotations
@@ -78,6 +78,12 @@ def static_files(folder: Path = STATIC) -> list[Output]:
     return files
 
 
+def favicon(folder: Path = STATIC) -> Output:
+    """``favicon.ico`` at the site's root too: a browser asks for ``/favicon.ico`` on
+    every address that has no ``<link rel="icon">`` (a feed, ``llms.txt``, a redirect)."""
+    return Output(paths.FAVICON, (folder / paths.FAVICON).read_bytes(), STAGE_PAGES)
+
+
 def site_files(
     site: SiteView,
     terms: Mapping[str, search.PageTerms],
@@ -91,7 +97,7 @@ def site_files(
     generator, and whatever else moved) that no page or file of the site already takes;
     and the search's split prefixes. ``split`` given: the shards are unchanged since
     the last build (same titles and page terms) and are not built again."""
-    out = [*static_files(), code_stylesheet(), *logo_output(settings)]
+    out = [*static_files(), favicon(), code_stylesheet(), *logo_output(settings)]
     if split is None:
         shards, split = renderer.render_search_shards(site, terms)
         for path, text in shards.items():
@@ -109,6 +115,8 @@ def site_files(
     out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
     search_index = renderer.render_search_index(site).encode()
     out.append(Output(paths.SEARCH_INDEX, search_index, STAGE_LISTINGS))
+    not_found = renderer.render_not_found(site, config).encode()
+    out.append(Output(paths.NOT_FOUND, not_found, STAGE_LISTINGS))
     index = renderer.render_index(site, config).encode()
     out.append(Output(paths.INDEX, index, STAGE_INDEX))
     if redirects:
