@@ -1,5 +1,6 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-show, accept, reject, history, diff, revert, feedback, status, gaps, freshness, ask and mcp.
+show, accept, reject, history, diff, revert, duplicates, merge, feedback, status, gaps,
+freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -29,6 +30,7 @@ COMMANDS = (
     "history",
     "diff",
     "revert",
+    "duplicates",
     "feedback",
     "status",
     "gaps",

@@ -8,6 +8,7 @@ from shared.store.sqlite import (
     changes,
     chunks,
     code,
+    duplicates,
     events,
     feedback,
     pages,
@@ -36,6 +37,7 @@ class SqliteStore:
                 site.SCHEMA,
                 feedback.SCHEMA,
                 revisions.SCHEMA,
+                duplicates.SCHEMA,
             ],
             [*chunks.UPGRADES, *pages.UPGRADES, *code.UPGRADES],
         )
@@ -48,3 +50,4 @@ class SqliteStore:
         self.feedback = feedback.SqliteFeedback(self.db)
         self.revisions = revisions.SqliteRevisions(self.db)
         self.proposals = revisions.SqliteProposals(self.db)
+        self.duplicates = duplicates.SqliteDuplicates(self.db)
