@@ -31,6 +31,7 @@ COMMANDS = (
     "diff",
     "revert",
     "duplicates",
+    "merge",
     "feedback",
     "status",
     "gaps",
