@@ -20,6 +20,7 @@ from shared.services.site_build import curator
 from shared.services.site_build.files import reusable_shards, site_config, site_files
 from shared.services.site_build.lease import LEASE_SECONDS
 from shared.services.site_build.live import Live
+from shared.services.site_build.merged import merged_redirects
 from shared.services.site_build.pages import (
     PageContext,
     RenderedPages,
@@ -37,11 +38,12 @@ from shared.services.site_build.reading import (
 )
 from shared.services.site_build.report import FAILED, IN_PROGRESS, OK, BuildReport, broken_links
 from shared.services.site_build.timer import Timer
-from shared.site import search
+from shared.site import paths, search
 from shared.site.entries import SiteView
 from shared.site.manifest import Manifest, PageState
 from shared.site.nav import chrome_hash
 from shared.site.plan import Plan, SiteNow, changed_pages, plan
+from shared.site.redirects import redirect_outputs
 
 _log = get_logger("rebuild")
 
@@ -129,6 +131,9 @@ class Build:
             others, split = site_files(
                 settled.site, terms, shards.split, self.config, self.settings
             )
+            held = {**pages.sorted.held, **live.held()}
+            taken = {paths.page_path(slug) for slug in live.slugs}
+            others += redirect_outputs(merged_redirects(held, live.slugs), taken)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -144,7 +149,7 @@ class Build:
             self.settings.site_location,
             rendered.states,
             files.files,
-            held={**pages.sorted.held, **live.held()},
+            held=held,
             read_at=pages.read_at,
             search={"key": shards.key, "split": split},
         )
