@@ -27,7 +27,8 @@ def test_a_merged_pages_address_redirects_to_the_kept_page_with_its_anchor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Built, merged, built again incrementally: despliegue/#revertir opens
-    desplegar/#revertir, the section the merge brought over."""
+    desplegar/#revertir, the section the merge brought over; a page whose wiki link and
+    related page named despliegue now links desplegar, by its title, never broken."""
     for name in ("BIBLIOTECA_STORE", "BIBLIOTECA_SITE_DIR", "BIBLIOTECA_REPORT_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BIBLIOTECA_DATA_DIR", str(tmp_path / "data"))
@@ -39,6 +40,8 @@ def test_a_merged_pages_address_redirects_to_the_kept_page_with_its_anchor(
     ):
         fm = parse_front_matter({"title": slug.title(), "type": "guide"})
         create_validated(slug, fm, body, store, EMBEDDER, actor="ana")
+    fm = parse_front_matter({"title": "Índice", "type": "guide", "related": ["despliegue"]})
+    create_validated("indice", fm, "# Índice\n\nLee [[despliegue]].\n", store, EMBEDDER, actor="a")
     assert rebuild(get_settings()).status == "ok"
     proposed = merge.propose("desplegar", "despliegue", store, actor="cli:ana")
     review.accept(proposed["proposal"], store, EMBEDDER, actor="cli:curator")
@@ -49,4 +52,9 @@ def test_a_merged_pages_address_redirects_to_the_kept_page_with_its_anchor(
     page.wait_for_url("**/desplegar/#revertir")
 
     assert page.locator("h2#revertir").inner_text().strip().startswith("Revertir")
+    page.goto(f"{url}/indice/index.html")
+    links = page.locator("main a[href*='despl']")
+    hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())}
+    assert hrefs == {"../desplegar/index.html"}
+    assert page.locator("a.broken, .wikilink.broken").count() == 0
     get_settings.cache_clear()

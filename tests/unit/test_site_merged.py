@@ -14,7 +14,8 @@ def test_a_chain_of_merges_leads_to_the_page_readers_see() -> None:
     """a → b → c with c published: both a and b lead to c; plain archived pages do not."""
     held = {"a": _merged("b"), "b": _merged("c"), "old": Held(ARCHIVED), "d": Held(DRAFT, {})}
     assert merged_targets(held, {"c"}) == {"a": "c", "b": "c"}
-    assert merged_redirects(held, {"c"}) == [Redirect("a", "c/"), Redirect("b", "c/")]
+    targets = merged_targets(held, {"c"})
+    assert merged_redirects(targets) == [Redirect("a", "c/"), Redirect("b", "c/")]
 
 
 def test_a_cycle_or_an_unpublished_target_writes_no_redirect() -> None:

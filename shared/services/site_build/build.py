@@ -133,7 +133,7 @@ class Build:
             )
             held = {**pages.sorted.held, **live.held()}
             taken = {paths.page_path(slug) for slug in live.slugs}
-            others += redirect_outputs(merged_redirects(held, live.slugs), taken)
+            others += redirect_outputs(merged_redirects(live.merged), taken)
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -174,7 +174,9 @@ class Build:
         changed = changed_pages(hashes, before, full=full)
         if not live.parse(changed):
             return None
-        site = site_view(live.published, live.kept, live.bodies, before, changed, self.stored_nav)
+        site = site_view(
+            live.published, live.kept, live.bodies, before, changed, self.stored_nav, live.merged
+        )
         chrome = {slug: chrome_hash(site.nav, slug, site.titles) for slug in live.slugs}
         now = SiteNow(hashes, site.links, site.titles, site.inbound, chrome, frozenset(live.kept))
         planned = plan(before, now, full=full)

@@ -36,9 +36,10 @@ def merged_targets(held: Mapping[str, Held], published: Collection[str]) -> dict
     return out
 
 
-def merged_redirects(held: Mapping[str, Held], published: Collection[str]) -> list[Redirect]:
-    """One redirect per merged page, from its address to its target's, by slug."""
+def merged_redirects(targets: Mapping[str, str]) -> list[Redirect]:
+    """One redirect per merged page (``merged_targets``), from its address to its
+    target's, by slug."""
     return [
         Redirect(slug, page_path(target).removesuffix(INDEX))
-        for slug, target in sorted(merged_targets(held, published).items())
+        for slug, target in sorted(targets.items())
     ]
