@@ -25,9 +25,9 @@ from shared.api.models import (
 )
 from shared.dedup import codec
 from shared.dedup.compare import BOTH, Finding, Signal, Thresholds, compare
-from shared.dedup.signature import Signature, page_vector, signature_of
+from shared.dedup.signature import Signature, band_keys, page_vector, signature_of
 from shared.gates.code_paths import clean_path, path_key
-from shared.ports import Store
+from shared.ports import Embedder, Store
 from shared.records import PageRecord, SearchFilter, StoredFinding, Vector
 
 COMPARED = ("active", "draft")  # an archived page is out of the wiki: never a duplicate
@@ -284,3 +284,31 @@ def find_duplicates(store: Store, *, min_score: float = 0.0) -> DuplicatesRespon
     """Refresh, then list (the CLI's and the HTTP function's one call)."""
     refresh(store)
     return listing(store, min_score=min_score)
+
+
+# -- at the door: would a new text duplicate a page readers see? -----------------------
+
+
+def duplicate_of(title: str, content: str, store: Store, embedder: Embedder) -> str | None:
+    """The active page ``content`` would copy (the same text, lightly edited, or the
+    same meaning in the same language), or None. Candidates are the stored signatures
+    sharing a band with it and the chunk index's nearest pages; a candidate the index
+    never signed is signed now. Costs one embedding and reads bounded like a run's."""
+    vector = embedder.embed_documents([f"{title}\n\n{content}"])[0]
+    probe = signature_of("", version=0, title=title, status="draft", content=content, vector=vector)
+    candidates = store.duplicates.sharing(band_keys("p", probe.minhash)) | _nearest(store, probe)
+    if not candidates:
+        return None
+    signed = {s.slug: codec.signature_from(s) for s in store.duplicates.signatures(candidates)}
+    best: tuple[float, str] | None = None
+    for slug in sorted(candidates):
+        page = store.pages.get(slug)
+        if page is None or page.front_matter.get("status") != "active":
+            continue
+        other = signed.get(slug)
+        if other is None or other.version != page.version:
+            other = sign(store, page)
+        for finding in compare(probe, other):
+            if finding.kind == "copy" and (best is None or finding.score > best[0]):
+                best = (finding.score, slug)
+    return best[1] if best else None
