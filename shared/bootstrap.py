@@ -29,6 +29,7 @@ from shared.ports import (
     AnswerTraces,
     ChunkIndex,
     CodeIndex,
+    DuplicateIndex,
     Embedder,
     EnrichLedger,
     EventLog,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
         ArchiveResponse,
         AskRequest,
         AskResponse,
+        DuplicatesResponse,
         PagesCitingResponse,
         ProposeResponse,
         SearchResponse,
@@ -155,6 +157,10 @@ class _LazyStore:
     @property
     def enrichment(self) -> EnrichLedger:
         return self._opened().enrichment
+
+    @property
+    def duplicates(self) -> DuplicateIndex:
+        return self._opened().duplicates
 
 
 # -- model providers --------------------------------------------------------------------
@@ -499,6 +505,13 @@ class Wiring:
         from shared.services.review import propose_update
 
         return propose_update(request, self.store, self.embedder, actor=actor, turns=self.turns)
+
+    def duplicates(self, *, min_score: float) -> DuplicatesResponse:
+        """``POST /wiki_duplicates`` and ``biblioteca duplicates``: refresh, then list
+        (``shared.services.duplicates``)."""
+        from shared.services.duplicates import find_duplicates
+
+        return find_duplicates(self.store, min_score=min_score)
 
     def store_index_snapshot(self) -> int:
         """Store the search index's snapshot now (after a bulk write); the chunks it holds."""

@@ -40,6 +40,8 @@ from shared.records import (
     Publication,
     Revision,
     SearchFilter,
+    StoredFinding,
+    StoredSignature,
     StoredSnapshot,
     TextStream,
     Vector,
@@ -194,6 +196,46 @@ class ChunkIndex(Protocol):
 
         ``fingerprint`` is the one the caller read for this request: an adapter that
         searches a cache checks it against that instead of reading it again."""
+
+
+# -- duplicates ------------------------------------------------------------------------
+
+
+class DuplicateIndex(Protocol):
+    """What ``duplicates`` keeps between runs: each page's signature under its band keys,
+    the pairs found, the pairs a curator dismissed, and the change-log cursor it reached
+    (so the next run compares only what changed since with the rest)."""
+
+    def cursor(self) -> str | None:
+        """The chunk change-log cursor of the last run (None: never ran)."""
+
+    def signatures(self, slugs: Collection[str] | None) -> list[StoredSignature]:
+        """The stored signatures of ``slugs`` (every one with None)."""
+
+    def sharing(self, bands: Collection[str]) -> set[str]:
+        """The slugs whose signature has one of ``bands`` (reads what matches, no more)."""
+
+    def findings(self) -> list[StoredFinding]:
+        """Every pair found (the listing ``duplicates`` answers from)."""
+
+    def save(
+        self,
+        *,
+        signatures: Sequence[StoredSignature],
+        removed: Collection[str],
+        findings: Sequence[StoredFinding],
+        touched: Collection[str] | None,
+        cursor: str,
+    ) -> None:
+        """Store a run: replace the signatures given, drop those of ``removed``, drop the
+        findings naming a slug of ``touched`` (every finding with None) and add
+        ``findings``, then move the cursor (last, so a failed run is redone)."""
+
+    def dismiss(self, a: str, b: str, *, by: str, reason: str | None) -> None:
+        """Remember that a curator said ``a`` and ``b`` are not duplicates."""
+
+    def dismissed(self) -> set[tuple[str, str]]:
+        """The dismissed pairs, each ordered (smaller slug first)."""
 
 
 # -- the code index (grounding gate) ---------------------------------------------------
@@ -404,6 +446,9 @@ class Store(Protocol):
 
     @property
     def enrichment(self) -> EnrichLedger: ...
+
+    @property
+    def duplicates(self) -> DuplicateIndex: ...
 
 
 # -- model providers -------------------------------------------------------------------

@@ -152,6 +152,9 @@ class Proposal:
     closed_by: str | None = None
     reason: str | None = None  # why it was rejected
     version: int | None = None  # the page version it became, when accepted
+    # A merge (``biblioteca merge``): the page folded into ``slug``, and its version then.
+    merge: str | None = None
+    merge_version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,3 +401,30 @@ class Passage:
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
     anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
     kind: Kind | None = None  # its page's kind (``shared.text.kinds``), as retrieval read it
+
+
+# -- duplicates ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSignature:
+    """A page's duplicate-finding signature as the store keeps it: the band keys it is
+    found under (indexed) and the encoded signature (``shared.dedup.codec``)."""
+
+    slug: str
+    bands: tuple[str, ...]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFinding:
+    """One duplicate pair a run found (``a`` < ``b``), encoded (``shared.dedup.codec``)."""
+
+    a: str
+    b: str
+    kind: str
+    data: bytes
+
+    @property
+    def key(self) -> str:
+        return f"{self.a}|{self.b}|{self.kind}"

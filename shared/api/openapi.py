@@ -20,7 +20,15 @@ from shared.api.models import ENDPOINTS, ErrorBody, RebuildReport
 
 FILE = Path(__file__).resolve().parents[2] / "openapi.json"
 _REF = "#/components/schemas/{model}"
-_WRITES = ("wiki_create", "wiki_update", "archive", "index_code", "rebuild", "wiki_history")
+_WRITES = (
+    "wiki_create",
+    "wiki_update",
+    "archive",
+    "index_code",
+    "rebuild",
+    "wiki_history",
+    "wiki_duplicates",
+)
 
 # Statuses every function may answer with the error body (the contract's checks, in order:
 # method, credentials, size, media type, body) and those of each function's own work.
@@ -71,6 +79,9 @@ _OWN: dict[str, dict[int, str]] = {
     },
     "wiki_history": {
         404: "No page with that slug.",
+    },
+    "wiki_duplicates": {
+        503: "The store is unreachable.",
     },
 }
 # rebuild answers its report for these too; before the build starts, the error body.

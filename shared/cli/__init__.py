@@ -1,5 +1,6 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-show, accept, reject, proposals, enrich, history, diff, revert, feedback, status, gaps,
+show, accept, reject, proposals, enrich, history, diff, revert, duplicates, merge, feedback,
+status, gaps,
 freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
@@ -33,6 +34,8 @@ COMMANDS = (
     "history",
     "diff",
     "revert",
+    "duplicates",
+    "merge",
     "feedback",
     "status",
     "gaps",

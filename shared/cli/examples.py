@@ -30,6 +30,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "biblioteca accept p-3f2a9c --version 4",
         "biblioteca accept --by enrich:sources",
     ),
+    "duplicates": ("biblioteca duplicates", "biblioteca duplicates --min-score 0.8 --json"),
+    "merge": ("biblioteca merge guide—pool-de-conexiones runbook—pool --reason 'la misma guía'",),
     "proposals": ("biblioteca proposals", "biblioteca proposals --by enrich --json"),
     "enrich": ("biblioteca enrich --once", "biblioteca enrich --interval 5"),
     "reject": ("biblioteca reject p-3f2a9c --reason 'ya está en la guía'",),

@@ -37,6 +37,7 @@ from shared.records import PageRecord, Proposal
 from shared.retrieval.answer_page import as_page
 from shared.schema import Generated
 from shared.services import history as memory
+from shared.services import merge as merging
 from shared.services.wiki import (
     PageTurns,
     WriteResult,
@@ -209,6 +210,8 @@ def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any
     }
     if found.proposal is not None:
         out["proposal"] = _proposal_view(found.proposal, page)
+        if found.proposal.merge is not None:
+            out["proposal"]["merge"] = merging.view(found.proposal)
     return out
 
 
@@ -264,6 +267,8 @@ def accept(
             "with the version shown",
             field="version",
         )
+    if found.proposal is not None and found.proposal.merge is not None:
+        return merging.accept(found.proposal, found.page, store, embedder, actor=actor)
     if found.proposal is not None:
         return _accept_proposal(found.proposal, found.page, store, embedder, actor)
     page = found.page
@@ -380,6 +385,8 @@ def reject(
     """Archive a draft, or close a proposal with ``reason``."""
     found = find(target, store)
     why = " ".join((reason or "").split())[:500] or None
+    if found.proposal is not None and found.proposal.merge is not None:
+        return merging.reject(found.proposal, store, actor=actor, reason=why)
     if found.proposal is not None:
         proposal = found.proposal
         if proposal.status != "open":

@@ -167,19 +167,27 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
     language = entry.lang
     fm = page.front_matter
     # A related page not published keeps its link, marked broken (``site.refs`` reports it).
+    # A related page merged into another names the page that kept its text.
     related = [
         {
             "title": site.titles.get(s, s),
             "href": paths.page_href(root, s) if slug_problem(s) is None else None,
             "broken": s not in site.titles,
         }
-        for s in fm.related
+        for s in dict.fromkeys(site.aliases.get(r, r) for r in fm.related)
     ]
     backlinks = [
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
     html = _examples(
-        resolve(_without_title(body, fm.title), site.titles, root, site.anchors, page.slug),
+        resolve(
+            _without_title(body, fm.title),
+            site.titles,
+            root,
+            site.anchors,
+            page.slug,
+            aliases=site.aliases,
+        ),
         body.includes,
         config.code_url,
         language,

@@ -14,6 +14,7 @@ FUNCTION_NAMES = frozenset(
         "wiki_create",
         "wiki_update",
         "wiki_history",
+        "wiki_duplicates",
         "ask",
         "archive",
         "index_code",

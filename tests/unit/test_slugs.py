@@ -69,6 +69,7 @@ def test_the_reserved_names_are_exactly_the_functions() -> None:
         "mcp",
         "feedback",
         "wiki_history",
+        "wiki_duplicates",
     } == set(FUNCTION_NAMES)
 
 

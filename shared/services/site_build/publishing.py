@@ -87,7 +87,9 @@ def file_changes(
     files.update(assets.files)
     files.update(reused)
     keep += list(reused)
+    # A gone page's address may be written again (a merged page's redirect): never deleted.
     delete = [] if plan.full else [*plan.delete, *_stale(old_files, files)]
+    delete = [path for path in delete if path not in files]
     return FileChanges(writes, keep, delete, files)
 
 

@@ -8,6 +8,7 @@ from shared.store.sqlite import (
     changes,
     chunks,
     code,
+    duplicates,
     enrich,
     events,
     feedback,
@@ -37,6 +38,7 @@ class SqliteStore:
                 site.SCHEMA,
                 feedback.SCHEMA,
                 revisions.SCHEMA,
+                duplicates.SCHEMA,
                 enrich.SCHEMA,
             ],
             [*chunks.UPGRADES, *pages.UPGRADES, *code.UPGRADES],
@@ -51,3 +53,4 @@ class SqliteStore:
         self.revisions = revisions.SqliteRevisions(self.db)
         self.proposals = revisions.SqliteProposals(self.db)
         self.enrichment = enrich.SqliteEnrichLedger(self.db)
+        self.duplicates = duplicates.SqliteDuplicates(self.db)
