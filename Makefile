@@ -34,8 +34,8 @@ lint: install
 types: install
 	$(BIN)/mypy
 
-unit: install
-	$(BIN)/pytest tests/unit -q
+unit: install  ## the fast loop: pure cores, no slow tests, small property runs
+	HYPOTHESIS_PROFILE=dev $(BIN)/pytest tests/unit -q -m "not slow"
 
 bench: install
 	$(BIN)/python bench/answers.py

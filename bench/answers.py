@@ -139,6 +139,7 @@ class Tally:
     facts_found: int = 0
     first_cited_right: int = 0
     confident_wrong: int = 0
+    confident_no_fact: int = 0  # answered ``high`` holding none of the question's facts
     code_asked: int = 0
     code_shown: int = 0
     duplicates: int = 0
@@ -157,6 +158,7 @@ class Tally:
             "fact_recall": self.facts_found / max(self.facts, 1),
             "first_citation_right": self.first_cited_right / n,
             "confident_wrong": self.confident_wrong / n,
+            "confident_no_fact": self.confident_no_fact / n,
             "code_shown": self.code_shown / max(self.code_asked, 1),
             "code_n": self.code_asked,
             "near_duplicates_per_answer": self.duplicates / n,
@@ -290,6 +292,7 @@ def score(tally: Tally, item: dict[str, Any], answer: Answer, found: Retrieved) 
     right = first_citation(answer.text, answer.slugs) in right_pages
     tally.first_cited_right += right
     tally.confident_wrong += answer.confident and not right
+    tally.confident_no_fact += answer.confident and bool(facts) and not found_facts
     if item.get("code"):
         tally.code_asked += 1
         tally.code_shown += fold(item["code"]) in fold(answer.text)
@@ -389,13 +392,17 @@ def baseline(answerer: types.ModuleType, rule: types.ModuleType) -> Answerer:
     return answer
 
 
-SUBSETS: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "all": lambda q: True,
-    "tune": lambda q: q["split"] == "tune",
-    "holdout": lambda q: q["split"] == "holdout",
-    "en tune": lambda q: q["lang"] == "en" and q["split"] == "tune",
-    "en hold": lambda q: q["lang"] == "en" and q["split"] == "holdout",
-}
+def subsets(lang: str) -> dict[str, Callable[[dict[str, Any]], bool]]:
+    """The splits reported for a corpus written in ``lang``: a question in another
+    language is cross-language ("cross"), one in ``lang`` same-language ("same")."""
+    return {
+        "all": lambda q: True,
+        "tune": lambda q: q["split"] == "tune",
+        "holdout": lambda q: q["split"] == "holdout",
+        "same hold": lambda q: q["lang"] == lang and q["split"] == "holdout",
+        "cross tune": lambda q: q["lang"] != lang and q["split"] == "tune",
+        "cross hold": lambda q: q["lang"] != lang and q["split"] == "holdout",
+    }
 
 
 def measure(
@@ -411,14 +418,15 @@ def measure(
     broken: list[str] = []
     shown: dict[int, dict[str, str]] = {i: {} for i in show}
     for name, system in systems.items():
-        tallies = {subset: Tally() for subset in SUBSETS}
+        splits = subsets(corpus.lang)
+        tallies = {subset: Tally() for subset in splits}
         for i, item in enumerate(questions):
             answer = system(item["q"], found[item["q"]])
             if i in shown:
                 shown[i][name] = answer.text
             if name == "shipped":
                 broken += [f"{item['q']!r}: {p}" for p in markup_problems(answer.text)]
-            for subset, keep in SUBSETS.items():
+            for subset, keep in splits.items():
                 if keep(item):
                     score(tallies[subset], item, answer, found[item["q"]])
         off_topic: dict[str, dict[str, float]] = {}
@@ -510,8 +518,8 @@ def report(corpus: str, o: dict[str, Any], show_misses: bool) -> None:
     """One corpus's figures as text."""
     print(f"\n## {corpus}: same passages for every answerer")
     header = (
-        f"{'answerer':18} {'subset':8} {'n':>3} {'R@1':>6} {'R@5':>6} {'facts':>6} "
-        f"{'1st':>6} {'cwrong':>6} {'code':>6} {'dup':>5} {'dangl':>6} {'hedge':>6} "
+        f"{'answerer':18} {'subset':10} {'n':>3} {'R@1':>6} {'R@5':>6} {'facts':>6} "
+        f"{'1st':>6} {'cwrong':>6} {'cnofct':>6} {'code':>6} {'dup':>5} {'dangl':>6} {'hedge':>6} "
         f"{'words':>6}"
     )
     print(header)
@@ -519,9 +527,10 @@ def report(corpus: str, o: dict[str, Any], show_misses: bool) -> None:
     for name, result in o["results"].items():
         for subset, m in result["questions"].items():
             print(
-                f"{name:18} {subset:8} {m['n']:3.0f} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
+                f"{name:18} {subset:10} {m['n']:3.0f} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
                 f"{m['fact_recall']:6.3f} {m['first_citation_right']:6.3f} "
-                f"{m['confident_wrong']:6.3f} {m['code_shown']:6.3f} "
+                f"{m['confident_wrong']:6.3f} {m['confident_no_fact']:6.3f} "
+                f"{m['code_shown']:6.3f} "
                 f"{m['near_duplicates_per_answer']:5.2f} {m['dangling_openers_per_answer']:6.2f} "
                 f"{m['hedged']:6.3f} {m['mean_words']:6.0f}"
             )

@@ -39,6 +39,7 @@ class Corpus:
     name: str
     docs: str  # relative to the corpus folder
     questions_file: str  # beside this module
+    lang: str  # the language its pages are written in: other questions are cross-language
     default_type: str = "guide"
 
     @property
@@ -54,9 +55,9 @@ class Corpus:
 CORPORA = {
     c.name: c
     for c in (
-        Corpus("fastapi-es", "docs", "questions.json"),
-        Corpus("textual-en", "repo/docs", "questions-textual-en.json"),
-        Corpus("astro-es", "repo/src/content/docs/es", "questions-astro-es.json"),
+        Corpus("fastapi-es", "docs", "questions.json", "es"),
+        Corpus("textual-en", "repo/docs", "questions-textual-en.json", "en"),
+        Corpus("astro-es", "repo/src/content/docs/es", "questions-astro-es.json", "es"),
     )
 }
 

@@ -28,11 +28,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.gates.code_paths import cited_paths, normalize_path, path_key  # noqa: E402
 from shared.gates.staleness import assess, cited_keys  # noqa: E402
 from shared.records import PageRecord  # noqa: E402
 from shared.services.code_index import index_paths  # noqa: E402
 from shared.services.freshness import recheck_after, recheck_all  # noqa: E402
+from shared.text.code_paths import cited_paths, normalize_path, path_key  # noqa: E402
 
 PATHS = next(
     folder / "shared" / "corpus" / "fastapi-es" / "code-paths.txt"
@@ -58,8 +58,8 @@ def corpus_states() -> None:
     bench/answers.py, and which pages judging every path (no roots, the old rule) moves."""
     from collections import Counter
 
-    from shared.gates.code_paths import root_names, suffix_keys
     from shared.gates.staleness import all_gone, page_cited
+    from shared.text.code_paths import root_names, suffix_keys
 
     keys = {k for p in corpus_paths() for k in suffix_keys(p)}
     roots = root_names(corpus_paths())

@@ -14,6 +14,8 @@ process exits, and tests reset it all with ``reset()``.
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -21,13 +23,15 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from shared.config import Settings, get_settings
+from shared.config import Role, Settings, get_settings
 from shared.ports import (
     Answerer,
     AnswerTraces,
     ChunkIndex,
     CodeIndex,
+    DuplicateIndex,
     Embedder,
+    EnrichLedger,
     EventLog,
     FeedbackStore,
     Generator,
@@ -39,6 +43,7 @@ from shared.ports import (
     SiteState,
     Store,
 )
+from shared.providers.table import EMBEDDERS, GENERATORS
 from shared.records import Generation, Vector
 
 # Provider modules are imported where a provider is built: a function configured for
@@ -51,16 +56,18 @@ if TYPE_CHECKING:
         ArchiveResponse,
         AskRequest,
         AskResponse,
+        DuplicatesResponse,
         PagesCitingResponse,
         ProposeResponse,
         SearchResponse,
         WikiCreateRequest,
         WikiUpdateRequest,
     )
-    from shared.providers.gemini_client import GeminiClient
+    from shared.providers.pubsub import ChangePublisher
     from shared.retrieval.hybrid import IndexCache
     from shared.services.ask import Asking, Event
     from shared.services.citations import CitationCache
+    from shared.services.enrich import Enrichment
     from shared.services.rate_limit import Limiters, SlidingWindow
     from shared.services.site_build import BuildReport
     from shared.services.wiki import PageTurns, WriteResult
@@ -147,6 +154,14 @@ class _LazyStore:
     def proposals(self) -> ProposalStore:
         return self._opened().proposals
 
+    @property
+    def enrichment(self) -> EnrichLedger:
+        return self._opened().enrichment
+
+    @property
+    def duplicates(self) -> DuplicateIndex:
+        return self._opened().duplicates
+
 
 # -- model providers --------------------------------------------------------------------
 
@@ -164,67 +179,27 @@ def http_client() -> httpx.Client:
         return _http
 
 
-def _gemini_client(settings: Settings) -> GeminiClient:
-    """A Gemini API client; ``NotConfigured`` naming GOOGLE_AI_API_KEY when it is unset."""
-    from shared.providers.gemini_client import GeminiClient
-
-    return GeminiClient(
-        api_key=settings.require_gemini_key(),
-        base_url=settings.gemini_base_url,
-        http=http_client(),
-    )
-
-
 def embedder_name(settings: Settings) -> str:
     """The name the configured embedder records with its vectors, without building it."""
-    if settings.embedder == "gemini":
-        from shared.providers.gemini_embedder import DIMENSIONS
-
-        model = settings.gemini_embed_model.removeprefix("models/")
-        return f"gemini:{model}@{DIMENSIONS}"
-    from shared.providers.local_embedder import LocalEmbedder
-
-    return LocalEmbedder.name
+    return EMBEDDERS[settings.embedder].recorded_as(settings)
 
 
 def build_embedder(settings: Settings) -> Embedder:
     """The configured embedder, built now (``NotConfigured`` if it needs a missing key)."""
-    if settings.embedder == "gemini":
-        from shared.providers.gemini_embedder import GeminiEmbedder
-
-        return GeminiEmbedder(_gemini_client(settings), settings.gemini_embed_model)
-    from shared.providers.local_embedder import shared_local_embedder
-
-    return shared_local_embedder(settings.model_cache_dir)
+    return EMBEDDERS[settings.embedder].build(settings, http_client)
 
 
 def build_generator(settings: Settings) -> Generator | None:
     """The configured language model (``BIBLIOTECA_LLM=gemini`` or ``openai``), or None
-    when offline; ``NotConfigured`` naming the variable a model needs and lacks."""
-    if settings.llm == "openai":
-        from shared.providers.model_http import ModelHttp
-        from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator
-
-        base_url, model = settings.require_llm_endpoint()
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        return OpenAIGenerator(ModelHttp(OpenAIDialect(key), base_url, http_client()), model)
-    if settings.llm != "gemini":
-        return None
-    from shared.providers.gemini_generator import GeminiGenerator
-
-    return GeminiGenerator(_gemini_client(settings), settings.gemini_model)
+    when offline; ``NotConfigured`` naming the variable a model needs and lacks. Its
+    calls share the process's model slots (``shared.providers.model_slots``)."""
+    return GENERATORS[settings.llm].build(settings, http_client)
 
 
 def answerer_name(settings: Settings) -> str:
     """Who writes this deployment's answers, without building it (an archived answer's
     provenance when the caller did not say)."""
-    if settings.llm == "gemini":
-        return f"gemini:{settings.gemini_model.removeprefix('models/')}"
-    if settings.llm == "openai":
-        return f"openai:{settings.llm_model or 'unconfigured'}"
-    from shared.providers.answerers import LOCAL_MODEL
-
-    return LOCAL_MODEL
+    return GENERATORS[settings.llm].answerer(settings)
 
 
 class _LazyEmbedder:
@@ -302,6 +277,7 @@ class Wiring:
         self._citations: CitationCache | None = None
         self._limits: Limiters | None = None
         self._turns: PageTurns | None = None
+        self._changes: ChangePublisher | None = None
 
     # The process's state, made on first use (a function that never searches never
     # imports the search index).
@@ -370,7 +346,9 @@ class Wiring:
         from shared.providers.answerers import LocalAnswerer, ModelAnswerer
 
         generator = build_generator(self.settings)
-        return LocalAnswerer() if generator is None else ModelAnswerer(generator)
+        if generator is None:
+            return LocalAnswerer()
+        return ModelAnswerer(generator, max_tokens=self.settings.llm_max_tokens)
 
     def publisher(self) -> SitePublisher:
         """Where ``rebuild`` publishes: a bucket for ``gs://``, else a local folder."""
@@ -459,18 +437,67 @@ class Wiring:
 
         return archive_request(request, self.store, self.embedder, self.judge, self.answerer_name)
 
-    def create_page(self, request: WikiCreateRequest, *, actor: str) -> WriteResult:
+    def create_page(
+        self, request: WikiCreateRequest, *, actor: str, role: Role = "writer"
+    ) -> WriteResult:
         """``POST /wiki_create`` (``shared.services.wiki.create_page``)."""
         from shared.services.wiki import create_page
 
-        return create_page(request, self.store, self.embedder, actor=actor)
+        result = create_page(request, self.store, self.embedder, actor=actor, role=role)
+        self.publish_changes()
+        return result
 
-    def update_page(self, request: WikiUpdateRequest, *, actor: str) -> WriteResult:
+    def update_page(
+        self, request: WikiUpdateRequest, *, actor: str, role: Role = "writer"
+    ) -> WriteResult:
         """``POST /wiki_update`` (``shared.services.wiki.update_page``), in its page's turn
         among this process's writers (``turns``)."""
         from shared.services.wiki import update_page
 
-        return update_page(request, self.store, self.embedder, actor=actor, turns=self.turns)
+        result = update_page(
+            request, self.store, self.embedder, actor=actor, turns=self.turns, role=role
+        )
+        self.publish_changes()
+        return result
+
+    def enrichment(self) -> Enrichment:
+        """The enrichment worker (``shared.services.enrich``) on this store and embedder."""
+        from shared.services.enrich import Enrichment
+
+        return Enrichment(self.store, self.embedder, self.settings.enrich, self.judge)
+
+    def publish_changes(self, *, anywhere: bool = False) -> int:
+        """Drain the change log's outbox to the Pub/Sub topic: called after each HTTP
+        write's commit, on Firestore with enrichment on, where Pub/Sub is there (a
+        deployed function, ``K_SERVICE``, or the emulator, ``PUBSUB_EMULATOR_HOST``).
+        A failure is logged, never the writer's: the change stays in the log and the
+        next drain publishes it. ``anywhere``: from any machine with credentials
+        (``biblioteca enrich --publish``)."""
+        if not self.publishes(anywhere=anywhere):
+            return 0
+        from shared.services.enrich import publish_changes
+
+        try:
+            with _lock:
+                if self._changes is None:
+                    from shared.providers.pubsub import ChangePublisher
+
+                    project = self.settings.require_project()
+                    self._changes = ChangePublisher(project, self.settings.enrich_topic)
+                publisher = self._changes
+            return publish_changes(self.store, publisher.publish)
+        except Exception as exc:  # the write is committed: publishing is the outbox's job
+            logging.getLogger(__name__).warning("page changes not published yet: %s", exc)
+            return 0
+
+    def publishes(self, *, anywhere: bool = False) -> bool:
+        """Whether writes publish their changes to Pub/Sub (see ``publish_changes``)."""
+        settings = self.settings
+        if settings.store != "firestore" or settings.enrich == "off":
+            return False
+        return anywhere or bool(
+            os.environ.get("K_SERVICE") or os.environ.get("PUBSUB_EMULATOR_HOST")
+        )
 
     def propose_update(self, request: WikiUpdateRequest, *, actor: str) -> ProposeResponse:
         """The agents' ``propose_update`` (``shared.services.review``): an edit of a draft
@@ -478,6 +505,13 @@ class Wiring:
         from shared.services.review import propose_update
 
         return propose_update(request, self.store, self.embedder, actor=actor, turns=self.turns)
+
+    def duplicates(self, *, min_score: float) -> DuplicatesResponse:
+        """``POST /wiki_duplicates`` and ``biblioteca duplicates``: refresh, then list
+        (``shared.services.duplicates``)."""
+        from shared.services.duplicates import find_duplicates
+
+        return find_duplicates(self.store, min_score=min_score)
 
     def store_index_snapshot(self) -> int:
         """Store the search index's snapshot now (after a bulk write); the chunks it holds."""

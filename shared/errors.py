@@ -9,6 +9,7 @@ the contract's ``code`` and, when one input field is at fault, its ``field`` pat
     │   └── InvalidBody (400 invalid_body): the body's framing is broken (chunks, length)
     ├── Unauthorized (401 unauthorized)
     │   └── Forbidden (403 unauthorized): a web page's Origin the settings do not allow
+    │       └── RoleForbidden (403 forbidden): the token's role may not do this (names it)
     ├── NotFound (404 not_found)
     ├── MethodNotAllowed (405 method_not_allowed)
     ├── RequestTimeout (408 request_timeout): the body stopped arriving
@@ -42,6 +43,7 @@ ErrorCode = Literal[
     "payload_too_large",
     "request_timeout",
     "unauthorized",
+    "forbidden",
     "not_configured",
     "not_found",
     "conflict",
@@ -95,6 +97,10 @@ class Unauthorized(BibliotecaError):
 
 class Forbidden(Unauthorized):
     status = 403
+
+
+class RoleForbidden(Forbidden):
+    code: ErrorCode = "forbidden"
 
 
 class NotFound(BibliotecaError):
@@ -172,3 +178,11 @@ class NotConfigured(Unavailable):
 
 class ReindexRequired(Unavailable):
     code: ErrorCode = "reindex_required"
+
+
+def proposal_closed(proposal_id: str) -> Conflict:
+    """Accepting a proposal someone closed first: nothing was written."""
+    return Conflict(
+        f"proposal {proposal_id} was closed by someone else meanwhile: nothing was applied",
+        field="target",
+    )

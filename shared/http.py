@@ -23,7 +23,7 @@ import flask
 from pydantic import ValidationError
 
 from shared.api.models import ResponseBody
-from shared.config import Settings, get_settings
+from shared.config import Role, Settings, get_settings
 from shared.errors import (
     BibliotecaError,
     InvalidInput,
@@ -37,6 +37,7 @@ from shared.logs import configure_logging, get_logger, request_trace, scrub, tra
 from shared.providers import sse
 from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
+from shared.services.roles import check_function
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # \ud800 … \udfff
 _log = get_logger("http")
@@ -57,6 +58,8 @@ class RequestContext:
     # Who writes, when ``authorized``: the credential's name (``BIBLIOTECA_API_TOKENS``;
     # ``default`` for ``BIBLIOTECA_API_TOKEN``), or under IAM the caller's identity.
     actor: str | None = None
+    # What that credential may do (``BIBLIOTECA_API_TOKENS``' ``name:token:role``).
+    role: Role = "writer"
 
     def writer(self) -> str:
         """The actor of a write this request makes (only called once authorized)."""
@@ -134,7 +137,7 @@ def _handle(
             response = flask.Response(status=204)
         else:
             status, payload = _serve(
-                request, handler, settings, write=write, private=private, origin=origin
+                request, name, handler, settings, write=write, private=private, origin=origin
             )
             if payload is None:
                 response = flask.Response(status=status)
@@ -159,6 +162,7 @@ def _handle(
 
 def _serve(
     request: flask.Request,
+    name: str,
     handler: Handler,
     settings: Settings,
     *,
@@ -169,6 +173,8 @@ def _serve(
     required = write(settings) if callable(write) else write
     actor = _check_credentials(request, settings, required=required, private=private)
     request.environ[_ACTOR_KEY] = actor  # for the request's log line
+    role = settings.role_of(actor) if actor is not None else "writer"
+    check_function(role, name)  # before the body: a refused role costs none of it
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
@@ -177,6 +183,7 @@ def _serve(
         origin=origin,
         headers={name.lower(): value for name, value in request.headers.items()},
         actor=actor,
+        role=role,
     )
     return handler(body, context)
 

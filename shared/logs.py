@@ -22,7 +22,10 @@ from typing import Any
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 _SEVERITY = {"WARNING": "WARNING", "CRITICAL": "CRITICAL", "ERROR": "ERROR", "INFO": "INFO"}
-_secrets: set[str] = set()
+# Replaced whole, never changed in place: ``scrub`` runs in every request thread while a
+# provider built for a request may register its key (a set changing size while another
+# thread iterates it raises).
+_secrets: frozenset[str] = frozenset()
 _lock = threading.Lock()
 _handler: _StreamHandler | None = None
 # The trace fields of the request being served in this context (thread or task).
@@ -72,9 +75,10 @@ def request_trace(fields: dict[str, str]) -> Iterator[None]:
 
 def register_secret(value: str | None) -> None:
     """Make sure ``value`` never appears in a log line (it is replaced by ``[redacted]``)."""
-    if value and len(value) >= 6:
+    global _secrets
+    if value and len(value) >= 6 and value not in _secrets:
         with _lock:
-            _secrets.add(value)
+            _secrets = _secrets | {value}
 
 
 def scrub(text: str) -> str:

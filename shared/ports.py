@@ -24,6 +24,7 @@ from shared.records import (
     CitingRecord,
     Confidence,
     EventKind,
+    Failure,
     FeedbackRecord,
     Freshness,
     Generation,
@@ -39,6 +40,8 @@ from shared.records import (
     Publication,
     Revision,
     SearchFilter,
+    StoredFinding,
+    StoredSignature,
     StoredSnapshot,
     TextStream,
     Vector,
@@ -91,11 +94,14 @@ class PageStore(Protocol):
         *,
         expected_version: int,
         revision: Revision | None = None,
+        closes: Proposal | None = None,
     ) -> None:
         """Replace the page (and its chunks unless None) if its stored version is
         ``expected_version``; else ``VersionConflict``. ``NotFound`` if it is gone.
         ``revision`` is kept in the same commit, and revisions past the retention
-        dropped there too (None: a write that is no new version, such as a reindex)."""
+        dropped there too (None: a write that is no new version, such as a reindex).
+        ``closes``: an accepted proposal, closed in the same commit (its ``version`` set
+        to the page's) only if it is still open; else ``Conflict`` and nothing written."""
 
     def list(
         self, *, status: str | None = None, updated_since: datetime | None = None
@@ -192,6 +198,46 @@ class ChunkIndex(Protocol):
         searches a cache checks it against that instead of reading it again."""
 
 
+# -- duplicates ------------------------------------------------------------------------
+
+
+class DuplicateIndex(Protocol):
+    """What ``duplicates`` keeps between runs: each page's signature under its band keys,
+    the pairs found, the pairs a curator dismissed, and the change-log cursor it reached
+    (so the next run compares only what changed since with the rest)."""
+
+    def cursor(self) -> str | None:
+        """The chunk change-log cursor of the last run (None: never ran)."""
+
+    def signatures(self, slugs: Collection[str] | None) -> list[StoredSignature]:
+        """The stored signatures of ``slugs`` (every one with None)."""
+
+    def sharing(self, bands: Collection[str]) -> set[str]:
+        """The slugs whose signature has one of ``bands`` (reads what matches, no more)."""
+
+    def findings(self) -> list[StoredFinding]:
+        """Every pair found (the listing ``duplicates`` answers from)."""
+
+    def save(
+        self,
+        *,
+        signatures: Sequence[StoredSignature],
+        removed: Collection[str],
+        findings: Sequence[StoredFinding],
+        touched: Collection[str] | None,
+        cursor: str,
+    ) -> None:
+        """Store a run: replace the signatures given, drop those of ``removed``, drop the
+        findings naming a slug of ``touched`` (every finding with None) and add
+        ``findings``, then move the cursor (last, so a failed run is redone)."""
+
+    def dismiss(self, a: str, b: str, *, by: str, reason: str | None) -> None:
+        """Remember that a curator said ``a`` and ``b`` are not duplicates."""
+
+    def dismissed(self) -> set[tuple[str, str]]:
+        """The dismissed pairs, each ordered (smaller slug first)."""
+
+
 # -- the code index (grounding gate) ---------------------------------------------------
 
 
@@ -272,6 +318,13 @@ class SiteState(Protocol):
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         """Replace the navigation (None removes it)."""
 
+    def load_imports(self) -> dict[str, Any] | None:
+        """What imports said of their trees for the site: ``{"trees": {tree: {"routes":
+        {slug: [address, …]}, "site_name": str | None}}}`` (``importer``)."""
+
+    def save_imports(self, imports: Mapping[str, Any]) -> None:
+        """Replace what ``load_imports`` answers."""
+
     def put_assets(self, assets: Mapping[str, bytes]) -> None:
         """Keep the files pages link (images, downloads) by their published path, which
         names their content (``_assets/<hash>/<name>``): putting one again is a no-op."""
@@ -320,6 +373,43 @@ class ReportWriter(Protocol):
         """Replace the report's files (relative name -> bytes)."""
 
 
+# -- enrichment (the worker's ledger) --------------------------------------------------
+
+
+class EnrichLedger(Protocol):
+    """What makes enrichment a queue that keeps its promises: the worker's position in
+    the change log, claims that make it at most once (per page, version and enricher, and
+    per suggestion), and the changes that failed, dead once they failed ``MAX_ATTEMPTS``."""
+
+    def position(self, name: str) -> str | None:
+        """The change-log cursor the reader ``name`` last finished at (None: never ran)."""
+
+    def move(self, name: str, cursor: str) -> None:
+        """Record that ``name`` finished everything up to ``cursor``."""
+
+    def claim(self, key: str) -> bool:
+        """Take ``key`` if nobody has (atomic: of two claimants exactly one is True)."""
+
+    def release(self, key: str) -> None:
+        """Give ``key`` back (the work it guarded failed and will be retried)."""
+
+    def fail(self, slug: str, version: int, error: str) -> Failure:
+        """Count one more failed attempt of the change; dead at ``MAX_ATTEMPTS``."""
+
+    def clear(self, slug: str, version: int) -> None:
+        """The change succeeded: forget its failures (a dead one stays dead)."""
+
+    def failure(self, slug: str, version: int) -> Failure | None: ...
+
+    def due(self, now: float, *, limit: int = 100) -> list[Failure]:
+        """Failed changes, not dead, whose backoff has passed, oldest first."""
+
+    def dead(self, *, limit: int = 100) -> list[Failure]:
+        """The changes set aside, newest first."""
+
+    def dead_count(self) -> int: ...
+
+
 # -- one backend -----------------------------------------------------------------------
 
 
@@ -353,6 +443,12 @@ class Store(Protocol):
 
     @property
     def proposals(self) -> ProposalStore: ...
+
+    @property
+    def enrichment(self) -> EnrichLedger: ...
+
+    @property
+    def duplicates(self) -> DuplicateIndex: ...
 
 
 # -- model providers -------------------------------------------------------------------

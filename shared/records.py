@@ -45,6 +45,20 @@ class Freshness:
     outside: tuple[str, ...] = ()
 
 
+def freshness_key(freshness: Freshness | None) -> str:
+    """What a page shows of its freshness (its stale notice), as text for a hash."""
+    if freshness is None or freshness.state != "stale":
+        return ""
+    return "\n".join(f"{p}\t{freshness.suggestions.get(p, '')}" for p in freshness.missing)
+
+
+def stale_notice(freshness: Freshness | None) -> list[dict[str, str | None]]:
+    """The missing paths a stale page's notice names, each with its suggestion (or None)."""
+    if freshness is None or freshness.state != "stale":
+        return []
+    return [{"path": p, "moved_to": freshness.suggestions.get(p)} for p in freshness.missing]
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """A page exactly as stored: the front matter is raw and validated by the reader."""
@@ -63,7 +77,7 @@ class PageRecord:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where an imported page came from: the docs tree (``importer.tree_name``) and the
+    """Where an imported page came from: the docs tree (``tree_identity.tree_name``) and the
     file's path in it. Kept beside the page, never in its front matter: the import
     records it, no caller writes it, and ``import --sync`` reads it."""
 
@@ -138,6 +152,24 @@ class Proposal:
     closed_by: str | None = None
     reason: str | None = None  # why it was rejected
     version: int | None = None  # the page version it became, when accepted
+    # A merge (``biblioteca merge``): the page folded into ``slug``, and its version then.
+    merge: str | None = None
+    merge_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A change (a page at a version) whose enrichment failed ``attempts`` times; ``dead``
+    once it reached ``shared.enrich.ledger.MAX_ATTEMPTS`` (never retried again, counted by
+    ``status``)."""
+
+    slug: str
+    version: int
+    attempts: int
+    error: str
+    at: datetime
+    next_at: float  # epoch seconds: when the local worker may try again
+    dead: bool
 
 
 # -- retrieval -------------------------------------------------------------------------
@@ -233,6 +265,9 @@ class PathChanges:
 
 # -- events (utility hits, archive and rebuild outcomes) -------------------------------
 
+
+# What kind of page a page is; the rule that tells is ``shared.text.kinds.page_kind``.
+Kind = Literal["guide", "reference", "tutorial", "changelog", "landing"]
 
 EventKind = Literal["utility_hit", "archive_outcome", "rebuild_outcome", "import_outcome"]
 
@@ -365,3 +400,31 @@ class Passage:
     text: str
     relevance: float  # 0..1, the ranking key ``ask`` reports as ``sources[].score``
     anchor: str = ""  # the id the site gives the passage's heading ("" : the page's top)
+    kind: Kind | None = None  # its page's kind (``shared.text.kinds``), as retrieval read it
+
+
+# -- duplicates ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSignature:
+    """A page's duplicate-finding signature as the store keeps it: the band keys it is
+    found under (indexed) and the encoded signature (``shared.dedup.codec``)."""
+
+    slug: str
+    bands: tuple[str, ...]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFinding:
+    """One duplicate pair a run found (``a`` < ``b``), encoded (``shared.dedup.codec``)."""
+
+    a: str
+    b: str
+    kind: str
+    data: bytes
+
+    @property
+    def key(self) -> str:
+        return f"{self.a}|{self.b}|{self.kind}"

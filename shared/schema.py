@@ -25,7 +25,9 @@ from pydantic import (
 
 from shared.errors import InvalidInput, PayloadTooLarge
 from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
-from shared.records import Freshness
+from shared.records import Freshness, Kind
+from shared.text.kinds import KINDS
+from shared.text.slugs import slug_problem
 
 # A page's whole front matter as compact JSON: the lists' caps (200 each, tags of 64
 # characters) leave room for long source paths, and nothing larger is copied around.
@@ -49,6 +51,8 @@ FRONT_MATTER_KEYS = (
     "category",
     "generated",
     "description",
+    "kind",
+    "redirect_to",
 )
 MAX_DESCRIPTION = 300  # characters of ``description``: a meta description, not a summary
 
@@ -104,13 +108,20 @@ class FrontMatter(BaseModel):
     # What the page is about in a sentence or two (Docusaurus and Starlight front matter
     # have it): the page's <meta name="description"> and its line in llms.txt.
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
+    # What kind of docs page this is (``shared.text.kinds``: guide, reference, tutorial,
+    # changelog, landing): the import states it for every file, so answers can prefer a
+    # tutorial or a reference page by the question; absent on pages written without one.
+    kind: Kind | None = None
+    # The page this one was merged into (``biblioteca merge``): its address leads there,
+    # and links naming it resolve there. Only an archived page redirects.
+    redirect_to: str | None = None
 
     @field_validator("title", mode="before")
     @classmethod
     def _one_line(cls, value: object) -> object:
         return _TITLE_BREAKS.sub(" ", value).strip() if isinstance(value, str) else value
 
-    @field_validator("type", "status", mode="before")
+    @field_validator("type", "status", "kind", mode="before")
     @classmethod
     def _enum_text(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -145,6 +156,27 @@ class FrontMatter(BaseModel):
             return " ".join(value.split()) or None
         return value
 
+    @field_validator("redirect_to", mode="before")
+    @classmethod
+    def _redirect(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip() or None
+        if isinstance(value, str) and (problem := slug_problem(value)) is not None:
+            raise ValueError(f"redirect_to must be a page's slug: {problem}")
+        return value
+
+    @model_validator(mode="after")
+    def _redirects_only_when_archived(self, info: ValidationInfo) -> FrontMatter:
+        """A page readers still see cannot also send them elsewhere."""
+        if self.redirect_to is not None and self.status != "archived":
+            base = (info.context or {}).get("field", "front_matter")
+            raise InvalidInput(
+                f"redirect_to needs status archived (this page is {self.status}): only a "
+                "page merged into another redirects",
+                field=f"{base}.redirect_to" if base else "redirect_to",
+            )
+        return self
+
     @model_validator(mode="after")
     def _bounded(self, info: ValidationInfo) -> FrontMatter:
         """The whole front matter fits ``MAX_FRONT_MATTER_BYTES`` (checked before any
@@ -161,17 +193,20 @@ class FrontMatter(BaseModel):
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready front matter; ``last_seen`` left out where not given, and
-        ``description`` where the page has none (most pages written through the API)."""
+        ``description`` and ``kind`` where the page has none (most pages written through
+        the API)."""
         data = self.model_dump(mode="json")
         data["sources"] = [{k: v for k, v in s.items() if v is not None} for s in data["sources"]]
-        if data["description"] is None:
-            del data["description"]
+        for optional in ("description", "kind", "redirect_to"):
+            if data[optional] is None:
+                del data[optional]
         return data
 
 
 _MESSAGES = {
     "type": "type must be one of: " + ", ".join(PAGE_TYPES),
     "status": "status must be one of: " + ", ".join(STATUSES),
+    "kind": "kind must be one of: " + ", ".join(KINDS),
 }
 
 

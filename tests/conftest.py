@@ -9,6 +9,7 @@ from typing import Any
 
 import functions_framework
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from shared.bootstrap import reset
 from shared.config import get_settings
@@ -16,11 +17,13 @@ from tests.fixtures.secrets import TOKEN, leaked
 
 pytest_plugins = [
     "tests.fixtures.firestore",
+    "tests.fixtures.pubsub",
     "tests.fixtures.server",
     "tests.fixtures.gemini",
     "tests.fixtures.openai",
     "tests.fixtures.gcs",
     "tests.fixtures.corpora",
+    "tests.fixtures.llm",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +34,12 @@ CORPUS = Path(
     os.environ.get("BIBLIOTECA_TEST_CORPUS") or ROOT.parent / "shared" / "corpus" / "fastapi-es"
 )
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Property tests: 200 examples each in `make test` and CI; `make unit` (the fast loop) sets
+# HYPOTHESIS_PROFILE=dev for 20. A test's own @settings only sets its deadline.
+hypothesis_settings.register_profile("ci", max_examples=200)
+hypothesis_settings.register_profile("dev", max_examples=20)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -14,7 +14,7 @@ from shared.http import RequestContext, handle
 
 def _create(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiCreateRequest.parse(body)
-    result = wiring(ctx.settings).create_page(request, actor=ctx.writer())
+    result = wiring(ctx.settings).create_page(request, actor=ctx.writer(), role=ctx.role)
     return 201, result.response().body()
 
 

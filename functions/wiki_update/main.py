@@ -14,7 +14,7 @@ from shared.http import RequestContext, handle
 
 def _update(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     request = WikiUpdateRequest.parse(body)
-    result = wiring(ctx.settings).update_page(request, actor=ctx.writer())
+    result = wiring(ctx.settings).update_page(request, actor=ctx.writer(), role=ctx.role)
     return 200, result.response().body()
 
 

@@ -28,11 +28,11 @@ from pydantic import (
 )
 
 from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
-from shared.gates.code_paths import clean_path
 from shared.normalize import MAX_SOURCES, normalize_related
-from shared.records import FreshnessState
+from shared.records import FreshnessState, Kind
 from shared.retrieval.tokens import strip_invisible
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, invalid_input, parse_front_matter
+from shared.text.code_paths import clean_path
 from shared.text.slugs import MAX_SLUG, SLUG_RE, slug_problem
 
 MAX_CONTENT_BYTES = 512 * 1024  # a page's content, and an archived answer (413 past it)
@@ -475,6 +475,20 @@ class WikiHistoryRequest(RequestBody):
     )
 
 
+DEFAULT_MIN_SCORE = 0.5
+
+
+class DuplicatesRequest(RequestBody):
+    """``POST /wiki_duplicates``: the duplicate groups found (write credentials)."""
+
+    min_score: float = Field(
+        default=DEFAULT_MIN_SCORE,
+        ge=0.0,
+        le=1.0,
+        description="A number from 0 to 1 (default 0.5): leave out groups scored below it.",
+    )
+
+
 MAX_COMMENT_CHARS = 2000
 MAX_ANSWER_ID = 64
 
@@ -704,6 +718,13 @@ class AskSource(ResponseBody):
             "repositories' top-level folders, or the index is empty)."
         )
     )
+    kind: Kind | None = Field(
+        default=None,
+        description=(
+            "What kind of page it is (guide, reference, tutorial, changelog, landing): a "
+            "how-to question is answered from a guide first, a parameter from the reference."
+        ),
+    )
 
 
 class AskArchive(ResponseBody):
@@ -891,6 +912,44 @@ class PagesCitingResponse(ResponseBody):
 
 
 # The request and success response of each function, in the contract's order.
+
+
+class DuplicatePage(ResponseBody):
+    """One page of a duplicate group, as the run saw it."""
+
+    slug: str
+    title: str
+    lang: str = Field(description="The language its text is written in: es or en.")
+    status: str
+
+
+class DuplicatePassage(ResponseBody):
+    """Where two pages say the same thing (or, for a conflict, the values they state)."""
+
+    slug: str
+    heading: str
+    text: str
+
+
+class DuplicateGroup(ResponseBody):
+    """Pages that duplicate each other, of one kind, with how sure the run is."""
+
+    kind: Literal["copy", "overlap", "translation", "conflict"]
+    score: float = Field(description="0..1: how sure the run is that the pages duplicate.")
+    pages: list[DuplicatePage]
+    passages: list[DuplicatePassage]
+    note: str | None = Field(
+        default=None,
+        description="For a conflict the code index can settle: which value it holds true.",
+    )
+
+
+class DuplicatesResponse(ResponseBody):
+    """``POST /wiki_duplicates`` and ``biblioteca duplicates --json``."""
+
+    groups: list[DuplicateGroup]
+
+
 ENDPOINTS: dict[str, tuple[type[RequestBody], type[BaseModel], int]] = {
     "wiki_create": (WikiCreateRequest, WriteResponse, 201),
     "wiki_update": (WikiUpdateRequest, WriteResponse, 200),
@@ -900,4 +959,5 @@ ENDPOINTS: dict[str, tuple[type[RequestBody], type[BaseModel], int]] = {
     "rebuild": (RebuildRequest, RebuildReport, 200),
     "feedback": (FeedbackRequest, FeedbackResponse, 200),
     "wiki_history": (WikiHistoryRequest, WikiHistoryResponse, 200),
+    "wiki_duplicates": (DuplicatesRequest, DuplicatesResponse, 200),
 }

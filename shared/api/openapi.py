@@ -20,7 +20,15 @@ from shared.api.models import ENDPOINTS, ErrorBody, RebuildReport
 
 FILE = Path(__file__).resolve().parents[2] / "openapi.json"
 _REF = "#/components/schemas/{model}"
-_WRITES = ("wiki_create", "wiki_update", "archive", "index_code", "rebuild", "wiki_history")
+_WRITES = (
+    "wiki_create",
+    "wiki_update",
+    "archive",
+    "index_code",
+    "rebuild",
+    "wiki_history",
+    "wiki_duplicates",
+)
 
 # Statuses every function may answer with the error body (the contract's checks, in order:
 # method, credentials, size, media type, body) and those of each function's own work.
@@ -34,6 +42,8 @@ _EVERY = {
 }
 _WRITE = {
     401: "Missing or wrong `Authorization: Bearer` token.",
+    403: "The token's role may not do this (`forbidden`, naming the role): an `agent` "
+    "token reads and proposes, never publishes.",
     503: "A setting is missing (`not_configured`) or a backend cannot be reached.",
 }
 _OWN: dict[str, dict[int, str]] = {
@@ -69,6 +79,9 @@ _OWN: dict[str, dict[int, str]] = {
     },
     "wiki_history": {
         404: "No page with that slug.",
+    },
+    "wiki_duplicates": {
+        503: "The store is unreachable.",
     },
 }
 # rebuild answers its report for these too; before the build starts, the error body.

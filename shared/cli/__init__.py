@@ -1,5 +1,7 @@
 """``biblioteca`` — the command line: serve, import, index-code, rebuild, reindex, drafts,
-show, accept, reject, history, diff, revert, feedback, status, gaps, freshness, ask and mcp.
+show, accept, reject, proposals, enrich, history, diff, revert, duplicates, merge, feedback,
+status, gaps,
+freshness, ask and mcp.
 
 Each subcommand lives in its own module with ``register(subparsers)``; its handler
 returns the exit status: 0 success, 1 when an item failed, 2 on usage errors.
@@ -12,6 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from shared.cli import examples
 from shared.cli.output import plain
 from shared.errors import BibliotecaError
 
@@ -26,9 +29,13 @@ COMMANDS = (
     "show",
     "accept",
     "reject",
+    "proposals",
+    "enrich",
     "history",
     "diff",
     "revert",
+    "duplicates",
+    "merge",
     "feedback",
     "status",
     "gaps",
@@ -59,10 +66,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     chosen = _chosen(argv)
     for name in COMMANDS:
-        if chosen is None or chosen == NAMES.get(name, name):
+        command = NAMES.get(name, name)
+        if chosen is None or chosen == command:
             importlib.import_module(f"shared.cli.{name}").register(subparsers)
+            examples.attach(command, subparsers.choices[command])
         else:
-            subparsers.add_parser(NAMES.get(name, name))
+            subparsers.add_parser(command)
     return parser
 
 
@@ -77,12 +86,17 @@ def _chosen(argv: Sequence[str] | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
+    from shared.cli.store_choice import after, choose
+
     try:
+        choice = choose(str(args.command))  # before any setting is read
         prepare = getattr(args, "prepare", None)
         if prepare is not None:  # a command that sets its environment before any read
             prepare(args)
-        _announce_store(args)
-        return int(args.handler(args))
+        _announce_store(args, choice.why)
+        status = int(args.handler(args))
+        after(str(args.command), choice, status)
+        return status
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
         print(plain(f"biblioteca: {exc.message}{where}"), file=sys.stderr)
@@ -98,11 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         close()
 
 
-def _announce_store(args: argparse.Namespace) -> None:
-    """Every command uses the store: say which one on stderr (stdout is the result)."""
+def _announce_store(args: argparse.Namespace, why: str) -> None:
+    """Every command uses the store: say which one, and why, on stderr (stdout is the
+    result)."""
     from shared.bootstrap import open_store
     from shared.cli.store_note import announce
     from shared.config import get_settings
 
     settings = get_settings()
-    announce(str(args.command), args, settings, lambda: open_store(settings))
+    announce(str(args.command), args, settings, lambda: open_store(settings), why)

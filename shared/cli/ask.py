@@ -15,6 +15,7 @@ from shared.cli import serve_state
 from shared.cli.output import emit, setup
 from shared.cli.store_note import describe
 from shared.config import Settings, get_settings
+from shared.text import wikilinks
 
 ASK_TIMEOUT_S = 60.0  # a serve's first answer loads its model; later ones take milliseconds
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             )
         # The command line runs with the operator's own rights: no archive from here.
         response = wiring(settings).ask(request, authorized=False).body()
-    lines = [response["answer"], ""]
+    lines = [wikilinks.as_text(response["answer"]), ""]  # a link shows its page's title
     lines += [
         f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"
         for i, s in enumerate(response["sources"], start=1)

@@ -11,6 +11,7 @@ from shared.bootstrap import wiring
 from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
 from shared.importing.dialects import DIALECTS
 from shared.schema import PAGE_TYPES, STATUSES
+from shared.services.fidelity import Fidelity
 from shared.services.importer import import_directory
 
 
@@ -18,7 +19,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("import", help="import a folder of Markdown files as pages")
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument(
-        "--type", choices=PAGE_TYPES, help="type of files whose front matter has none"
+        "--type",
+        choices=PAGE_TYPES,
+        help="type of files whose front matter has none (default: inferred from each "
+        "page's kind: reference pages are reference, the rest guide)",
     )
     parser.add_argument(
         "--status", choices=STATUSES, help="status of files whose front matter has none"
@@ -49,6 +53,18 @@ def register(subparsers: Any) -> None:
         choices=sorted(DIALECTS),
         help="read the tree as this generator's (default: detected from its configuration)",
     )
+    parser.add_argument(
+        "--tree",
+        metavar="NAME",
+        help="the name this tree's pages are known by for --sync (default: the git remote "
+        "of DIR's checkout and DIR's path in it, else that path)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a page lost words or shows source syntax (fidelity lossy or raw); "
+        "the pages are imported all the same",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -76,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         sync=args.sync,
         by=cli_actor(w.settings),
         dialect=args.dialect,
+        tree_label=args.tree,
     )
     summary = (
         f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
@@ -92,12 +109,20 @@ def run(args: argparse.Namespace) -> int:
         lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
     if report.dialect:
         lines.append(f"  dialect {report.dialect['name']} ({report.dialect['why']})")
+    if report.fidelity.pages:  # no page imported: nothing was measured
+        lines += fidelity_lines(report.fidelity)
     lines += failure_lines(report.failed)
     lines += [f"  warning {w['file']}: {w['warning']}" for w in report.warnings]
     if report.created + report.updated:
         lines.append(index_snapshot_line(w))
+    unfaithful = args.strict and not report.fidelity.faithful
+    if unfaithful:
+        lines.append(
+            f"  --strict: {len(report.fidelity.lossy)} pages lost words, "
+            f"{len(report.fidelity.raw_files())} show source syntax"
+        )
     emit(args, report.as_dict(), "\n".join(lines))
-    return 1 if report.failed else 0
+    return 1 if report.failed or unfaithful else 0
 
 
 def constructs_line(counts: dict[str, dict[str, int]]) -> str:
@@ -110,6 +135,37 @@ def constructs_line(counts: dict[str, dict[str, int]]) -> str:
 
 
 SHOWN_FILES = 3  # files named on a line that stands for many
+SHOWN_PAGES = 50  # lossy or raw pages named one a line; --json lists them all
+
+
+def fidelity_lines(fidelity: Fidelity) -> list[str]:
+    """The fidelity line (pages measured, lossy, raw, unknown), then each lossy page with
+    the share of its words kept and each raw page with the syntax it shows."""
+    raw: dict[str, list[str]] = {}
+    for entry in fidelity.raw:
+        raw.setdefault(entry["file"], []).append(f"{entry['construct']} «{entry['sample']}»")
+    lines = [
+        f"  fidelity {fidelity.pages} pages: {len(fidelity.lossy)} lost words, "
+        f"{len(raw)} show source syntax, {sum(fidelity.unknown.values())} unknown constructs"
+    ]
+    lines += [
+        f"  lossy   {e['file']}: kept {e['kept']:.0%} of its words"
+        for e in fidelity.lossy[:SHOWN_PAGES]
+    ]
+    lines += _more(len(fidelity.lossy), "lossy")
+    lines += [
+        f"  raw     {file}: {'; '.join(shown)}" for file, shown in list(raw.items())[:SHOWN_PAGES]
+    ]
+    lines += _more(len(raw), "raw")
+    if fidelity.unknown:
+        counts = ", ".join(f"{name} {n}" for name, n in fidelity.unknown.items())
+        lines.append(f"  unknown {counts}")
+    return lines
+
+
+def _more(count: int, what: str) -> list[str]:
+    left = count - SHOWN_PAGES
+    return [f"  {what}   and {left} more pages (--json lists them all)"] if left > 0 else []
 
 
 def failure_lines(failed: list[dict[str, str]]) -> list[str]:

@@ -16,8 +16,8 @@ from typing import Any
 from shared.api.models import check_repo
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.gates.code_paths import clean_path
 from shared.services.code_index import index_paths
+from shared.text.code_paths import clean_path
 
 
 def register(subparsers: Any) -> None:

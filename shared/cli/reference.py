@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from shared.api.reference import generate
+from shared.cli.examples import EXAMPLES
 
 FILE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
@@ -79,6 +80,9 @@ def text() -> str:
         rows = _option_rows(sub)
         if rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+        shown = EXAMPLES.get(name, ())
+        if shown:
+            lines += ["Examples:", "", "```sh", *shown, "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,12 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from shared.cli.output import setup
 from shared.cli.site_refresh import Refresher, after_writes, site_builder
 from shared.config import get_settings
+from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, NotFound
 from shared.http import error_response
 from shared.logs import configure_logging, get_logger
+from shared.site.paths import NOT_FOUND
+from shared.text.safe_assets import ASSET_CSP, delivery
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
 _log = get_logger("serve")
@@ -48,23 +52,36 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="do not rebuild the local site after writes (by default: 2 s after the last one)",
     )
+    parser.add_argument(
+        "--no-enrich",
+        action="store_true",
+        help="do not run the enrichment worker (by default: it follows the change log, "
+        "unless BIBLIOTECA_ENRICH=off)",
+    )
     parser.set_defaults(handler=run, prepare=prepare)
 
 
-def function_names() -> list[str]:
-    """Every Cloud Function of the bundle: one folder with a main.py each."""
-    return sorted(p.parent.name for p in FUNCTIONS_DIR.glob("*/main.py"))
+def function_names(functions_dir: Path = FUNCTIONS_DIR) -> list[str]:
+    """Every HTTP Cloud Function of the bundle: one folder with a main.py each. An event
+    function (``enrich``, on Pub/Sub) is not an address: ``serve``'s own worker follows
+    the change log instead."""
+    return sorted(
+        p.parent.name
+        for p in functions_dir.glob("*/main.py")
+        if "@functions_framework.cloud_event" not in p.read_text(encoding="utf-8")
+    )
 
 
 def build_app(functions_dir: Path = FUNCTIONS_DIR) -> Any:
-    """One WSGI app: functions-framework's own app per function, mounted at ``/<name>``."""
+    """One WSGI app: functions-framework's own app per HTTP function, mounted at
+    ``/<name>``."""
     mounts = {
         f"/{name}": _at_root(
             functions_framework.create_app(  # type: ignore[no-untyped-call]
                 name, str(functions_dir / name / "main.py")
             )
         )
-        for name in function_names()
+        for name in function_names(functions_dir)
     }
     return DispatcherMiddleware(site_app(), mounts)
 
@@ -92,14 +109,19 @@ def site_app() -> flask.Flask:
     """The built site (when ``BIBLIOTECA_SITE_DIR`` is a local folder), else a landing page;
     and the API's OpenAPI document at ``/openapi.json``.
 
-    Anything else (another method, a file the site lacks) is the contract's JSON 404,
-    naming the functions: a client that mistyped a function's URL learns the right ones.
+    An address the built site lacks is its own ``404.html`` (status 404) for a browser
+    (a GET that accepts ``text/html``); anything else (another method, an API client) is
+    the contract's JSON 404, naming the functions: a client that mistyped a function's
+    URL learns the right ones.
     """
     # No Flask static route: /static/ is the built site's own folder (the help widget).
     app = flask.Flask("biblioteca-site", static_folder=None)
 
     @app.errorhandler(HTTPException)
     def not_here(exc: HTTPException) -> flask.Response:
+        page = _site_not_found_page() if exc.code == 404 else None
+        if page is not None:
+            return flask.Response(page, status=404, mimetype="text/html")
         return error_response(NotFound(f"nothing at {flask.request.path}: {_functions_line()}"))
 
     @app.errorhandler(Exception)
@@ -127,9 +149,34 @@ def site_app() -> flask.Flask:
         target = path if path and not path.endswith("/") else f"{path}index.html"
         if (root / target).is_dir():
             target = f"{target}/index.html"
-        return flask.send_from_directory(root.resolve(), target)
+        response = flask.send_from_directory(root.resolve(), target)
+        if target.startswith(f"{ASSET_DIR}/"):
+            # An imported file is shown, never run: no script, no fetch, its own origin.
+            response.headers["Content-Security-Policy"] = ASSET_CSP
+            response.headers["X-Content-Type-Options"] = "nosniff"
+            served = delivery(target)
+            if served.attachment:
+                response.headers["Content-Disposition"] = "attachment"
+                response.headers["Content-Type"] = served.content_type or "text/plain"
+        return response
 
     return app
+
+
+def _site_not_found_page() -> bytes | None:
+    """The built site's ``404.html`` when a browser asked for the missing address."""
+    request = flask.request
+    if request.method not in ("GET", "HEAD"):
+        return None
+    if request.accept_mimetypes["text/html"] <= request.accept_mimetypes["application/json"]:
+        return None  # an API client (Accept: */* or JSON) keeps the contract's body
+    location = get_settings().site_location
+    if location.startswith("gs://"):
+        return None
+    try:
+        return (Path(location) / NOT_FOUND).read_bytes()
+    except OSError:  # a site built before 404.html existed: the JSON body, as before
+        return None
 
 
 def _functions_line() -> str:
@@ -155,7 +202,12 @@ DEMO_DATA_DIR = Path(".biblioteca") / "demo"
 
 def prepare(args: argparse.Namespace) -> None:
     """Before the settings are read: ``--demo`` without ``BIBLIOTECA_DATA_DIR`` uses
-    ``DEMO_DATA_DIR`` (set in the environment, so the server's worker reads it too)."""
+    ``DEMO_DATA_DIR`` (set in the environment, so the server's worker reads it too).
+
+    Whether the data folder was named decides where the serve notes itself: one nobody
+    named is found by the commands run from this folder (``shared/cli/serve_state.py``).
+    """
+    args.data_dir_named = bool(os.environ.get("BIBLIOTECA_DATA_DIR", "").strip())
     if args.demo and not os.environ.get("BIBLIOTECA_DATA_DIR", "").strip():
         os.environ["BIBLIOTECA_DATA_DIR"] = str(DEMO_DATA_DIR)
         get_settings.cache_clear()
@@ -200,16 +252,24 @@ def run(args: argparse.Namespace) -> int:
     from shared.cli.store_note import describe
 
     settings = get_settings()
+    rebuilds = not args.no_rebuild and not settings.site_location.startswith("gs://")
+    # Whoever can read this serve's note (its user) may ask it to rebuild after a write.
+    key = secrets.token_urlsafe(24) if rebuilds else ""
 
     def ready(arbiter: Any) -> None:
         port = arbiter.LISTENERS[0].sock.getsockname()[1]
-        serve_state.record(settings, serve_state.connectable(args.host, port), describe(settings))
+        url = serve_state.connectable(args.host, port)
+        unnamed = not getattr(args, "data_dir_named", True)
+        serve_state.record(settings, url, describe(settings), key, default_copy=unnamed)
         print(f"Biblioteca serving on http://{args.host}:{port}/", file=sys.stderr, flush=True)
 
     app = build_app()
-    if not args.no_rebuild and not get_settings().site_location.startswith("gs://"):
-        app = after_writes(app, Refresher(site_builder))
+    if rebuilds:
+        app = after_writes(app, Refresher(site_builder), key)
+    from shared.cli.enrich_worker import start_in_worker
+
+    started = None if args.no_enrich else start_in_worker
     try:
-        return server.run(app, args.host, args.port, ready=ready)
+        return server.run(app, args.host, args.port, ready=ready, worker_started=started)
     finally:
         serve_state.forget(settings)

@@ -1,10 +1,13 @@
 """The HTTP server under ``biblioteca serve``: gunicorn's threaded worker, as in production.
 
 Its own refusals (URL or headers too long, broken HTTP) answer the contract's JSON, not HTML.
-A connection gets a worker thread only once its request line and headers are in: until
-then the worker's event loop reads them without blocking, under a deadline (408), so idle
-or half-open sockets (a few bytes of a request line, a TLS ClientHello on the plain port)
-hold no thread at all.
+A connection gets a worker thread only once its request line, headers and body are in:
+until then the worker's event loop reads them without blocking, under deadlines (408; a
+body must also keep a minimum rate, ``shared/cli/body_wait.py``), so idle or half-open
+sockets (a few bytes of a request line, a TLS ClientHello on the plain port, a body sent a
+byte at a time) hold no thread at all. One peer address may keep only so many connections
+waiting, and when the worker's connection slots are full the heaviest peer's oldest
+waiting connection gives way to the newcomer.
 """
 
 from __future__ import annotations
@@ -25,6 +28,15 @@ from gunicorn import util
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from shared.cli.body_wait import (
+    BODY_GRACE_S,
+    MIN_BODY_BYTES_PER_S,
+    BodyWait,
+    body_deadline,
+    expect_body,
+    expects_continue,
+    split_head,
+)
 from shared.config import get_settings
 from shared.errors import (
     BibliotecaError,
@@ -40,9 +52,11 @@ from shared.request_body import left_unread
 MAX_REQUEST_LINE = 8190
 MAX_HEADER_FIELDS = 100
 MAX_HEADER_FIELD_BYTES = 8190
-# Connections of one peer address still sending their headers: past this many, its oldest
-# is dropped, so one peer cannot fill the worker's connection slots (1,000) with them.
+# Connections of one peer address still sending their head or body: past this many, its
+# oldest is dropped, so one peer cannot fill the worker's connection slots (1,000) with
+# them; many peers together cannot either (see ``JsonErrorWorker.accept``).
 MAX_WAITING_PER_PEER = 64
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _READ_BYTES = 65_536
 NOT_HTTP = "the request is not well-formed HTTP/1.1 (it does not begin with a method)"
 _REASONS = {
@@ -165,8 +179,10 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.head_timeout = get_settings().header_timeout_s
+        self.body_timeout = get_settings().body_timeout_s
         self.heads: deque[TConn] = deque()  # oldest deadline first
-        self.heads_by_peer: dict[str, deque[TConn]] = {}
+        self.bodies: set[TConn] = set()  # heads in, bodies still arriving (own deadlines)
+        self.heads_by_peer: dict[str, deque[TConn]] = {}  # head or body waiting, oldest first
 
     # -- the head, read in the event loop ------------------------------------------------
 
@@ -178,6 +194,11 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
                 raise
             return
         self.nr_conns += 1
+        if self.nr_conns >= self.worker_connections and self.heads_by_peer:
+            # Every slot taken: the peer holding the most waiting connections loses its
+            # oldest, so a new client is still accepted however many peers hold sockets.
+            heaviest = max(self.heads_by_peer.values(), key=len)
+            self.drop_head(heaviest[0], answer=self.late(heaviest[0]))
         self.await_head(TConn(self.cfg, sock, client, listener.getsockname()), HeadReader())
 
     def on_client_socket_readable(self, conn: TConn, client: Any) -> None:
@@ -197,13 +218,14 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
         unreader = conn.parser.unreader
         ahead = unreader.buf.getvalue()
         unreader.buf = io.BytesIO()
-        if reader.feed(ahead):
-            self.hand_over(conn, reader)
-        else:
-            self.await_head(conn, reader)
+        whole = reader.feed(ahead)
+        self.await_head(conn, reader)
+        if whole:
+            self.head_in(conn)
 
     def hand_over(self, conn: TConn, reader: HeadReader) -> None:
         conn.biblioteca_head = reader
+        conn.biblioteca_body = None
         conn.biblioteca_ready = True
         conn.data_ready = True
         self.enqueue_req(conn)
@@ -211,11 +233,12 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
     def await_head(self, conn: TConn, reader: HeadReader) -> None:
         conn.sock.setblocking(False)
         conn.biblioteca_head = reader
+        conn.biblioteca_body = None
         conn.timeout = time.monotonic() + self.head_timeout
         peer = _peer(conn.client)
         waiting = self.heads_by_peer.setdefault(peer, deque())
         if len(waiting) >= MAX_WAITING_PER_PEER:
-            self.drop_head(waiting[0], answer=self.late())
+            self.drop_head(waiting[0], answer=self.late(waiting[0]))
         waiting.append(conn)
         self.heads.append(conn)
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_head_readable, conn))
@@ -227,27 +250,76 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
             return
         except OSError:
             piece = b""
+        reader: HeadReader = conn.biblioteca_head
+        body: BodyWait | None = getattr(conn, "biblioteca_body", None)
+        if body is not None:
+            self.on_body_piece(conn, reader, body, piece)
+            return
         if not piece:  # closed before a whole request: nothing to answer
             self.drop_head(conn, answer=None)
             return
+        if reader.feed(piece):
+            self.head_in(conn)
+
+    def head_in(self, conn: TConn) -> None:
+        """The head is whole: refuse it, hand it over, or keep reading its body here."""
         reader: HeadReader = conn.biblioteca_head
-        if not reader.feed(piece):
-            return
         if reader.not_http:
             self.drop_head(conn, answer=InvalidBody(NOT_HTTP))
             return
-        self.forget_head(conn)
-        self.hand_over(conn, reader)
+        parts = split_head(bytes(reader.data))
+        body = expect_body(parts[0]) if parts is not None else None
+        if parts is None or body is None or body.feed(parts[1]):
+            self.forget_head(conn)
+            self.hand_over(conn, reader)
+            return
+        with contextlib.suppress(ValueError):
+            self.heads.remove(conn)
+        conn.biblioteca_body = body
+        conn.biblioteca_body_started = time.monotonic()
+        conn.timeout = self.body_due(conn, body)
+        self.bodies.add(conn)
+        if expects_continue(parts[0]):
+            # The client waits for this before its body. gunicorn's parser says it again
+            # later: a client reads any number of 1xx answers before the final one.
+            with contextlib.suppress(OSError):
+                conn.sock.send(_CONTINUE)
+
+    def on_body_piece(self, conn: TConn, reader: HeadReader, body: BodyWait, piece: bytes) -> None:
+        if not piece:
+            # Closed (or half-closed) mid-body: the application answers what it got
+            # (400 for a body shorter than declared), as before bodies were read here.
+            self.forget_head(conn)
+            self.hand_over(conn, reader)
+            return
+        reader.data += piece
+        if body.feed(piece):
+            self.forget_head(conn)
+            self.hand_over(conn, reader)
+            return
+        conn.timeout = self.body_due(conn, body)
+
+    def body_due(self, conn: TConn, body: BodyWait) -> float:
+        started: float = conn.biblioteca_body_started
+        return body_deadline(started, max(body.expected, body.received), self.body_timeout)
 
     def murder_pending(self) -> None:
         super().murder_pending()
         now = time.monotonic()
         while self.heads and self.heads[0].timeout <= now:
-            self.drop_head(self.heads[0], answer=self.late())
+            self.drop_head(self.heads[0], answer=self.late(self.heads[0]))
+        for conn in [c for c in self.bodies if c.timeout <= now]:
+            self.drop_head(conn, answer=self.late(conn))
 
-    def late(self) -> BibliotecaError:
+    def late(self, conn: TConn) -> BibliotecaError:
+        if getattr(conn, "biblioteca_body", None) is None:
+            return RequestTimeout(
+                f"the request line and headers did not arrive within {self.head_timeout:g} s"
+            )
         return RequestTimeout(
-            f"the request line and headers did not arrive within {self.head_timeout:g} s"
+            "the request body did not arrive in time: it must be whole within "
+            f"{self.body_timeout:g} s and, after the first {BODY_GRACE_S:g} s, keep "
+            f"arriving at {MIN_BODY_BYTES_PER_S // 1024} KiB/s on average"
         )
 
     def forget_head(self, conn: TConn) -> None:
@@ -255,6 +327,7 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
             self.poller.unregister(conn.sock)
         with contextlib.suppress(ValueError):
             self.heads.remove(conn)
+        self.bodies.discard(conn)
         peer = _peer(conn.client)
         waiting = self.heads_by_peer.get(peer)
         if waiting is not None:
@@ -264,8 +337,8 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
                 del self.heads_by_peer[peer]
 
     def drop_head(self, conn: TConn, *, answer: BibliotecaError | None) -> None:
-        """Close a connection whose head never came whole, with ``answer`` if it had begun
-        one (a connection that never sent a byte is closed without a word)."""
+        """Close a connection whose head or body never came whole, with ``answer`` if it had
+        begun one (a connection that never sent a byte is closed without a word)."""
         self.forget_head(conn)
         if answer is not None and conn.biblioteca_head.data:
             _log.warning("serve refused a request: %d (%s)", answer.status, answer.code)
@@ -279,6 +352,7 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
         head = getattr(conn, "biblioteca_head", None)
         if head is not None:
             conn.biblioteca_head = None
+            conn.biblioteca_body = None
             conn.sock.setblocking(True)
             conn.init()
             conn.parser.unreader.unread(bytes(head.data))
@@ -341,11 +415,14 @@ def wire(error: BibliotecaError) -> bytes:
     return head.encode("latin-1") + body
 
 
-def run(app: Any, host: str, port: int, *, ready: Any = None) -> int:
-    """Serve ``app`` until stopped (SIGTERM, Ctrl-C); the exit status."""
+def run(app: Any, host: str, port: int, *, ready: Any = None, worker_started: Any = None) -> int:
+    """Serve ``app`` until stopped (SIGTERM, Ctrl-C); the exit status. ``worker_started``
+    runs in the worker process once it is forked (threads of its own start there)."""
     settings = options(host, port)
     if ready is not None:
         settings["when_ready"] = ready
+    if worker_started is not None:
+        settings["post_worker_init"] = worker_started
     try:
         Server(app, settings).run()
     except SystemExit as stop:  # gunicorn's arbiter leaves through sys.exit

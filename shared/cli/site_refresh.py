@@ -11,10 +11,15 @@ this is only the local server, and only for a local site folder.
 
 from __future__ import annotations
 
+import hmac
+import json
 import threading
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from typing import Any
 
+from shared.cli.serve_state import KEY_HEADER, REBUILD_PATH, STATE
+from shared.errors import BibliotecaError, MethodNotAllowed, Unauthorized
 from shared.logs import get_logger
 
 WRITES = frozenset({"wiki_create", "wiki_update"})  # the functions that can publish a page
@@ -67,10 +72,14 @@ class Refresher:
                 self._timer = None
 
 
-def after_writes(app: Any, refresher: Refresher) -> Any:
-    """WSGI middleware: ``refresher.poke()`` after a 2xx answer of a write function."""
+def after_writes(app: Any, refresher: Refresher, key: str = "") -> Any:
+    """WSGI middleware: ``refresher.poke()`` after a 2xx answer of a write function, and
+    at a ``POST`` to the rebuild hook carrying ``key`` (a command line write to this
+    store: ``shared/cli/store_choice.py``)."""
 
     def middleware(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if key and environ.get("PATH_INFO") == REBUILD_PATH:
+            return _hook(environ, start_response)
         name = environ.get("PATH_INFO", "").strip("/").split("/", 1)[0]
         if environ.get("REQUEST_METHOD") != "POST" or name not in WRITES:
             return app(environ, start_response)  # type: ignore[no-any-return]
@@ -82,7 +91,27 @@ def after_writes(app: Any, refresher: Refresher) -> Any:
 
         return app(environ, start)  # type: ignore[no-any-return]
 
+    def _hook(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        given = environ.get("HTTP_" + KEY_HEADER.upper().replace("-", "_"), "")
+        if environ.get("REQUEST_METHOD") != "POST":
+            error: BibliotecaError = MethodNotAllowed("the rebuild hook takes POST")
+        elif not hmac.compare_digest(str(given).encode(), key.encode()):
+            error = Unauthorized(f"the rebuild hook needs the key of this serve's {STATE}")
+        else:
+            refresher.poke()
+            return _json(start_response, "202 Accepted", {"rebuilding": True})
+        status = f"{error.status} {HTTPStatus(error.status).phrase}"
+        return _json(start_response, status, error.body())
+
     return middleware
+
+
+def _json(start_response: Callable[..., Any], status: str, body: dict[str, Any]) -> list[bytes]:
+    data = json.dumps(body).encode()
+    start_response(
+        status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
+    )
+    return [data]
 
 
 def site_builder() -> None:

@@ -80,6 +80,7 @@ def lines(state: dict[str, Any]) -> str:
             f"feedback:  {feedback['count']} in the last {feedback['days']} days "
             f"({feedback['down']} down, {feedback['up']} up) · biblioteca feedback"
         )
+    out += _enrich_lines(state.get("enrich"))
     gaps = state.get("gaps")
     if gaps is not None and "error" in gaps:
         out.append(f"gaps:      unreadable: {gaps['error']}")
@@ -89,6 +90,17 @@ def lines(state: dict[str, Any]) -> str:
             f"{gaps['days']} days · biblioteca gaps"
         )
     return "\n".join(out)
+
+
+def _enrich_lines(enrich: dict[str, Any] | None) -> list[str]:
+    if enrich is None:
+        return []
+    if "error" in enrich:
+        return [f"enrich:    unreadable: {enrich['error']}"]
+    line = f"enrich:    {enrich['mode']}, {enrich['dead_letters']} change(s) set aside"
+    out = [line + (" after 5 failures" if enrich["dead_letters"] else "")]
+    out += [f"  {d['slug']} v{d['version']}: {d['error']}" for d in enrich.get("recent_dead", [])]
+    return out
 
 
 def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -> list[str]:
@@ -115,13 +127,27 @@ def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -
     elif sync is not None:
         last = sync["last"]
         by = f" by {last['by']}" if last.get("by") else ""
-        retired = f", retired {last['retired']}" if "retired" in last else ""
+        retired = f", --sync retired {last.get('retired', 0)}" if last.get("sync") else ""
         out.append(
             f"sync:      {last.get('actor')}{by} at {_when(last.get('at'))} · created "
             f"{last.get('created', 0)}, updated {last.get('updated', 0)}, unchanged "
             f"{last.get('unchanged', 0)}, failed {last.get('failed', 0)}{retired}"
         )
+        out += _fidelity_lines(last.get("fidelity"))
     return out
+
+
+def _fidelity_lines(fidelity: dict[str, Any] | None) -> list[str]:
+    """The last import's fidelity: pages that lost words or show source syntax, named."""
+    if not fidelity:
+        return []  # an import recorded before fidelity was measured
+    named = fidelity.get("files") or []
+    files = ", ".join(named[:5]) + (", … (--json)" if len(named) > 5 else "")
+    return [
+        f"fidelity:  {fidelity['pages']} pages · {fidelity['lossy']} lost words, "
+        f"{fidelity['raw']} show source syntax, {fidelity['unknown']} unknown constructs"
+        + (f" ({files})" if files else "")
+    ]
 
 
 def run(args: argparse.Namespace) -> int:

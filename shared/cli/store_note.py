@@ -31,19 +31,29 @@ def describe(settings: Settings) -> str:
     return f"SQLite at {(settings.data_dir / FILENAME).resolve()}"
 
 
-def announce(command: str, args: Any, settings: Settings, open_store: Callable[[], Any]) -> None:
-    """Print the store and its page count; warn when it holds no page."""
+def announce(
+    command: str,
+    args: Any,
+    settings: Settings,
+    open_store: Callable[[], Any],
+    why: str = "",
+) -> None:
+    """Print the store, its page count and why it is this one; warn when it holds no page."""
     where = describe(settings)
+    because = f"; {why}" if why else ""
     try:
         count = open_store().pages.count()
     except BibliotecaError as exc:
         if command not in _SERVERS:
             raise  # the command would fail on it too: said once, by ``main``
         # A server starts anyway and answers each request with the store's error.
-        print(f"biblioteca: store: {where} (not readable: {exc.message})", file=sys.stderr)
+        print(
+            f"biblioteca: store: {where} (not readable: {exc.message}){because}",
+            file=sys.stderr,
+        )
         return
     noun = "page" if count == 1 else "pages"
-    print(f"biblioteca: store: {where} ({count} {noun})", file=sys.stderr)
+    print(f"biblioteca: store: {where} ({count} {noun}){because}", file=sys.stderr)
     if count == 0 and command not in _FILLING and not getattr(args, "demo", False):
         print(
             "biblioteca: warning: the store is empty: import pages first "

@@ -1,9 +1,11 @@
 """The files an imported page links that are no page: images, downloads, diagrams.
 
 A Markdown image (``![alt](x.png)``), an ``<img src>``, a link or a reference definition
-to a file that is not a page is looked for relative to the page (inside the docs tree or
-its project folder), or, written site-absolutely (``/images/x.png``), under each
-``--assets`` folder and the docs tree itself, with or without the tree's locale prefix.
+to a file that is not a page is looked for relative to the page, or, written
+site-absolutely (``/images/x.png``), under each ``--assets`` folder and the docs tree
+itself, with or without the tree's locale prefix.
+Only files inside the tree or an ``--assets`` folder are looked at (a relative link that
+leaves the tree, a dotfile, a link out of those folders: left as written, never read).
 A file found is *taken*: its bytes go to the store (``SiteState.put_assets``) so the
 deployed ``rebuild`` can publish them, and the reference is rewritten to the address the
 site publishes it at, ``_assets/<content hash>/<file name>`` (the same bytes, the same
@@ -20,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
+from shared.dialects import bounds
 from shared.dialects.links import PAGE_SUFFIXES
+from shared.text.safe_assets import safe_asset
 
 ASSET_DIR = "_assets"  # where the site publishes them (no slug starts with "_")
 MAX_ASSET_BYTES = 900 * 1024  # one file: under a Firestore document with its fields
@@ -135,18 +139,15 @@ class Assets:
             first, _, rest = relative.partition("/")
             if self.locale and first.lower() == self.locale.lower() and rest:
                 candidates += [folder / rest for folder in [*self.folders, self.root]]
-            bounds = [*self.folders, self.root]
         else:
             candidates = [self.root / PurePosixPath(page).parent / path]
-            bounds = [self.root.parent, *self.folders]  # ``../assets/x.png`` beside docs/
+        # Only what the tree and the --assets folders hold, never a dotfile, never through
+        # a link that leads elsewhere: ``../../.env`` or ``img.png -> /etc/passwd`` is not
+        # published (``shared.dialects.bounds``).
         for candidate in candidates:
-            try:
-                resolved = candidate.resolve()
-            except (OSError, RuntimeError):
-                continue
-            inside = any(resolved.is_relative_to(b.resolve()) for b in bounds)
-            if inside and resolved.is_file():
-                return resolved
+            found = bounds.inside(candidate, [*self.folders, self.root])
+            if found is not None:
+                return found
         return None
 
     def _take(self, source: Path) -> Asset | None:
@@ -162,7 +163,15 @@ class Assets:
                     f"{source.name}: past {MAX_IMPORT_ASSET_BYTES // (1024 * 1024)} MiB of assets"
                 )
             else:
-                data = source.read_bytes()
+                safe = safe_asset(source.name, source.read_bytes())
+                if safe is None:
+                    self.refused.append(
+                        f"{source.name}: an SVG that cannot be read safely "
+                        "(not well-formed XML, compressed, or declaring entities)"
+                    )
+                    self._by_source[source] = None
+                    return None
+                data = safe
                 path, digest = asset_path(data, source.name)
                 asset = Asset(path, digest, data)
                 if path not in self.taken:

@@ -55,10 +55,14 @@ class Resolver:
 
     slugs: Mapping[str, str]
     locale: str = ""
+    # The generator's own addresses of pages (``shared.dialects.routes``: a Docusaurus
+    # ``id``/``slug``, a VitePress rewrite), route -> slug: they win over file routes.
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    base: str = ""  # a prefix the generator serves every route under ("docs")
     routes: dict[str, str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        routes: dict[str, str] = {}
+        routes: dict[str, str] = {route.lower(): slug for route, slug in self.aliases.items()}
         # An index file wins its folder's route over a same-named sibling file (MkDocs
         # and the MDX generators serve ``x/index.md`` at ``x/`` when both exist).
         for path in sorted(self.slugs, key=lambda p: not _is_index(p)):
@@ -114,9 +118,9 @@ class Resolver:
             route = route.rpartition("/")[0]
         key = route.lower()
         slug = self.routes.get(key)
-        if slug is None and self.locale:
-            first, _, rest = key.partition("/")
-            if first == self.locale.lower():
+        first, _, rest = key.partition("/")
+        for prefix in (self.locale, self.base):
+            if slug is None and prefix and first == prefix.lower():
                 slug = self.routes.get(rest)
         return None if slug is None else _with_anchor(slug, anchor)
 

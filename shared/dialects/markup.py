@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 
 from shared import mkdocs
 from shared.dialects.constructs import Constructs
-from shared.site.md_html import ALLOWED_TAGS
+from shared.text.html_tags import ALLOWED_TAGS
 
 _COMMENT_OPEN = "<!--"
 _COMMENT_CLOSE = "-->"
@@ -310,6 +310,7 @@ def heading_id(line: str) -> str | None:
 # -- fence attributes -------------------------------------------------------------------------
 
 _FENCE_ATTR = re.compile(r"""([\w-]+)=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))""")
+_BRACKET_TITLE = re.compile(r"\[([^\[\]\n]{1,200})\]")
 
 
 def fence_info(info: str) -> tuple[str, dict[str, str], list[str]] | None:
@@ -325,9 +326,15 @@ def fence_info(info: str) -> tuple[str, dict[str, str], list[str]] | None:
     rest = inner
     if not braced:
         word, _, rest = inner.partition(" ")
+        if word.startswith("["):  # VitePress' ``[.env]``: a title and no language
+            word, rest = "", inner
         language = word
     for match in _FENCE_ATTR.finditer(rest):
         attributes[match.group(1)] = next(g for g in match.groups()[1:] if g is not None)
+    bracket = _BRACKET_TITLE.search(rest)
+    if bracket and not braced:  # VitePress' ``sh [setup.sh]``: the file name as the title
+        attributes.setdefault("title", bracket.group(1).strip())
+        rest = rest.replace(bracket.group(0), " ")
     bare: list[str] = []
     for token in _FENCE_ATTR.sub(" ", rest).split():
         if token.startswith("."):
@@ -351,6 +358,8 @@ def normalised_fence(indent: str, marker: str, info: str, constructs: Constructs
         return None
     constructs.count("fence-attributes", "mapped")
     out = language.lower() if re.fullmatch(r"[\w+#.-]{1,40}", language) else ""
+    if not out and attributes.get("title"):
+        out = "text"  # ``title="…"`` alone would read as the language where Markdown is shown
     hl = attributes.get("hl_lines")
     if hl and mkdocs.parse_ranges(hl):
         out += f' hl_lines="{" ".join(hl.split())}"'

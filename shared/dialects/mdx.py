@@ -21,8 +21,8 @@ from typing import Literal
 from shared import mkdocs
 from shared.dialects import jsx
 from shared.dialects.constructs import Constructs, Outcome
-from shared.site.md_html import ALLOWED_TAGS, VOID_TAGS
 from shared.text import plaintext
+from shared.text.html_tags import ALLOWED_TAGS, VOID_TAGS
 
 Into = Literal[
     "admonition",  # a /// kind | title block (kind from ``kind``, or the ``type`` attribute)

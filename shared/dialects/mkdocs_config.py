@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from shared.dialects import bounded_yaml
+
 MAX_UP = 6  # folders above DIR looked in
 MAX_CHAIN = 10  # INHERIT links followed (a cycle stops there)
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -40,7 +42,7 @@ class _IncludeTag:
     path: str
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(bounded_yaml.BoundedLoader):
     """Safe YAML that reads MkDocs' ``!!python/name:`` and ``!ENV`` tags as nothing and
     keeps ``!include`` (mkdocs-include-yaml, mkdocs-monorepo style) for the reader."""
 
@@ -80,7 +82,7 @@ def load_yaml(path: Path) -> Any:
     """One YAML file read safely (MkDocs' tags tolerated); raises OSError/YAMLError."""
     if path.stat().st_size > MAX_CONFIG_BYTES:
         raise OSError(f"{path.name} is larger than {MAX_CONFIG_BYTES // 1024} KiB")
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506
+    return bounded_yaml.load(path.read_text(encoding="utf-8"), _Loader)
 
 
 def deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

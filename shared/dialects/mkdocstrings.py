@@ -7,7 +7,9 @@ the anchor autorefs link to), its signature as a fenced ``python`` block, its do
 (Google, NumPy or Sphinx style) as text with parameters, returns and raises as tables,
 then its members (attributes, classes, functions, each group in the configured order) the
 same way one heading level down. Where the source is absent or griffe cannot load it, a
-visible one-line stand-in names the object.
+visible one-line stand-in names the object; a module griffe cannot parse (a
+``RecursionError`` on an expression too deep for Python's parser) is left out of its
+package alone, its objects get the stand-in and ``Library.unparsed`` names its file.
 
 The directive's options (YAML indented under it), over the configuration's
 ``plugins.mkdocstrings.handlers.python.options``, over mkdocstrings' defaults:
@@ -34,6 +36,7 @@ import griffe
 import yaml
 
 from shared import mkdocs
+from shared.dialects import bounded_yaml
 from shared.text.slugs import slugify
 
 MAX_OBJECTS = 300  # objects one directive renders
@@ -95,7 +98,7 @@ def _options(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = yaml.safe_load(_dedent(text))
+        data = bounded_yaml.load(_dedent(text))
     except yaml.YAMLError:
         return {}
     if not isinstance(data, dict):
@@ -142,7 +145,7 @@ class Library:
     global_options: dict[str, Any] = field(default_factory=dict)
     spent: float = 0.0
     _packages: dict[str, griffe.Object | None] = field(default_factory=dict)
-    _loader: griffe.GriffeLoader | None = None
+    _loader: _Loader | None = None
     _rendered: dict[tuple[str, str, str | None], Rendered] = field(default_factory=dict)
 
     @classmethod
@@ -212,7 +215,7 @@ class Library:
         if self._loader is None:
             # griffe logs each docstring it finds odd: the site's readers are not its audience.
             logging.getLogger("griffe").setLevel(logging.ERROR)
-            self._loader = griffe.GriffeLoader(
+            self._loader = _Loader(
                 search_paths=[str(p) for p in self.search_paths], allow_inspection=False
             )
         loaded: griffe.Object | None
@@ -230,6 +233,55 @@ class Library:
             loaded = None
         self._packages[name] = loaded  # its time counts in the render that asked for it
         return loaded
+
+    def unparsed(self) -> list[tuple[str, str]]:
+        """The modules griffe could not parse: each one's file (relative to the
+        repository) and why."""
+        out: list[tuple[str, str]] = []
+        for path, why in self._loader.unparsed.values() if self._loader is not None else ():
+            try:
+                out.append((path.resolve().relative_to(self.repo.resolve()).as_posix(), why))
+            except ValueError:
+                out.append((path.as_posix(), why))
+        return out
+
+    def unparsed_module(self, identifier: str) -> str | None:
+        """The module griffe could not parse that ``identifier`` lives in, or None."""
+        if self._loader is None:
+            return None
+        for dotted in self._loader.unparsed:
+            if identifier == dotted or identifier.startswith(dotted + "."):
+                return dotted
+        return None
+
+
+class _Loader(griffe.GriffeLoader):
+    """griffe's loader, for which a module too deep for Python's parser (a
+    ``RecursionError``: ``X = 1 + 1 + …`` over 200,000 terms) is a module that cannot be
+    loaded, like one with a syntax error: the package loads without it, not at all
+    otherwise (and the import would stop)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.unparsed: dict[str, tuple[Path, str]] = {}
+
+    def _load_module(
+        self,
+        module_name: str,
+        module_path: Path | list[Path],
+        *,
+        submodules: bool = True,
+        parent: griffe.Module | None = None,
+    ) -> griffe.Module:
+        try:
+            return super()._load_module(
+                module_name, module_path, submodules=submodules, parent=parent
+            )
+        except RecursionError as error:
+            dotted = f"{parent.path}.{module_name}" if parent is not None else module_name
+            path = module_path[0] if isinstance(module_path, list) else module_path
+            self.unparsed[dotted] = (path, type(error).__name__)
+            raise griffe.LoadingError(f"{dotted} could not be parsed: {error}") from error
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -254,7 +306,9 @@ def render(directive: Directive, library: Library, code_link: str | None = None)
     obj = library.find(directive.identifier)
     if obj is None:
         library.spent += time.perf_counter() - started
-        return stand_in(directive.identifier, code_link, "source not found")
+        unparsed = library.unparsed_module(directive.identifier) is not None
+        why = "source not parsed" if unparsed else "source not found"
+        return stand_in(directive.identifier, code_link, why)
     options = {**DEFAULTS, **library.global_options, **directive.options}
     writer = _Writer(options, library.repo)
     try:

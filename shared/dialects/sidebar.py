@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from shared.site.nav import INDEX_NAMES, MAX_DEPTH, humanize
+from shared.dialects import bounded_yaml, bounds
+from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 
 # Front-matter keys that place a page in the nav: read here, not dropped as unknown.
 NAV_KEYS = frozenset({"sidebar", "sidebar_position", "sidebar_label"})
@@ -77,12 +78,12 @@ class Category:
 def category_of(folder: Path) -> Category | None:
     """The ``_category_.json``/``.yml`` of ``folder`` (JSON and YAML read as data only)."""
     for name in CATEGORY_FILES:
-        path = folder / name
-        if not path.is_file():
+        path = bounds.inside(folder / name, [folder])  # never a link out of the tree
+        if path is None:
             continue
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+            data = json.loads(text) if name.endswith(".json") else bounded_yaml.load(text)
         except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
             return None
         if isinstance(data, Mapping):

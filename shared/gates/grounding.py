@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.errors import BibliotecaError
-from shared.gates.code_paths import cited_paths
 from shared.logs import get_logger
 from shared.ports import CodeIndex
+from shared.text.code_paths import cited_paths
 
 REASON = "grounding:unresolved_code_refs"
 MAX_LISTED = 50  # unresolved paths named in a response; the counts stay exact

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from shared.gates.code_paths import cited_paths, path_key
 from shared.mkdocs import fenced
 from shared.records import Freshness, FreshnessState
+from shared.text.code_paths import cited_paths, path_key
 
 MAX_CHECKED = 500  # cited paths checked per page: keeps the one read bounded
 # A page whose every judged path is gone ranks as if its score were this much lower: mild,
@@ -208,17 +208,3 @@ def state_of(freshness: Freshness | None) -> FreshnessState:
 def cited_keys(freshness: Freshness | None) -> list[str]:
     """The path index's keys for a page: one per checked path."""
     return sorted({path_key(p) for p in freshness.cited}) if freshness is not None else []
-
-
-def freshness_key(freshness: Freshness | None) -> str:
-    """What a page shows of its freshness (its stale notice), as text for a hash."""
-    if freshness is None or freshness.state != "stale":
-        return ""
-    return "\n".join(f"{p}\t{freshness.suggestions.get(p, '')}" for p in freshness.missing)
-
-
-def stale_notice(freshness: Freshness | None) -> list[dict[str, str | None]]:
-    """The missing paths a stale page's notice names, each with its suggestion (or None)."""
-    if freshness is None or freshness.state != "stale":
-        return []
-    return [{"path": p, "moved_to": freshness.suggestions.get(p)} for p in freshness.missing]

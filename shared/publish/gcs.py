@@ -20,10 +20,12 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
+from shared.dialects.assets import ASSET_DIR
 from shared.errors import BibliotecaError, InvalidInput, NotConfigured, Unavailable
 from shared.publish.local import marker_bytes, read_marker
 from shared.records import Output, Publication
 from shared.site.paths import MARKER, safe_relative
+from shared.text.safe_assets import delivery
 
 WORKERS = 8  # uploads in flight: the API is latency-bound, not CPU-bound
 _TYPES = {
@@ -115,12 +117,17 @@ def open_bucket(name: str, client_factory: Callable[[], Any] | None = None) -> A
     return client.bucket(name)
 
 
-def upload(bucket: Any, name: str, data: bytes, cache_control: str) -> None:
-    """One object, typed by its name's suffix."""
+def upload(bucket: Any, name: str, data: bytes, cache_control: str, *, asset: bool = False) -> None:
+    """One object, typed by its name's suffix; an ``asset`` of a document type (HTML,
+    XML) as a plain-text download, so it never renders on the site's origin."""
     blob = bucket.blob(name)
     blob.cache_control = cache_control
+    kind = content_type(name)
+    if asset and (served := delivery(name)).attachment:
+        blob.content_disposition = "attachment"
+        kind = served.content_type or kind
     with _guard(f"uploading {name}"):
-        blob.upload_from_string(data, content_type=content_type(name))
+        blob.upload_from_string(data, content_type=kind)
 
 
 def write_private(
@@ -201,7 +208,8 @@ class GcsPublisher:
     def _upload(self, output: Output) -> None:
         static = output.path.startswith("static/")
         cache = _CACHE_STATIC if static else _CACHE_PAGES
-        upload(self.bucket(), self.name(output.path), output.data, cache)
+        asset = output.path.startswith(f"{ASSET_DIR}/")
+        upload(self.bucket(), self.name(output.path), output.data, cache, asset=asset)
 
     def _upload_all(self, outputs: list[Output]) -> None:
         self._each(self._upload, outputs)

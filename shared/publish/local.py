@@ -47,6 +47,16 @@ LISTINGS = ".listings"  # beside the pool: one JSON file per generation
 
 
 @dataclass
+class _Layout:
+    """A generation's contents before they are written: page folder -> pooled folder,
+    files kept from the live generation, and files written anew."""
+
+    pages: dict[str, str] = field(default_factory=dict)
+    kept_files: list[str] = field(default_factory=list)
+    written: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+@dataclass
 class Listing:
     """What a generation holds: page folder -> pooled folder, its other top-level
     entries (real folders and files), and the generation that was live before it."""
@@ -226,24 +236,50 @@ class LocalPublisher:
     ) -> Listing:
         """Make ``generation`` hold the publication; a recycled ``spare`` changes only
         where it differs."""
+        laid = self._lay_out(previous, live, publication)
+        self._link_pages(generation, spare, laid.pages)
+        made: set[Path] = {generation}
+        for relative in laid.kept_files:
+            assert previous is not None
+            target = generation / relative
+            _mkdirs(target.parent, made)
+            try:
+                os.link(previous / relative, target)
+            except FileNotFoundError as exc:
+                raise StalePublication(f"{relative} is missing from the published site") from exc
+            except OSError:
+                shutil.copyfile(previous / relative, target)  # another file system
+        for relative, data in laid.written:
+            target = generation / relative
+            _mkdirs(target.parent, made)
+            target.write_bytes(data)
+        built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        (generation / MARKER).write_bytes(marker_bytes(publication.build_id, built_at))
+        tops = {r.split("/", 1)[0] for r in laid.kept_files}
+        tops |= {r.split("/", 1)[0] for r, _ in laid.written}
+        return Listing(laid.pages, sorted(tops | {MARKER}))
+
+    def _lay_out(
+        self, previous: Path | None, live: Listing | None, publication: Publication
+    ) -> _Layout:
+        """Where each file of the publication goes: page folders (pooled, written whole or
+        kept from the live generation) and the other files, kept or written."""
         # The generation is a folder of this build, so it holds no links of anyone else:
         # a path that ``safe_relative`` accepts (no '..', no absolute, no empty part)
         # cannot leave it, and resolving 10,000 paths one by one is not needed.
         everything = [*publication.keep, *(o.path for o in publication.writes)]
         pooled = _page_folders(everything)
-        pages: dict[str, str] = {}
-        kept_files: list[str] = []
+        laid = _Layout()
         for relative in map(safe_relative, publication.keep):
             if previous is None:
                 raise StalePublication("no published site to keep files from")
             top = relative.split("/", 1)[0]
             if top not in pooled:
-                kept_files.append(relative)
+                laid.kept_files.append(relative)
             elif live is not None and top in live.pages:
-                pages[top] = live.pages[top]
+                laid.pages[top] = live.pages[top]
             else:
-                pages[top] = self._kept_folder(previous, top)
-        written: list[tuple[str, bytes]] = []
+                laid.pages[top] = self._kept_folder(previous, top)
         folders: dict[str, dict[str, bytes]] = {}
         for output in publication.writes:
             relative = safe_relative(output.path)
@@ -251,9 +287,14 @@ class LocalPublisher:
             if top in pooled:
                 folders.setdefault(top, {})[relative.partition("/")[2]] = output.data
             else:
-                written.append((relative, output.data))
+                laid.written.append((relative, output.data))
         for top, files in folders.items():  # a page folder is written whole (HTML, Markdown)
-            pages[top] = self._pool_folder(top, files)
+            laid.pages[top] = self._pool_folder(top, files)
+        return laid
+
+    def _link_pages(self, generation: Path, spare: Listing | None, pages: dict[str, str]) -> None:
+        """Point each page folder of ``generation`` at its pooled folder, changing only the
+        links of a recycled ``spare`` that differ, and clearing its other files."""
         old = spare.pages if spare is not None else {}
         for top, name in old.items():
             if pages.get(top) != name:
@@ -264,25 +305,6 @@ class LocalPublisher:
         for top, name in pages.items():
             if old.get(top) != name:
                 os.symlink(f"../{POOL}/{name}", generation / top, target_is_directory=True)
-        made: set[Path] = {generation}
-        for relative in kept_files:
-            assert previous is not None
-            target = generation / relative
-            _mkdirs(target.parent, made)
-            try:
-                os.link(previous / relative, target)
-            except FileNotFoundError as exc:
-                raise StalePublication(f"{relative} is missing from the published site") from exc
-            except OSError:
-                shutil.copyfile(previous / relative, target)  # another file system
-        for relative, data in written:
-            target = generation / relative
-            _mkdirs(target.parent, made)
-            target.write_bytes(data)
-        built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        (generation / MARKER).write_bytes(marker_bytes(publication.build_id, built_at))
-        tops = {r.split("/", 1)[0] for r in kept_files} | {r.split("/", 1)[0] for r, _ in written}
-        return Listing(pages, sorted(tops | {MARKER}))
 
     def _kept_folder(self, previous: Path, top: str) -> str:
         """The pooled folder the live generation uses for ``top`` (read from its link)."""

@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from shared.gates.code_paths import cited_paths
 from shared.records import Confidence, Passage
 from shared.retrieval import framing
 from shared.retrieval.reading import CODE_SPAN, FENCED_BLOCK, outside_code
+from shared.text.code_paths import cited_paths
 
 MAX_UNSUPPORTED = 20  # names listed in a response
 _CITATION = re.compile(r"([ \t]*)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 
 from shared import mkdocs
+from shared.text.plaintext import PATH_SEPARATOR
 
-FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-PATH_SEPARATOR = " › "
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")  # indented too: a fence inside a list item
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,11 @@ MIN_COSINE = 0.30
 # A cited chunk runs on into the next chunks of its section up to this length, so a chunk
 # cut before its code or the rest of its list still carries them (bench/answers.py).
 SECTION_CHARS = 1200
+# The lead passage (the answer's first) runs on past its heading into the page's next
+# sections up to this length: what makes a section actionable is often the subsection
+# right after it (the parameter, the import, the code), 28 of the 38 facts the tuning
+# answers missed on a right lead page sat in a following section (bench/README.md).
+LEAD_RUN_CHARS = 1800
 # Under this best fused score the wiki does not seem to treat the question directly: the
 # answer says so before giving the closest it has (chosen in bench/answers.py). Once the
 # question's own words are judged too (``judge``), 0.28 hedges 4 fewer right answers than
@@ -166,26 +171,42 @@ def unheld_names(question: str, held: set[str]) -> list[str]:
 
 
 def section_text(
-    chunk: Ranked, rows: Mapping[tuple[str, int], Section], cited: Sequence[Ranked]
+    chunk: Ranked,
+    rows: Mapping[tuple[str, int], Section],
+    cited: Sequence[Ranked],
+    *,
+    lead: bool = False,
 ) -> str:
     """The chunk's text run on into the following chunks of its section that are not
     cited themselves, up to SECTION_CHARS; the overlap chunking carried over is dropped.
-    A chunk that opens on the tail of a paragraph cut by chunking opens on all of that
-    paragraph (``whole_opening``)."""
+    The ``lead`` passage runs on past its heading too, up to LEAD_RUN_CHARS, each new
+    section opening on its heading line. A chunk that opens on the tail of a paragraph
+    cut by chunking opens on all of that paragraph (``whole_opening``)."""
     text = whole_opening(chunk, rows)
     taken = {(c.slug, c.ordinal) for c in cited}
+    budget = LEAD_RUN_CHARS if lead else SECTION_CHARS
+    heading = chunk.heading
     ordinal = chunk.ordinal + 1
-    while (chunk.slug, ordinal) not in taken and len(text) < SECTION_CHARS:
+    while (chunk.slug, ordinal) not in taken and len(text) < budget:
         following = rows.get((chunk.slug, ordinal))
-        if following is None or following.heading != chunk.heading:
+        if following is None or (following.heading != heading and not lead):
             break
         head, _, rest = following.text.partition("\n\n")
         added = rest if rest and text.rstrip().endswith(head.strip()) else following.text
-        if len(text) + len(added) > SECTION_CHARS:
+        if following.heading != heading:
+            added = f"{heading_line(following.heading)}\n\n{following.text}"
+            heading = following.heading
+        if len(text) + len(added) > budget:
             break
         text = f"{text}\n\n{added}"
         ordinal += 1
     return text
+
+
+def heading_line(path: str) -> str:
+    """A heading path's last heading as a Markdown heading line: what a passage that runs
+    into another section shows where it begins (no answer quotes a heading line)."""
+    return "#### " + path.rsplit(" › ", 1)[-1].strip()
 
 
 def whole_opening(chunk: Ranked, rows: Mapping[tuple[str, int], Section]) -> str:

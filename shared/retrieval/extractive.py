@@ -12,7 +12,14 @@ from typing import Literal
 
 from shared.records import Passage
 from shared.retrieval import framing
-from shared.retrieval.reading import Unit, continues_cut, sentences, stands_alone, units
+from shared.retrieval.reading import (
+    CODE_SPAN,
+    Unit,
+    continues_cut,
+    sentences,
+    stands_alone,
+    units,
+)
 from shared.retrieval.tokens import query_groups, tokens
 from shared.text.language import language
 
@@ -27,6 +34,7 @@ LEAD_MARGIN = 1.5  # how much more another passage of the best page must quote t
 CODE_BONUS = 1.5  # what a passage's code is worth, in that comparison, for a 'how' question
 MAX_EXTRA_CHARS = 300
 EXTRA_SHARE = 0.4  # an extra sentence holds at least this share of the question's weight
+MAX_ACTION_UNITS = 12  # how far past an introducing quote its actionable sentence may be
 
 NOTHING = {
     "es": "No encontré información sobre esto en la wiki. Prueba a reformular la pregunta "
@@ -43,7 +51,7 @@ _SEE = {"es": "Más detalles en", "en": "More in"}
 @dataclass(frozen=True, slots=True)
 class Framing:
     """The words an answer wears around what it quotes, in every language it speaks:
-    what an answer turned into a page (``shared.answer_page``) takes off again."""
+    what an answer turned into a page (``shared.retrieval.answer_page``) takes off again."""
 
     openings: tuple[str, ...]  # a whole first paragraph: "Según la wiki:", the hedges
     closings: tuple[str, ...]  # a last paragraph opening with one: "Más detalles en"
@@ -176,7 +184,11 @@ def compose(
         # A page may include one example twice (other lines highlighted): show it once.
         if all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
             shown.append(unit)
+        elif shown and shown[-1].prose and shown[-1].text.endswith(":"):
+            shown.pop()  # its lead-in would introduce nothing: the example is shown above
 
+    if how and not any(_actionable(u) for u in shown):
+        shown += _what_to_do(lead, window)
     body: list[str] = []
     if shown:
         body.append(_cite(_render(shown, lang), number))
@@ -300,6 +312,34 @@ def _introduced(units_: Sequence[Unit], window: Sequence[int], how: bool) -> lis
             items.append(items[-1] + 1)
         out += [i, *items]
     return sorted(set(out))
+
+
+def _actionable(unit: Unit) -> bool:
+    """Whether a unit holds what a reader acts on: code, an included example, or a
+    sentence naming an identifier, option or command (an inline code span)."""
+    return not unit.prose or CODE_SPAN.search(unit.text) is not None
+
+
+def _what_to_do(lead: _Read, window: Sequence[int]) -> list[Unit]:
+    """For a 'how' question whose quote only introduces (it names no identifier and shows
+    no code): the first sentence after the quote, in the lead passage (which runs on into
+    the page's next sections), that names one (an inline code span) and can be quoted on
+    its own, with the code it introduces when it ends in ':'. Nothing when there is none
+    within MAX_ACTION_UNITS units."""
+    units_ = lead.units
+    after = (window[-1] + 1) if window else 0
+    for i in range(after, min(len(units_), after + MAX_ACTION_UNITS)):
+        unit = units_[i]
+        if not unit.prose or unit.aside or not _actionable(unit):
+            continue
+        if continues_cut(unit.text) or dangles(unit.text) or len(unit.text) > MAX_EXTRA_CHARS:
+            continue
+        if not unit.text.endswith(":"):
+            return [unit]
+        following = units_[i + 1] if i + 1 < len(units_) else None
+        if following is not None and not following.prose:
+            return [unit, following]
+    return []
 
 
 def _without_dangling_lead_ins(units_: Sequence[Unit], chosen: list[int]) -> list[int]:

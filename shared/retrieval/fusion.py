@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from shared.records import ChunkHit
+from shared.records import ChunkHit, Kind
 from shared.retrieval.lexical import ChunkInfo, LexicalHit
 
 # Equal halves: the middle of the weights (0.45-0.55) with the best R@1 on the tuning
@@ -44,6 +44,7 @@ class Ranked:
     coverage: float
     dense_found: bool = True  # False: the dense search did not return it (cosine is a bound)
     support: float = 0.0  # on a page's best chunk: what its other chunks add (``by_page``)
+    kind: Kind | None = None  # its page's kind (``shared.text.kinds``), set by ``by_kind``
 
     @property
     def ranking(self) -> float:
@@ -145,5 +146,27 @@ def by_page(
         support = sum(decay**i * r.fused for i, r in enumerate(chunks[1:depth], start=1))
         out.append(replace(chunks[0], support=support))
         out.extend(chunks[1:])
+    out.sort(key=lambda r: (-r.ranking, r.slug, r.ordinal))
+    return out
+
+
+def by_kind(
+    ranked: Sequence[Ranked],
+    kind_of: Callable[[Ranked], Kind],
+    fit: Callable[[Kind], int],
+    *,
+    weight: float,
+) -> list[Ranked]:
+    """``ranked`` (pages in ``by_page`` order) with each chunk's page ``kind`` set, and
+    each page's best chunk ranked ``weight`` higher (or lower) when ``fit(kind)`` says the
+    question wants (or does not want) that kind of page: ``ranking × (1 + weight·fit)``.
+    The chunks' own ``fused`` scores, which the relevance gate reads, do not move."""
+    kinds: dict[str, Kind] = {}
+    out: list[Ranked] = []
+    for r in ranked:
+        first = r.slug not in kinds
+        kind = kinds.setdefault(r.slug, kind_of(r))
+        bonus = weight * fit(kind) * r.ranking if first else 0.0
+        out.append(replace(r, kind=kind, support=r.support + bonus))
     out.sort(key=lambda r: (-r.ranking, r.slug, r.ordinal))
     return out

@@ -16,15 +16,21 @@ from dataclasses import dataclass, replace
 from shared.errors import BibliotecaError
 from shared.logs import get_logger
 from shared.ports import ChunkIndex
-from shared.records import ChunkChanges, ChunkHit, SearchFilter, StoredSnapshot, Vector
+from shared.records import ChunkChanges, ChunkHit, Kind, SearchFilter, StoredSnapshot, Vector
 from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
 from shared.retrieval.evidence import Section
-from shared.retrieval.fusion import Ranked, by_page, mix
+from shared.retrieval.fusion import Ranked, by_kind, by_page, mix
+from shared.retrieval.intent import intent, kind_fit
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 from shared.retrieval.reading import opens_inside_sentence
+from shared.text.kinds import page_kind
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
+# A page of the kind the question's intent wants ranks this share higher, one of a kind
+# it does not want this share lower (``retrieval.intent``): 0.05 of 0, 0.05, 0.10, 0.15 on
+# the tuning splits (bench/README.md, issue 31).
+KIND_WEIGHT = 0.05
 REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
 _log = get_logger("retrieval")
 
@@ -229,11 +235,23 @@ def retrieve(
         fingerprint=state.fingerprint,
     )
     lexical = state.index.search(question, filters, max(CANDIDATES, limit))
-    ranked = by_page(mix(dense, lexical, state.index.labels))[:limit]
+    wanted = intent(question)
+    ranked = by_kind(
+        by_page(mix(dense, lexical, state.index.labels)),
+        lambda r: _kind(state.index, r),
+        lambda kind: kind_fit(wanted, kind),
+        weight=KIND_WEIGHT,
+    )[:limit]
     ranked, sections = _with_texts(chunks, state.index, ranked, dense)
     return Retrieval(
         ranked=ranked, dense=dense, lexical=lexical, sections=sections, vocabulary=state.index
     )
+
+
+def _kind(index: LexicalIndex, chunk: Ranked) -> Kind:
+    """The kind of the chunk's page, from its slug (its path in the tree) and its type."""
+    info = index.info((chunk.slug, chunk.ordinal))
+    return page_kind(chunk.slug, page_type=None if info is None else info.page_type)
 
 
 def _with_texts(
@@ -245,9 +263,13 @@ def _with_texts(
     the index's snapshot is dropped; one rewritten since shows its current text."""
     known: dict[tuple[str, int], Section] = {(h.slug, h.ordinal): h for h in dense}
     wanted = {(r.slug, r.ordinal) for r in ranked if not r.dense_found}
-    for chunk in evidence.cited(ranked):
+    cited = evidence.cited(ranked)
+    for chunk in cited:
         wanted.update(index.following((chunk.slug, chunk.ordinal), evidence.SECTION_CHARS))
         wanted.update(_opening_of(index, chunk))
+    if cited:  # the lead passage runs on into the page's next sections
+        lead = (cited[0].slug, cited[0].ordinal)
+        wanted.update(index.following(lead, evidence.LEAD_RUN_CHARS, same_heading=False))
     read = chunks.chunks_by_key(wanted - known.keys())
     out = []
     for r in ranked:

@@ -181,10 +181,13 @@ class LexicalIndex:
         slot = self._slot(key)
         return None if slot is None else self._info(slot)
 
-    def following(self, key: Key, chars: int, *, limit: int = 4) -> list[Key]:
-        """The chunks after ``key`` under the same heading while their text (less the
-        ``OVERLAP_SLACK`` each repeats) could still fit ``chars``: those a passage may run
-        on into (``evidence.section_text``), at most ``limit``."""
+    def following(
+        self, key: Key, chars: int, *, limit: int = 4, same_heading: bool = True
+    ) -> list[Key]:
+        """The chunks after ``key`` under the same heading (of the same page, with
+        ``same_heading`` False) while their text (less the ``OVERLAP_SLACK`` each repeats)
+        could still fit ``chars``: those a passage may run on into
+        (``evidence.section_text``), at most ``limit``."""
         slot = self._slot(key)
         if slot is None:
             return []
@@ -193,7 +196,8 @@ class LexicalIndex:
         budget = chars - int(base.chars[slot])
         page, heading = base.page_of[slot], base.heading[slot]
         for after in range(slot + 1, min(slot + 1 + limit, len(base.page_of))):
-            if base.page_of[after] != page or base.heading[after] != heading or budget <= 0:
+            other_heading = same_heading and base.heading[after] != heading
+            if base.page_of[after] != page or other_heading or budget <= 0:
                 break
             out.append((key[0], int(base.ordinal[after])))
             budget -= int(base.chars[after]) - OVERLAP_SLACK

@@ -77,7 +77,9 @@ def _outside_spans(text: str, change: Callable[[str], str]) -> str:
 def _clean(text: str) -> str:
     text = outside_code(text, lambda t: _IMAGE.sub("", _TAG.sub("", t)))
     # A bullet marker left alone at the end (a list the chunk cut before its text).
-    return closed(_LONE_MARKER.sub("", " ".join(wikilinks.as_text(text).split())))
+    # Wiki links stay links: the answer names their pages by title (``wikilinks.titled``),
+    # where plain text would have shown the slug.
+    return closed(_LONE_MARKER.sub("", " ".join(text.split())))
 
 
 _LINK = re.compile(r"\[[^\[\]]*\]\([^()\s]*\)")
@@ -297,4 +299,5 @@ def sentences(markdown: str) -> list[str]:
     introduce a list or code that is not shown) and fragments of under four words are
     left out.
     """
-    return [u.text for u in units(markdown) if u.prose and stands_alone(u.text)]
+    shown = (wikilinks.as_text(u.text) for u in units(markdown) if u.prose)
+    return [text for text in shown if stands_alone(text)]

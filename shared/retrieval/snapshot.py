@@ -89,47 +89,9 @@ def decode(payload: bytes) -> LexicalIndex | None:
         if not _sizes_declared_within_bounds(payload):
             return None
         with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
-            meta = _meta(json.loads(arrays["meta"].tobytes()))
-            if meta is None:
-                return None
-            counts = meta["counts"]
-            columns = {
-                name: _column(meta, arrays, name, size)
-                for name, size in (
-                    ("slug", counts["pages"]),
-                    ("title", counts["pages"]),
-                    ("page_type", counts["pages"]),
-                    ("category", counts["pages"]),
-                    ("headings", counts["headings"]),
-                    ("vocabulary", None),
-                )
-            }
-            tags = (
-                [tuple(t) for t in meta["tags"]]
-                if "tags" in meta
-                else [
-                    tuple(t.split(_TAG)) if t else ()
-                    for t in _column(meta, arrays, "tags", counts["pages"])
-                ]
-            )
-            nulls = arrays["nulls"].reshape(-1, 2).tolist()
-            packed = Packed(
-                pages=[
-                    PageFields(slug, title, None if n[0] else kind, None if n[1] else cat, tag)
-                    for slug, title, kind, cat, tag, n in zip(
-                        columns["slug"],
-                        columns["title"],
-                        columns["page_type"],
-                        columns["category"],
-                        tags,
-                        nulls,
-                        strict=True,
-                    )
-                ],
-                headings=columns["headings"],
-                vocabulary=columns["vocabulary"],
-                **{name: arrays[name].astype(dtype, copy=False) for name, dtype in _ARRAYS.items()},
-            )
+            packed = _packed(arrays)
+        if packed is None:
+            return None
         _check(packed)
     except (
         zlib.error,
@@ -144,6 +106,52 @@ def decode(payload: bytes) -> LexicalIndex | None:
     ):
         return None  # any damage reads as no snapshot
     return LexicalIndex.from_packed(packed)
+
+
+def _packed(arrays: Any) -> Packed | None:
+    """The packed index of an opened payload's arrays; None for another format."""
+    meta = _meta(json.loads(arrays["meta"].tobytes()))
+    if meta is None:
+        return None
+    counts = meta["counts"]
+    columns = {
+        name: _column(meta, arrays, name, size)
+        for name, size in (
+            ("slug", counts["pages"]),
+            ("title", counts["pages"]),
+            ("page_type", counts["pages"]),
+            ("category", counts["pages"]),
+            ("headings", counts["headings"]),
+            ("vocabulary", None),
+        )
+    }
+    tags = (
+        [tuple(t) for t in meta["tags"]]
+        if "tags" in meta
+        else [
+            tuple(t.split(_TAG)) if t else ()
+            for t in _column(meta, arrays, "tags", counts["pages"])
+        ]
+    )
+    nulls = arrays["nulls"].reshape(-1, 2).tolist()
+    pages = [
+        PageFields(slug, title, None if n[0] else kind, None if n[1] else cat, tag)
+        for slug, title, kind, cat, tag, n in zip(
+            columns["slug"],
+            columns["title"],
+            columns["page_type"],
+            columns["category"],
+            tags,
+            nulls,
+            strict=True,
+        )
+    ]
+    return Packed(
+        pages=pages,
+        headings=columns["headings"],
+        vocabulary=columns["vocabulary"],
+        **{name: arrays[name].astype(dtype, copy=False) for name, dtype in _ARRAYS.items()},
+    )
 
 
 def _sizes_declared_within_bounds(payload: bytes) -> bool:

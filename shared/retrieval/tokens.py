@@ -13,10 +13,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
-
-from shared.retrieval.glossary import EN_TO_ES
 from shared.text.fold import unaccent
+from shared.text.glossary import EN_TO_ES
+from shared.text.stemmers import stemmer
 
 # Characters that render as nothing (or reorder text) and can smuggle instructions past a
 # reader: the tag block, zero-width characters, variation selectors, bidi controls.
@@ -60,15 +59,10 @@ def strip_invisible(text: str) -> str:
     return _INVISIBLE.sub("", unicodedata.normalize("NFC", text))
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> snowballstemmer.Stemmer:
-    return snowballstemmer.stemmer("spanish")
-
-
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Spanish stem of a folded word (cached: the vocabulary is small)."""
-    return str(_stemmer().stemWord(word))
+    return str(stemmer("spanish").stemWord(word))
 
 
 def _words(text: str) -> list[tuple[str | None, list[str]]]:

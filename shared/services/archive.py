@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.answer_page import cite_distinct
 from shared.api.models import ArchiveRequest, ArchiveResponse
 from shared.api.models import Grounding as GroundingBody
 from shared.clock import now
@@ -36,9 +35,14 @@ from shared.gates.meta import check_meta
 from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
 from shared.ports import Embedder, Generator, Store
+from shared.retrieval.answer_page import cite_distinct
 from shared.schema import parse_front_matter
 from shared.services.wiki import create_validated
-from shared.text.slugs import MAX_SLUG, cut, derive_slug
+from shared.text.slugs import cut, derive_slug
+
+# A draft's slug is its address and the curator types it (show, accept): a question's
+# words cut on a word boundary, with its hash, keep it at most this long.
+MAX_DRAFT_SLUG = 60
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes
@@ -77,7 +81,7 @@ def draft_slugs(question: str, answer: str) -> tuple[str, str]:
     q = _digest(same_text(question))[:8]
     a = _digest(same_text(question), same_text(answer))[:6]
     base = derive_slug("concept", draft_title(question))
-    return f"{cut(base, MAX_SLUG - 9)}-{q}", f"{cut(base, MAX_SLUG - 16)}-{q}-{a}"
+    return f"{cut(base, MAX_DRAFT_SLUG - 9)}-{q}", f"{cut(base, MAX_DRAFT_SLUG - 16)}-{q}-{a}"
 
 
 @dataclass
@@ -135,7 +139,7 @@ def archive_answer(
 
     ``sources[n-1]`` is the page the answer's ``[n]`` cites (an answer's passages, so a
     page may come more than once): the draft cites its distinct pages, ``[k]`` its k-th
-    wiki source, which is how an accepted draft links them (``shared.answer_page``)."""
+    wiki source, which is how an accepted draft links them (``shared.retrieval.answer_page``)."""
     numbered = [s.strip() for s in sources if s.strip()]
     answer, distinct = cite_distinct(answer, numbered)
     run = _Run(

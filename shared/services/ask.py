@@ -28,7 +28,6 @@ from shared.api.models import (
 from shared.api.models import Grounding as GroundingBody
 from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
-from shared.gates.code_paths import cited_paths
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import all_gone, demote_gone, state_of
 from shared.logs import get_logger
@@ -58,9 +57,12 @@ from shared.site.anchors import plain_heading, section_anchor
 from shared.site.markdown import heading_anchors
 from shared.site.paths import page_url
 from shared.text import plaintext, wikilinks
+from shared.text.code_paths import cited_paths
 from shared.text.language import language
 
 SNIPPET_CHARS = 240
+# Pages outside the passages an answer may link to that are read for their titles.
+MAX_LINKED_PAGES = 10
 _log = get_logger("ask")
 
 
@@ -294,6 +296,21 @@ def _deltas(pieces: TextStream) -> collections.abc.Generator[Event, None, Genera
             yield "delta", {"text": piece}
 
 
+def _titled_links(text: str, passages: Sequence[Passage], store: Store) -> str:
+    """The answer's wiki links named by their pages' titles, never their slugs: the
+    passages' titles, and one read each for the few other pages it links to."""
+    titles = {p.slug: p.title for p in passages}
+    for slug in sorted(wikilinks.targets(text) - titles.keys())[:MAX_LINKED_PAGES]:
+        try:
+            page = store.pages.get(slug)
+        except BibliotecaError:  # the answer goes out all the same, its link as written
+            continue
+        title = page.front_matter.get("title") if page is not None else None
+        if isinstance(title, str) and title.strip():
+            titles[slug] = title.strip()
+    return wikilinks.titled(text, titles)
+
+
 def _tutor_response(generation: Generation, started: float, generated: float) -> AskResponse:
     done = time.perf_counter()
     return AskResponse(
@@ -320,55 +337,24 @@ def complete(
 ) -> AskResponse:
     """The help-mode response of a written answer: checked against its passages, its
     trace kept, its hit recorded, archived if asked (whole or streamed alike)."""
-    settings, store, limits = using.settings, using.store, using.limits
-    authorized, client_id = asker.authorized, asker.client_id
-    passages, confidence = found.passages, found.confidence
+    settings, passages = using.settings, found.passages
     t3 = time.perf_counter()
     # Whatever wrote it, the answer cites only passages it was given and says so when weak.
     checked = answer_checks.review(
         generation.text,
         passages,
-        confidence,
+        found.confidence,
         language(question.text),
         unmentioned=found.unmentioned,
     )
     if checked.dropped:
         _log.warning("the answer cited passages it was not given: %s", list(checked.dropped))
-
-    answer_id = new_answer_id()
-    archive = AskArchive(attempted=False, reason="not-requested")
-    grounding: GroundingBody | None = None
-    if question.archive:
-        anonymous_ok = settings.archive_from_widget and not authorized
-        if authorized or (anonymous_ok and limits.widget_may_archive(client_id)):
-            decision = archive_answer(
-                question=question.text,
-                answer=checked.text,
-                sources=[p.slug for p in passages],  # [n] cites passage n's page
-                store=store,
-                embedder=using.embedder,
-                judge=using.judge,
-                model=generation.model,
-            )
-            grounding = decision.grounding
-            archive = AskArchive(
-                attempted=True,
-                archived=decision.archived,
-                reason=decision.reason,
-                slug=decision.slug,
-            )
-        elif anonymous_ok:  # the answer still goes out; only the draft waits
-            archive = AskArchive(attempted=False, reason="rate-limited")
-        else:
-            archive = AskArchive(attempted=False, reason="unauthorized")
+    checked = replace(checked, text=_titled_links(checked.text, passages, using.store))
+    archive, grounding = _archived(question, checked.text, passages, generation, using, asker)
     if grounding is None:  # the archive gates ran it already when they got that far
-        grounding = grounding_of(checked.text, store)
-    # The grounding check's one read of the code index also says which paths it holds.
-    if grounding is not None and grounding.checked:
-        not_indexed = list(grounding.unresolved)
-    else:  # the index could not say: judged by the passages alone
-        not_indexed = cited_paths(checked.text)
-    unsupported = answer_checks.unsupported(checked.text, passages, not_indexed)
+        grounding = grounding_of(checked.text, using.store)
+    unsupported = _unsupported(checked.text, passages, grounding)
+    answer_id = new_answer_id()
     response = AskResponse(
         answer_id=answer_id,
         answer=checked.text,
@@ -388,34 +374,92 @@ def complete(
         grounding=grounding,
         unsupported=unsupported or None,  # present only when there are some
     )
+    _remember(question, found, answer_id, checked, response, using, asker)
+    return response
+
+
+def _archived(
+    question: Question,
+    answer: str,
+    passages: Sequence[Passage],
+    generation: Generation,
+    using: Asking,
+    asker: Asker,
+) -> tuple[AskArchive, GroundingBody | None]:
+    """Whether the answer went to the archive gates (asked for, and by whom), what they
+    decided, and the grounding they computed on the way (None: they did not get there)."""
+    if not question.archive:
+        return AskArchive(attempted=False, reason="not-requested"), None
+    anonymous_ok = using.settings.archive_from_widget and not asker.authorized
+    if asker.authorized or (anonymous_ok and using.limits.widget_may_archive(asker.client_id)):
+        decision = archive_answer(
+            question=question.text,
+            answer=answer,
+            sources=[p.slug for p in passages],  # [n] cites passage n's page
+            store=using.store,
+            embedder=using.embedder,
+            judge=using.judge,
+            model=generation.model,
+        )
+        archive = AskArchive(
+            attempted=True, archived=decision.archived, reason=decision.reason, slug=decision.slug
+        )
+        return archive, decision.grounding
+    if anonymous_ok:  # the answer still goes out; only the draft waits
+        return AskArchive(attempted=False, reason="rate-limited"), None
+    return AskArchive(attempted=False, reason="unauthorized"), None
+
+
+def _unsupported(
+    answer: str, passages: Sequence[Passage], grounding: GroundingBody | None
+) -> list[str]:
+    """The paths the answer names that neither its passages nor the code index hold. The
+    grounding check's one read of the code index also says which paths it holds; when
+    the index could not say, the answer is judged by the passages alone."""
+    if grounding is not None and grounding.checked:
+        not_indexed = list(grounding.unresolved)
+    else:
+        not_indexed = cited_paths(answer)
+    return answer_checks.unsupported(answer, passages, not_indexed)
+
+
+def _remember(
+    question: Question,
+    found: Evidence,
+    answer_id: str,
+    checked: answer_checks.Reviewed,
+    response: AskResponse,
+    using: Asking,
+    asker: Asker,
+) -> None:
+    """The answer's trace (for the curator's feedback) and its hit (for the gaps)."""
     keep_trace(
-        store,
+        using.store,
         answer_id=answer_id,
         question=question.asked or question.text,
         answer=checked.text,
-        passages=passages,
-        model=generation.model,
+        passages=found.passages,
+        model=response.model,
         confidence=checked.confidence,
         origin=asker.origin,
-        days=settings.trace_days,
+        days=using.settings.trace_days,
         thread=question.thread,
         standalone=question.standalone,
     )
     record_hit(
-        store,
+        using.store,
         question,
-        passages,
-        generation.model,
+        found.passages,
+        response.model,
         response.duration_ms,
         confidence=checked.confidence,
         best_fused=found.best_fused,
         origin=asker.origin,
         vector=found.vector,
         embedder=found.embedder,
-        limits=limits,
-        client_id=None if authorized or not client_id else client_id,
+        limits=using.limits,
+        client_id=None if asker.authorized or not asker.client_id else asker.client_id,
     )
-    return response
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,10 +627,15 @@ def numbered(
             title=r.title,
             heading=r.heading,
             text=wikilinks.anchor_links(
-                strip_invisible(r.text if rows is None else evidence.section_text(r, rows, ranked)),
+                strip_invisible(
+                    r.text
+                    if rows is None
+                    else evidence.section_text(r, rows, ranked, lead=i == start == 1)
+                ),
                 r.slug,
             ),
             relevance=r.relevance,
+            kind=r.kind,
         )
         for i, r in enumerate(ranked, start=start)
     ]
@@ -605,6 +654,7 @@ def source(
         score=round(passage.relevance, 4),
         snippet=snippet(passage.text),
         freshness=freshness,
+        kind=passage.kind,
     )
 
 

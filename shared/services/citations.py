@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.api.models import CitingPage, PagesCitingResponse
-from shared.gates.code_paths import cited_paths, normalize_path, path_key
 from shared.gates.staleness import state_of
 from shared.ports import Store
 from shared.records import PageRecord
 from shared.site.paths import page_url
+from shared.text.code_paths import cited_paths, normalize_path, path_key
 
 Where = Literal["sources", "content"]
 _PLACES: tuple[Where, ...] = ("sources", "content")

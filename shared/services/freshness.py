@@ -17,11 +17,11 @@ from typing import Any
 
 from shared import clock
 from shared.errors import BibliotecaError
-from shared.gates.code_paths import path_key, suffix_keys
 from shared.gates.staleness import assess, file_name, judged, page_cited
 from shared.logs import get_logger
 from shared.ports import CodeIndex, Store
 from shared.records import CitingRecord, Freshness, PathChanges
+from shared.text.code_paths import path_key, suffix_keys
 
 BATCH_KEYS = 300  # keys per lookup when rechecking many pages at once
 

@@ -9,8 +9,8 @@ an agent's ``report_issue``) joins them, read from the feedback store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -96,48 +96,19 @@ def find_gaps(
     max_signals: int = MAX_SIGNALS,
     max_hits: int = MAX_HITS,
 ) -> GapReport:
-    """The report; a hit's question is embedded only when the hit kept no vector of the
-    configured embedder (hits recorded before vectors were kept, ``missing`` feedback)."""
-    signals: list[Signal] = []
-    answered: list[Answered] = []
-    hits: dict[int, Mapping[str, Any]] = {}  # id() of a signal or answer -> its hit
-    for hit in store.events.recent("utility_hit", max_hits):
-        at = _at(hit)
-        if at is None or at < since:
-            continue
-        signal = signal_of(hit, at)
-        item: Signal | Answered | None = signal
-        if signal is not None:
-            signals.append(signal)
-        elif (item := answered_of(hit, at)) is not None:
-            answered.append(item)
-        if item is not None:
-            hits[id(item)] = hit
-    for record in store.feedback.list(since=since):
-        if (reported := signal_of_feedback(record)) is not None:
-            signals.append(reported)
-    if not signals:
+    """The report: the signals since ``since`` (weak answers, refusals, ``down`` feedback),
+    their vectors, and their groups, each open or closed by a later answer or page."""
+    heard = _heard(store, since, max_hits)
+    if not heard.signals:
         return GapReport(since=since, open=[], closed=[], signals=0)
-
-    signals = sorted(signals, key=lambda s: s.at)[-max_signals:]
+    signals = sorted(heard.signals, key=lambda s: s.at)[-max_signals:]
     opened = signals[0].at
-    answered = sorted((a for a in answered if a.at > opened), key=lambda a: a.at)[-MAX_ANSWERED:]
-    items: list[Signal | Answered] = [*signals, *answered]
-    kept: dict[int, Vector] = {}  # only those grouped are decoded
-    for each in items:
-        source = hits.get(id(each))
-        if source is not None and (vector := unpack_vector(source, embedder.name)) is not None:
-            kept[id(each)] = vector
-    unkept = [n for n, each in enumerate(items) if id(each) not in kept]
-    fresh: dict[int, Vector] = {}
-    if unkept:
-        embedded = embedder.embed_documents([items[n].question for n in unkept])
-        fresh = {n: embedded[k] for k, n in enumerate(unkept)}
-    vectors = [kept.get(id(each), fresh.get(n)) for n, each in enumerate(items)]
+    answered = sorted((a for a in heard.answered if a.at > opened), key=lambda a: a.at)
+    answered = answered[-MAX_ANSWERED:]
+    vectors = _vectors([*signals, *answered], heard.hits, embedder)
     signal_vectors = [v for v in vectors[: len(signals)] if v is not None]
     answer_vectors = [v for v in vectors[len(signals) :] if v is not None]
     written = {r.slug: r.updated_at for r in store.pages.list(updated_since=opened)}
-
     open_gaps: list[Gap] = []
     closed_gaps: list[Gap] = []
     for members in group(signal_vectors):
@@ -157,3 +128,51 @@ def find_gaps(
     return GapReport(
         since=since, open=rank(open_gaps), closed=rank(closed_gaps), signals=len(signals)
     )
+
+
+@dataclass
+class _Heard:
+    """What the store recorded since a date: gap signals, later well-answered questions,
+    and the hit each came from (by ``id()``: where a vector may have been kept)."""
+
+    signals: list[Signal] = field(default_factory=list)
+    answered: list[Answered] = field(default_factory=list)
+    hits: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _heard(store: Store, since: datetime, max_hits: int) -> _Heard:
+    heard = _Heard()
+    for hit in store.events.recent("utility_hit", max_hits):
+        at = _at(hit)
+        if at is None or at < since:
+            continue
+        signal = signal_of(hit, at)
+        item: Signal | Answered | None = signal
+        if signal is not None:
+            heard.signals.append(signal)
+        elif (item := answered_of(hit, at)) is not None:
+            heard.answered.append(item)
+        if item is not None:
+            heard.hits[id(item)] = hit
+    for record in store.feedback.list(since=since):
+        if (reported := signal_of_feedback(record)) is not None:
+            heard.signals.append(reported)
+    return heard
+
+
+def _vectors(
+    items: Sequence[Signal | Answered], hits: Mapping[int, Mapping[str, Any]], embedder: Embedder
+) -> list[Vector | None]:
+    """Each item's question vector: the one its hit kept for this embedder, else embedded
+    now (hits recorded before vectors were kept, ``missing`` feedback), all in one call."""
+    kept: dict[int, Vector] = {}
+    for each in items:
+        source = hits.get(id(each))
+        if source is not None and (vector := unpack_vector(source, embedder.name)) is not None:
+            kept[id(each)] = vector
+    unkept = [n for n, each in enumerate(items) if id(each) not in kept]
+    fresh: dict[int, Vector] = {}
+    if unkept:
+        embedded = embedder.embed_documents([items[n].question for n in unkept])
+        fresh = {n: embedded[k] for k, n in enumerate(unkept)}
+    return [kept.get(id(each), fresh.get(n)) for n, each in enumerate(items)]

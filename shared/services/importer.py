@@ -10,6 +10,7 @@ file's path in it), which is what ``--sync`` reads to retire pages whose file is
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,8 +21,9 @@ import yaml
 
 from shared import mkdocs
 from shared.api.models import MAX_CONTENT_BYTES
-from shared.dialects import mdx, mkdocs_config, mkdocstrings, sidebar
+from shared.dialects import bounded_yaml, bounds, mkdocs_config, mkdocstrings, routes, sidebar
 from shared.dialects.constructs import Constructs
+from shared.dialects.links import Resolver
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.importing import dialects, titles
 from shared.importing.tree import Tree, documented_objects, prepare, read_nav
@@ -30,15 +32,35 @@ from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store
 from shared.records import Origin
 from shared.schema import FRONT_MATTER_KEYS, MAX_DESCRIPTION, PAGE_TYPES, parse_front_matter
+from shared.services import fidelity
 from shared.services.embed_ahead import EmbedAhead, ahead
 from shared.services.indexing import chunk_hash, embedding_texts
+from shared.services.tree_identity import tree_name
 from shared.services.wiki import create_validated, update_validated
+from shared.text.kinds import KINDS, page_kind
 from shared.text.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
+MAX_ROUTE = 300  # characters of a front-matter id or slug kept as a route
+# Front-matter keys a generator writes for itself (Docusaurus, Starlight, VitePress,
+# MkDocs Material): its layout, pagination, head tags, authors and dates. They are not
+# our schema's and not the reader's mistake: dropped without a warning. (``id`` and
+# ``slug`` are read as the page's route; the sidebar keys place it.)
+GENERATOR_KEYS = frozenset(
+    {
+        "aside", "author", "authors", "banner", "contributors", "custom_edit_url", "date",
+        "description_seo", "displayed_sidebar", "draft", "editLink", "editUrl", "features",
+        "footer", "head", "hero", "hide", "hide_table_of_contents", "hide_title", "i18nReady",
+        "icon", "image", "keywords", "lastUpdated", "last_update", "layout", "navbar", "next",
+        "outline", "pageClass", "pagefind", "pagination_label", "pagination_next",
+        "pagination_prev", "parse_number_prefixes", "prev", "search", "sidebar_class_name",
+        "sidebar_custom_props", "social", "tableOfContents", "template", "titleTemplate",
+        "toc", "toc_max_heading_level", "toc_min_heading_level", "unlisted", "updated",
+    }
+)  # fmt: skip
 IMPORT_ACTOR = "import"  # an import's writes are attributed to import:<tree>
 _log = get_logger("import")
 
@@ -57,6 +79,7 @@ class ImportReport:
     assets: int = 0  # files the pages link, taken to be published with the site
     constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
     dialect: dict[str, str] = field(default_factory=dict)  # {"name", "why"}: how it was read
+    fidelity: fidelity.Fidelity = field(default_factory=fidelity.Fidelity)  # words kept, raw
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +93,7 @@ class ImportReport:
             "assets": self.assets,
             "constructs": self.constructs.as_dict(),
             "dialect": self.dialect,
+            "fidelity": self.fidelity.as_dict(),
         }
 
 
@@ -82,16 +106,13 @@ class ParsedFile:
     hint: sidebar.Hint = field(default_factory=sidebar.Hint)  # nav label and order stated
     titled: bool = True  # the title is the front matter's or the first H1's, not a fallback
     notes: tuple[str, ...] = ()  # values read otherwise than written, for the warnings
+    stated_id: str | None = None  # front-matter ``id`` (Docusaurus: the route's last part)
+    stated_slug: str | None = None  # front-matter ``slug`` as written (a route, or ours)
 
 
 def markdown_files(root: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in MARKDOWN_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    """The tree's Markdown files, sorted: dotfiles and links out of the tree left out."""
+    return bounds.walk(root, MARKDOWN_SUFFIXES)[0]
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
@@ -100,7 +121,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if not match:
         return {}, text
     try:
-        data = yaml.safe_load(match.group(1) or "")
+        data = bounded_yaml.load(match.group(1) or "")
     except yaml.YAMLError as exc:
         raise InvalidInput(f"the front matter is not valid YAML: {exc}".splitlines()[0]) from exc
     if data is None:
@@ -114,7 +135,8 @@ def title_of(body: str) -> str | None:
     """The first ``# `` heading, without a trailing MkDocs ``{ #anchor }`` or MDX
     ``{/*id*/}`` (a heading's id, not its text).
 
-    Lines inside fenced code are skipped: a shell comment is not a title.
+    Lines inside fenced code are skipped: a shell comment is not a title. Character
+    references are decoded, as Markdown shows them (the title is text, not Markdown).
     """
     fence = ""
     for line in body.splitlines():
@@ -129,13 +151,19 @@ def title_of(body: str) -> str | None:
         heading = mkdocs.atx_heading(line)
         text = _MDX_ID_TAIL.sub("", heading[1]) if heading else ""
         if heading and heading[0] == 1 and text:
-            return text
+            # Markdown decodes character references: ``# &lt;pointer&gt;`` reads
+            # ``<pointer>``, which the site then escapes once.
+            return html.unescape(text)
     return None
 
 
 def parse_file(path: Path, root: Path) -> ParsedFile:
-    """Read one file: its slug, the front matter it states, its body."""
-    raw = path.read_bytes()
+    """Read one file: its slug, the front matter it states, its body. A file that leads
+    out of ``root`` (a link to ``/etc/passwd``), or a dotfile, is never read."""
+    real = bounds.inside(path, [root])
+    if real is None:
+        raise InvalidInput("the file leads out of the tree, or is no regular file: not read")
+    raw = real.read_bytes()
     if len(raw) > 2 * MAX_CONTENT_BYTES:  # a bound on what is read; the body is checked below
         raise PayloadTooLarge(f"the file is larger than {2 * MAX_CONTENT_BYTES // 1024} KiB")
     try:
@@ -151,20 +179,25 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     notes: list[str] = []
     slug_value = front_matter.pop("slug", None)
     slug = str(slug_value).strip() if slug_value is not None else ""
+    stated_slug = slug[:MAX_ROUTE] or None
+    id_value = front_matter.pop("id", None)
+    stated_id = str(id_value).strip()[:MAX_ROUTE] or None if id_value is not None else None
     if "/" in slug:
-        # Docusaurus' and Starlight's ``slug`` is a route (``/``, ``guides/x``), never ours.
-        notes.append(f"slug '{slug[:60]}' is a route: the slug comes from the file's path")
+        # Docusaurus' and Starlight's ``slug`` is a route (``/``, ``guides/x``), never ours:
+        # it is kept as the page's route (``shared.dialects.routes``).
         slug = ""
     if not slug:
         slug = slug_from_path(name)
     problem = slug_problem(slug)
     if problem:
         raise InvalidInput(f"slug '{slug}': {problem}", field="slug")
-    notes += _dialect_values(front_matter, mdx.is_mdx(name, body))
+    notes += _dialect_values(front_matter)
     hint = sidebar.hint_of(front_matter)
     dropped = tuple(
         sorted(
-            str(k) for k in front_matter if k not in FRONT_MATTER_KEYS and k not in sidebar.NAV_KEYS
+            str(k)
+            for k in front_matter
+            if k not in FRONT_MATTER_KEYS and k not in sidebar.NAV_KEYS and k not in GENERATOR_KEYS
         )
     )
     metadata = {k: v for k, v in front_matter.items() if k in FRONT_MATTER_KEYS}
@@ -181,6 +214,8 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
         hint=hint,
         titled=titled,
         notes=tuple(notes),
+        stated_id=stated_id,
+        stated_slug=stated_slug,
     )
 
 
@@ -189,16 +224,24 @@ def file_title(path: Path | str) -> str:
     return Path(path).stem.replace("-", " ").replace("_", " ")
 
 
-def _dialect_values(front_matter: dict[str, Any], is_mdx: bool) -> list[str]:
+def _dialect_values(front_matter: dict[str, Any]) -> list[str]:
     """Front-matter values a generator writes for itself, made to fit the schema in place:
-    an MDX page's ``type`` that is no page type (Starlight sites sort guides by their own
-    ``type: cms``) is dropped so ``--type`` applies; a ``description`` past the schema's
-    cap is cut at a word. The notes say what was changed."""
+    a ``type`` that is no page type (Starlight's ``type: tutorial``, ``type: cms``) is the
+    generator's, never a failed file: one that names a page kind (``shared.text.kinds``)
+    becomes the page's ``kind``, any other is dropped with a note, and the type is
+    inferred or ``--type``'s; a ``description`` past the schema's cap is cut at a word.
+    The notes say what was changed."""
     notes: list[str] = []
-    kind = front_matter.get("type")
-    if is_mdx and isinstance(kind, str) and kind.strip().lower() not in PAGE_TYPES:
-        notes.append(f"dropped 'type: {kind[:40]}': not a page type")
+    stated = front_matter.get("type")
+    if stated is not None and not (
+        isinstance(stated, str) and stated.strip().lower() in PAGE_TYPES
+    ):
         del front_matter["type"]
+        folded = stated.strip().lower() if isinstance(stated, str) else ""
+        if folded in KINDS:
+            front_matter.setdefault("kind", folded)
+        else:
+            notes.append(f"dropped 'type: {str(stated)[:40]}': not a page type")
     description = front_matter.get("description")
     if description is not None and not isinstance(description, str):
         notes.append("dropped 'description': not text")
@@ -224,6 +267,7 @@ def import_directory(
     sync: bool = False,
     by: str | None = None,
     dialect: str | None = None,
+    tree_label: str | None = None,
 ) -> ImportReport:
     """Import every Markdown file under ``root``; each page written keeps its origin (this
     tree and the file's path). ``repo`` is the repository root includes, snippets and API
@@ -231,13 +275,14 @@ def import_directory(
     (``BIBLIOTECA_CODE_URL``) links the stand-in of an API object not found. The files the
     pages link are taken from the tree or the ``assets`` folders into the store, for the
     site (``shared.dialects.assets``). ``sync``: pages this tree imported earlier whose
-    files are gone are archived (``retired``); no other page is touched. Its writes are
+    files are gone are archived (``retired``); no other page is touched. The tree is
+    known by ``tree_label`` (``--tree``) or its repository (``tree_identity``). Its writes are
     attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
     a CI job's name) is kept with the import's outcome."""
     report = ImportReport()
-    tree = tree_of(root, repo, code_url, assets, dialect)
+    tree, tree_routes = read_tree(root, repo, code_url, assets, dialect)
     report.dialect = tree.dialect.as_dict()
-    name_of_tree = tree_name(root)
+    name_of_tree = tree_name(root, tree_label)
     origins: dict[str, Origin] = {}
     actor = import_actor(root)
     nav, problems = read_nav(tree)
@@ -254,6 +299,7 @@ def import_directory(
                 raise  # every other file would fail the same way: the command says it once
             except BibliotecaError as exc:
                 report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
+                report.fidelity.discard(name)
                 continue
             setattr(report, status, getattr(report, status) + 1)
             origins[parsed.slug] = Origin(name_of_tree, name)
@@ -262,7 +308,9 @@ def import_directory(
     taken = tree.assets.taken
     if taken:
         held = store.site.held_assets(taken.keys())
-        store.site.put_assets({p: a.data for p, a in taken.items() if p not in held})
+        new_assets = {p: a.data for p, a in taken.items() if p not in held}
+        if new_assets:
+            store.site.put_assets(new_assets)
     report.assets = len(taken)
     report.warnings += [
         {"file": "", "warning": f"asset left out: {r}"} for r in tree.assets.refused
@@ -276,12 +324,22 @@ def import_directory(
         gone = {s: p for s, p in known.items() if p not in present and s not in origins}
         report.retired = _retire(gone, store, embedder, report, actor)
     report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
+    report.warnings += [{"file": "", "warning": note} for note in tree_routes.facts.notes]
+    _save_tree_facts(store, name_of_tree, tree_routes, tree.slugs)
+    report.warnings += [
+        {
+            "file": path,
+            "warning": f"griffe could not parse this module ({why}): its directives are stand-ins",
+        }
+        for path, why in (tree.library.unparsed() if tree.library is not None else [])
+    ]
     if nav is not None:
-        store.site.save_nav(nav)
+        _save_nav(store, nav)
         report.nav = _count_pages(nav["items"])
     else:
         _save_tree_nav(tree, placed, store)
-    record_import(store, actor, root, report, by)
+    report.fidelity.unknown = fidelity.unknown(report.constructs)
+    record_import(store, actor, name_of_tree, report, by, sync)
     return report
 
 
@@ -309,7 +367,33 @@ def _save_tree_nav(tree: Tree, placed: list[sidebar.Placed], store: Store) -> No
     if not placed or not sidebar.states_structure(placed, categories):
         return
     nav = sidebar.tree_nav(placed, categories)
-    store.site.save_nav(sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
+    _save_nav(store, sidebar.merged(store.site.load_nav(), nav, set(tree.slugs.values())))
+
+
+def _save_tree_facts(
+    store: Store, name: str, tree_routes: TreeRoutes, slugs: Mapping[str, str]
+) -> None:
+    """Keep what the site build needs of this tree beside the other trees': each page's
+    addresses in its generator (a redirect page at each) and the generator's site name.
+    Computed from the whole tree, so every shard of an import keeps the same."""
+    facts = {
+        "routes": tree_routes.by_slug(slugs),
+        "site_name": tree_routes.facts.site_name,
+        "generator": tree_routes.facts.generator,
+    }
+    stored = store.site.load_imports() or {}
+    trees = dict(stored.get("trees") or {})
+    if trees.get(name) == facts:
+        return
+    trees[name] = facts
+    store.site.save_imports({**stored, "trees": trees})
+
+
+def _save_nav(store: Store, nav: Mapping[str, Any]) -> None:
+    """Keep ``nav`` for the site, unless the store holds it already: an unchanged
+    re-import writes nothing."""
+    if store.site.load_nav() != nav:
+        store.site.save_nav(nav)
 
 
 def _nav_labels(nav: dict[str, Any] | None) -> dict[str, str]:
@@ -337,12 +421,48 @@ def tree_of(
     """The folder's Markdown files and the slug each is imported as, its MkDocs
     configuration, the repository root, where each API object is documented, the
     folders site-absolute files are looked for in, and its dialect (``dialect``, from
-    ``--dialect``, overrides what ``shared.importing.dialects.detect`` finds)."""
+    ``--dialect``, overrides what ``shared.importing.dialects.detect`` finds);
+    ``read_tree`` without the routes."""
+    return read_tree(root, repo, code_url, assets, dialect)[0]
+
+
+@dataclass(frozen=True)
+class TreeRoutes:
+    """Where the tree's generator serves each file (``shared.dialects.routes``)."""
+
+    facts: routes.SiteFacts
+    by_path: dict[str, list[str]]  # file path (relative to DIR) -> its addresses
+
+    def by_slug(self, slugs: Mapping[str, str]) -> dict[str, list[str]]:
+        """Each page's addresses by its slug, files that share a slug left out."""
+        clashing = colliding(slugs)
+        return {
+            slugs[path]: addresses
+            for path, addresses in sorted(self.by_path.items())
+            if path in slugs and path not in clashing
+        }
+
+
+def read_tree(
+    root: Path,
+    repo: Path | None = None,
+    code_url: str | None = None,
+    assets: Sequence[Path] = (),
+    dialect: str | None = None,
+) -> tuple[Tree, TreeRoutes]:
+    """``tree_of``'s tree, its links resolving the generator's routes too (a link written
+    ``/docs/timeouts`` for ``Timeouts.md`` with ``id: timeouts``), and those routes."""
     config = mkdocs_config.find_config(root)
     every = markdown_files(root)
     left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
     files = [p for p in every if p.relative_to(root).as_posix() not in left_out]
-    slugs = _slugs(files, root)
+    heads = _heads(files, root)
+    slugs = {path: head.slug for path, head in heads.items()}
+    facts = routes.facts_of(root, config.data)
+    by_path = {
+        path: facts.routes_of(path, head.stated_id, head.stated_slug)
+        for path, head in heads.items()
+    }
     repo_root = repo if repo is not None else mkdocs_config.repository_root(root, config)
     library = mkdocstrings.Library.of(repo_root, config.data, config.folder)
     tree = Tree(
@@ -357,19 +477,17 @@ def tree_of(
         excluded=frozenset(left_out),
         dialect=dialects.detect(root, files, dialect, config.path),
     )
-    return replace(tree, refs=documented_objects(tree, files))
-
-
-def tree_name(root: Path) -> str:
-    """The name a docs tree is known by in its pages' origins, the same from any clone:
-    its path from the repository holding it (``docs-repo/docs/es``: the folder with
-    ``.git`` and the path below it), else its absolute path."""
-    resolved = root.resolve()
-    for folder in (resolved, *resolved.parents):
-        if (folder / ".git").exists():
-            below = resolved.relative_to(folder).as_posix()
-            return folder.name if below == "." else f"{folder.name}/{below}"
-    return resolved.as_posix()
+    tree = replace(tree, refs=documented_objects(tree, files))
+    found = TreeRoutes(facts, by_path)
+    aliases = {
+        address: slug for slug, addresses in found.by_slug(slugs).items() for address in addresses
+    }
+    # The tree's resolver, told the generator's routes (its module is the body's; the
+    # routes are the tree's, known only here).
+    object.__setattr__(
+        tree, "links", Resolver(slugs, locale=root.name, aliases=aliases, base=facts.base)
+    )
+    return tree, found
 
 
 def _retire(
@@ -404,24 +522,32 @@ def _retire(
 
 def import_actor(root: Path) -> str:
     """``import:<folder>``: who an import's revisions name (the tree's own folder name;
-    ``tree_name`` is the longer, clone-independent name its pages' origins keep)."""
+    ``tree_identity.tree_name`` is the repository's name its pages' origins keep)."""
     return f"{IMPORT_ACTOR}:{root.resolve().name or 'root'}"
 
 
 def record_import(
-    store: Store, actor: str, root: Path, report: ImportReport, by: str | None = None
+    store: Store,
+    actor: str,
+    tree: str,
+    report: ImportReport,
+    by: str | None = None,
+    sync: bool = False,
 ) -> None:
-    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync; a store
-    that cannot take it costs the import nothing (its pages are written)."""
+    """The ``import_outcome`` event ``biblioteca status`` shows as the last sync (whether
+    ``--sync`` ran, what it retired, the pages' fidelity); a store that cannot take it
+    costs the import nothing (its pages are written)."""
     data = {
         "actor": actor,
         "by": by,
-        "tree": tree_name(root),
+        "tree": tree,
         "created": report.created,
         "updated": report.updated,
         "unchanged": report.unchanged,
         "failed": len(report.failed),
-        **{k: v for k, v in report.as_dict().items() if k in ("retired", "sync")},
+        "sync": sync,
+        "retired": report.retired,
+        "fidelity": report.fidelity.summary(),
     }
     try:
         store.events.record("import_outcome", data)
@@ -445,17 +571,37 @@ def stored_files(
                 "warning": f"{len(tree.excluded)} files left out by its exclude rules",
             }
         )
-    files = [p for p in markdown_files(tree.root) if _relative(p, tree) not in tree.excluded]
+    found, refused = bounds.walk(tree.root, MARKDOWN_SUFFIXES)
+    for left_out in refused:
+        report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
+    files = [p for p in found if _relative(p, tree) not in tree.excluded]
+    shared_slugs = colliding(tree.slugs)
     for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
+        if name in shared_slugs:
+            others = ", ".join(shared_slugs[name][:3])
+            report.failed.append(
+                {
+                    "file": name,
+                    "field": "slug",
+                    "error": f"slug '{tree.slugs[name]}' is also the slug of {others}: "
+                    "rename one of them or give one a front-matter slug",
+                }
+            )
+            continue
         try:
-            parsed = _stored_form(parse_file(path, tree.root), name, tree, report, labels or {})
+            source = parse_file(path, tree.root)
+            parsed = _stored_form(source, name, tree, report, labels or {})
         except BibliotecaError as exc:
             report.failed.append({"file": name, "field": exc.field or "", "error": exc.message})
             continue
         except OSError as exc:
             report.failed.append({"file": name, "field": "", "error": f"cannot read: {exc}"})
             continue
+        title = str(parsed.metadata.get("title") or "")
+        report.fidelity.page(
+            fidelity.PageText(name, source.content, parsed.content, parsed.slug, title)
+        )
         for key in parsed.dropped_keys:
             report.warnings.append({"file": name, "warning": f"dropped unknown key '{key}'"})
         for note in parsed.notes:
@@ -463,16 +609,32 @@ def stored_files(
         yield name, parsed
 
 
+def colliding(slugs: Mapping[str, str]) -> dict[str, list[str]]:
+    """The files that share their slug with another (``Guide.md``/``guide.md``,
+    ``x.md``/``x.mdx``, ``canción.md``/``cancion.md``, two ``slug: x``), each with the
+    others: none of them is imported, as one page would silently stand for both."""
+    by_slug: dict[str, list[str]] = {}
+    for path, slug in slugs.items():
+        by_slug.setdefault(slug, []).append(path)
+    return {
+        path: sorted(p for p in paths if p != path)
+        for paths in by_slug.values()
+        if len(paths) > 1
+        for path in paths
+    }
+
+
 def _relative(path: Path, tree: Tree) -> str:
     return path.relative_to(tree.root).as_posix()
 
 
-def _slugs(files: list[Path], root: Path) -> dict[str, str]:
-    """Each readable file's slug by its path, so links between files can name pages."""
-    out: dict[str, str] = {}
+def _heads(files: list[Path], root: Path) -> dict[str, ParsedFile]:
+    """Each readable file parsed, by its path, so links between files can name pages and
+    routes be computed for the whole tree."""
+    out: dict[str, ParsedFile] = {}
     for path in files:
         try:
-            out[path.relative_to(root).as_posix()] = parse_file(path, root).slug
+            out[path.relative_to(root).as_posix()] = parse_file(path, root)
         except (BibliotecaError, OSError):
             continue  # reported when the file itself is imported
     return out
@@ -481,7 +643,9 @@ def _slugs(files: list[Path], root: Path) -> dict[str, str]:
 def _stored_form(
     parsed: ParsedFile, name: str, tree: Tree, report: ImportReport, labels: Mapping[str, str]
 ) -> ParsedFile:
-    """The body in the stored form; example files not found become code sources. A page
+    """The body in the stored form, the page's kind (``shared.text.kinds``, from its path
+    and its source body) where the file states none; example files not found become code
+    sources. A page
     whose front matter and first H1 give no title takes its label in ``mkdocs.yml``'s nav
     (``labels``) before its sidebar label and its file's name."""
     room = MAX_CONTENT_BYTES - len(parsed.content.encode())
@@ -489,6 +653,12 @@ def _stored_form(
     report.constructs.merge(prepared.constructs)
     report.warnings += [{"file": name, "warning": w} for w in prepared.warnings]
     metadata = parsed.metadata
+    if "kind" not in metadata:
+        stated = metadata.get("type")
+        kind = page_kind(
+            name, page_type=stated if isinstance(stated, str) else None, body=parsed.content
+        )
+        metadata = {**metadata, "kind": kind}
     if not parsed.titled and labels.get(parsed.slug):
         metadata = {**metadata, "title": labels[parsed.slug]}
     title = metadata.get("title")
@@ -521,6 +691,13 @@ def _count_pages(items: list[Any]) -> int:
 _CLEARED_WHEN_ABSENT: dict[str, Any] = {"sources": [], "related": [], "tags": [], "category": None}
 
 
+def inferred_type(parsed: ParsedFile) -> str:
+    """The type of a file that states none and was given no ``--type``: a docs tree is
+    never refused for it. Its kind decides: reference pages are ``reference``, the rest
+    ``guide`` (the kinds a wiki type has no word for are guides that say their kind)."""
+    return "reference" if parsed.metadata.get("kind") == "reference" else "guide"
+
+
 def _write(
     parsed: ParsedFile,
     store: Store,
@@ -531,13 +708,8 @@ def _write(
 ) -> str:
     existing = store.pages.get(parsed.slug)
     if existing is None:
-        defaults = {"type": default_type, "status": default_status}
+        defaults = {"type": default_type or inferred_type(parsed), "status": default_status}
         metadata = {k: v for k, v in defaults.items() if v} | parsed.metadata
-        if "type" not in metadata:
-            raise InvalidInput(
-                f"no type in the front matter: add one or pass --type ({', '.join(PAGE_TYPES)})",
-                field="type",
-            )
         front_matter = parse_front_matter(metadata, "")
         return create_validated(
             parsed.slug, front_matter, parsed.content, store, embedder, actor=actor

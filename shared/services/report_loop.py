@@ -11,9 +11,9 @@ from typing import Any
 
 from shared import clock
 from shared.errors import BibliotecaError
-from shared.gates.staleness import stale_notice
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
+from shared.records import stale_notice
 from shared.schema import Page
 from shared.services.gaps import DEFAULT_SINCE, REPORT_HITS, REPORT_SIGNALS, find_gaps
 

@@ -14,7 +14,7 @@ The rules live here, not in the MCP tools or the command line:
   A proposal made against version N of a page now at M > N is a ``Conflict``: the curator
   sees the page moved on (``show`` diffs it) and the proposal stays open, never applied
   over the newer text.
-- An accepted archived answer reads as a page (``shared.answer_page``): no framing, and
+- An accepted archived answer reads as a page (``shared.retrieval.answer_page``): no framing, and
   each ``[n]`` a link to the page it cited.
 - ``reject`` archives a draft (the archive then refuses the same question:
   ``rejected-before``) or closes a proposal with its reason.
@@ -27,16 +27,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from shared.answer_page import as_page
 from shared.api.models import ProposeResponse, WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
-from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
+from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict, proposal_closed
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal
+from shared.retrieval.answer_page import as_page
 from shared.schema import Generated
 from shared.services import history as memory
+from shared.services import merge as merging
 from shared.services.wiki import (
     PageTurns,
     WriteResult,
@@ -209,6 +210,8 @@ def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any
     }
     if found.proposal is not None:
         out["proposal"] = _proposal_view(found.proposal, page)
+        if found.proposal.merge is not None:
+            out["proposal"]["merge"] = merging.view(found.proposal)
     return out
 
 
@@ -245,10 +248,27 @@ def _proposal_view(proposal: Proposal, page: PageRecord) -> dict[str, Any]:
 # -- accept -----------------------------------------------------------------------------
 
 
-def accept(target: str, store: Store, embedder: Embedder, *, actor: str) -> dict[str, Any]:
+def accept(
+    target: str,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    version: int | None = None,
+) -> dict[str, Any]:
     """Promote a draft or apply a proposal (see the module docstring); the write's body,
-    plus ``proposal`` when one was applied."""
+    plus ``proposal`` when one was applied. ``version``: the page's version the curator
+    read (``show``); refused, with nothing written, when the page is no longer there."""
     found = find(target, store)
+    if version is not None and found.page.version != version:
+        raise Conflict(
+            f"'{found.page.slug}' is at version {found.page.version}, not {version}, since "
+            f"you read it: nothing was accepted. Show {target} again, then accept it "
+            "with the version shown",
+            field="version",
+        )
+    if found.proposal is not None and found.proposal.merge is not None:
+        return merging.accept(found.proposal, found.page, store, embedder, actor=actor)
     if found.proposal is not None:
         return _accept_proposal(found.proposal, found.page, store, embedder, actor)
     page = found.page
@@ -280,6 +300,9 @@ def _accept_proposal(
         raise Conflict(f"proposal {proposal.id} is already {proposal.status}", field="target")
     if page.version != proposal.base_version:
         raise _moved_on(proposal, page.version)
+    # Closed in the page write's own commit, and only if still open: an accept racing a
+    # reject either writes the page and closes it accepted, or writes nothing at all.
+    closed = replace(proposal, status="accepted", closed_at=now(), closed_by=actor)
     result = _write(
         page,
         proposal.metadata,
@@ -290,16 +313,12 @@ def _accept_proposal(
         note=f"accepted {proposal.id} (by {actor})",
         expected=proposal.base_version,
         proposal=proposal,
+        closes=closed,
     )
-    closed = replace(
-        proposal,
-        status="accepted",
-        closed_at=now(),
-        closed_by=actor,
-        version=result.page.version,
-    )
-    if not store.proposals.close(closed):
-        raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
+    if result.status == "unchanged" and not store.proposals.close(
+        replace(closed, version=result.page.version)
+    ):  # nothing to write, so nothing to close it with: closed alone, still exactly once
+        raise proposal_closed(proposal.id)
     return {**result.response().body(), "proposal": proposal.id}
 
 
@@ -324,6 +343,7 @@ def _write(
     note: str,
     expected: int | None = None,
     proposal: Proposal | None = None,
+    closes: Proposal | None = None,
 ) -> WriteResult:
     """One versioned write of a review step: against the version read, so a write that
     slipped in meanwhile is a conflict the curator hears about, never overwritten."""
@@ -339,6 +359,7 @@ def _write(
             note=note,
             field="",
             known=page,
+            closes=closes,
         )
     except VersionConflict as exc:
         if proposal is not None:
@@ -364,6 +385,8 @@ def reject(
     """Archive a draft, or close a proposal with ``reason``."""
     found = find(target, store)
     why = " ".join((reason or "").split())[:500] or None
+    if found.proposal is not None and found.proposal.merge is not None:
+        return merging.reject(found.proposal, store, actor=actor, reason=why)
     if found.proposal is not None:
         proposal = found.proposal
         if proposal.status != "open":

@@ -47,10 +47,25 @@ def status(
         "review": _part(lambda: _review(store)),
         "sync": _part(lambda: _sync(store)),
         "feedback": _part(lambda: _feedback(store, moment)),
+        "enrich": _part(lambda: _enrich(settings, store)),
     }
     if embedder is not None:
         state["gaps"] = _part(lambda: _gaps(store, embedder, moment))
     return state
+
+
+def _enrich(settings: Settings, store: Store) -> dict[str, Any]:
+    """The enrichment queue: its mode, and the changes set aside after 5 failures."""
+    ledger = store.enrichment
+    dead = ledger.dead(limit=5)
+    return {
+        "mode": settings.enrich,
+        "dead_letters": ledger.dead_count(),
+        "recent_dead": [
+            {"slug": f.slug, "version": f.version, "attempts": f.attempts, "error": f.error}
+            for f in dead
+        ],
+    }
 
 
 def _part(read: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from shared.api.models import WikiCreateRequest, WikiUpdateRequest, WriteResponse
 from shared.clock import now
+from shared.config import Role
 from shared.errors import (
     Conflict,
     InvalidInput,
@@ -35,10 +36,11 @@ from shared.errors import (
     VersionConflict,
 )
 from shared.ports import Embedder, Store
-from shared.records import Chunk, PageRecord, Revision, Vector
+from shared.records import Chunk, PageRecord, Proposal, Revision, Vector
 from shared.schema import FRONT_MATTER_KEYS, FrontMatter, Page, parse_front_matter
 from shared.services.freshness import check_page
 from shared.services.indexing import build_chunks
+from shared.services.roles import check_create, check_update
 from shared.text.slugs import derive_slug, with_suffix
 
 _RETRIES = 5
@@ -190,9 +192,16 @@ def read_page(slug: str, store: Store, *, unpublished: bool = False) -> Page:
 
 
 def create_page(
-    request: WikiCreateRequest, store: Store, embedder: Embedder, *, actor: str
+    request: WikiCreateRequest,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+    role: Role = "writer",
 ) -> WriteResult:
-    """``wiki_create``: derive the slug if needed, write page and chunks at once."""
+    """``wiki_create``: derive the slug if needed, write page and chunks at once; an
+    agent's token creates drafts only (``shared.services.roles``)."""
+    check_create(role, request.front_matter.status)
     return create_validated(
         request.slug, request.front_matter, request.content, store, embedder, actor=actor
     )
@@ -259,20 +268,31 @@ def update_page(
     *,
     actor: str,
     turns: PageTurns | None = None,
+    role: Role = "writer",
 ) -> WriteResult:
     """``wiki_update``: merge metadata, keep versions honest, skip writes that change nothing.
 
     ``embedder`` is asked for vectors only when text changed: a metadata-only update (a
-    curator promoting a draft) calls no model. ``turns``: see ``update_validated``.
+    curator promoting a draft) calls no model. ``turns``: see ``update_validated``. An
+    agent's token edits drafts only, and its update is pinned to the version whose status
+    was checked: a draft accepted meanwhile is a 409, never an agent's edit of a live page.
     """
+    expected, known = request.expected_version, None
+    if role == "agent":
+        known = store.pages.get(request.slug)
+        status = str(known.front_matter.get("status") or "active") if known else None
+        check_update(role, request.update_metadata, status)
+        if known is not None and expected is None:
+            expected = known.version
     return update_validated(
         request.slug,
         request.update_metadata,
         request.content,
-        request.expected_version,
+        expected,
         store,
         embedder,
         actor=actor,
+        known=known,
         turns=turns,
     )
 
@@ -291,6 +311,7 @@ def update_validated(
     known: PageRecord | None = None,
     retry: RaceRetry = RaceRetry(),  # frozen: one shared default is safe
     turns: PageTurns | None = None,
+    closes: Proposal | None = None,
 ) -> WriteResult:
     """Apply an update; without ``expected_version`` a lost race is retried (see ``RaceRetry``).
 
@@ -299,7 +320,8 @@ def update_validated(
     the caller just read it (saves reading it again). ``turns`` are the process's page
     turns (``Wiring.turns``) that concurrent writers share; None for a writer alone in
     its process (an import, a review step, a revert), which takes a turn nobody else
-    waits for and meets any other writer at the store's version check.
+    waits for and meets any other writer at the store's version check. ``closes``: the
+    accepted proposal this write applies, closed in the write's own commit.
     """
     deadline = retry.clock() + retry.deadline_s
     embedded: dict[str, Vector] = {}  # vectors this update already paid for, by chunk hash
@@ -312,24 +334,20 @@ def update_validated(
     record = known
     attempt = 0
     while True:
-        if not turn.acquire(timeout=max(0.0, deadline - retry.clock())):
-            raise Unavailable(
-                f"page '{slug}' had other writers queued for {retry.deadline_s:.0f} s: "
-                "nothing was written; retry"
-            )
+        _take(turn, slug, deadline - retry.clock(), retry.deadline_s)
         try:
-            record = record or store.pages.get(slug)
-            if record is None:
-                raise NotFound(f"no page with slug '{slug}'", field="slug")
-            if expected_version is not None and record.version != expected_version:
-                raise VersionConflict(
-                    f"page '{slug}' is at version {record.version}, not {expected_version}: "
-                    "read it again and retry",
-                    field="expected_version",
-                )
+            record = _current(record or store.pages.get(slug), slug, expected_version)
             try:
                 return _apply(
-                    record, metadata, content, store, embedder, field, embedded, (actor, note)
+                    record,
+                    metadata,
+                    content,
+                    store,
+                    embedder,
+                    field,
+                    embedded,
+                    (actor, note),
+                    closes,
                 )
             except VersionConflict:
                 if expected_version is not None:
@@ -337,14 +355,42 @@ def update_validated(
                 record = None  # written meanwhile by another process: apply it to a fresh read
         finally:
             turn.release()
-        pause = retry.pause(attempt)
         attempt += 1
-        if retry.clock() + pause > deadline:
-            raise Unavailable(
-                f"page '{slug}' kept changing under this update for {retry.deadline_s:.0f} s "
-                f"({attempt} attempts): nothing was written; retry"
-            )
-        retry.sleep(pause)
+        _pause_or_give_up(retry, attempt, deadline, slug)
+
+
+def _take(turn: threading.Lock, slug: str, wait_s: float, deadline_s: float) -> None:
+    """The page's turn among this process's writers, or a 503 past the update's deadline."""
+    if not turn.acquire(timeout=max(0.0, wait_s)):
+        raise Unavailable(
+            f"page '{slug}' had other writers queued for {deadline_s:.0f} s: "
+            "nothing was written; retry"
+        )
+
+
+def _current(record: PageRecord | None, slug: str, expected_version: int | None) -> PageRecord:
+    """The page as read in its turn: it exists, and is at the version the caller read."""
+    if record is None:
+        raise NotFound(f"no page with slug '{slug}'", field="slug")
+    if expected_version is not None and record.version != expected_version:
+        raise VersionConflict(
+            f"page '{slug}' is at version {record.version}, not {expected_version}: "
+            "read it again and retry",
+            field="expected_version",
+        )
+    return record
+
+
+def _pause_or_give_up(retry: RaceRetry, attempt: int, deadline: float, slug: str) -> None:
+    """Wait before the next attempt of a lost race, or give up if that would pass the
+    deadline (a 503: nothing was written)."""
+    pause = retry.pause(attempt - 1)
+    if retry.clock() + pause > deadline:
+        raise Unavailable(
+            f"page '{slug}' kept changing under this update for {retry.deadline_s:.0f} s "
+            f"({attempt} attempts): nothing was written; retry"
+        )
+    retry.sleep(pause)
 
 
 def _embed_ahead(
@@ -457,6 +503,7 @@ def _apply(
     field: str,
     embedded: dict[str, Vector],
     by: tuple[str, str | None],
+    closes: Proposal | None = None,
 ) -> WriteResult:
     merged = merge_update(record, metadata, content, field)
     front_matter, new_content, current = merged.front_matter, merged.content, merged.current
@@ -483,5 +530,6 @@ def _apply(
         chunks,
         expected_version=record.version,
         revision=revision_of(written, actor, record, note),
+        closes=closes,
     )
     return WriteResult("updated", page)

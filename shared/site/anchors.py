@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.retrieval.chunking import PATH_SEPARATOR
 from shared.text import plaintext
 from shared.text.fold import fold
+from shared.text.plaintext import PATH_SEPARATOR
 
 
 def _key(text: str) -> str:

@@ -7,19 +7,15 @@ escape; the section tree of the index page is built here as escaped markup (an i
 
 from __future__ import annotations
 
-import html
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
 from shared.site import paths
+from shared.site.markdown import Heading
 from shared.site.nav import Nav, NavLink, NavPage, Section
 
-_HEADING = re.compile(r'<h([23]) id="([^"<>]+)">(.*?)</h\1>', re.S)
-_TAG = re.compile(r"<[^>]*>")
-_CODE = re.compile(r"<code\b[^>]*>(.*?)</code>", re.S)
 MAX_TOC = 60  # entries: a page of 500 headings gets a usable list, not a second page
 
 
@@ -31,33 +27,32 @@ class TocEntry:
     markup: Markup  # the text with its code spans still code (``<Image />``)
 
 
-def toc(body_html: str) -> list[TocEntry]:
-    """The page's h2/h3 headings with the ids the renderer gave them, as plain text."""
+def toc(headings: Sequence[Heading]) -> list[TocEntry]:
+    """The page's h2/h3 headings with the ids the renderer gave them (``Body.headings``:
+    from the parser's tokens, never from its HTML), as plain text and as markup."""
     out: list[TocEntry] = []
-    for match in _HEADING.finditer(body_html):
-        text = _plain(match.group(3))
-        if text:
-            anchor = html.unescape(match.group(2))
-            out.append(TocEntry(int(match.group(1)), anchor, text, _with_code(match.group(3))))
+    for heading in headings:
+        text = heading.text
+        if heading.level in (2, 3) and text:
+            out.append(TocEntry(heading.level, heading.anchor, text, _with_code(heading)))
             if len(out) >= MAX_TOC:
                 break
     return out
 
 
-def _plain(fragment: str) -> str:
-    return " ".join(html.unescape(_TAG.sub("", fragment)).split())
-
-
-def _with_code(fragment: str) -> Markup:
-    """A heading's HTML as the TOC shows it: escaped text, its code spans kept as code
-    (a heading naming ``<Image />`` must not read as a tag in the sidebar)."""
+def _with_code(heading: Heading) -> Markup:
+    """A heading as the TOC shows it: escaped text, its code spans kept as code (a heading
+    naming ``<Image />`` must not read as a tag in the sidebar)."""
     parts: list[Markup] = []
-    position = 0
-    for match in _CODE.finditer(fragment):
-        parts.append(escape(_plain(fragment[position : match.start()])))
-        parts.append(Markup("<code>{}</code>").format(_plain(match.group(1))))
-        position = match.end()
-    parts.append(escape(_plain(fragment[position:])))
+    prose: list[str] = []
+    for text, is_code in heading.pieces:
+        if not is_code:
+            prose.append(text)
+            continue
+        parts.append(escape(" ".join("".join(prose).split())))
+        prose = []
+        parts.append(Markup("<code>{}</code>").format(" ".join(text.split())))
+    parts.append(escape(" ".join("".join(prose).split())))
     return Markup(" ").join(p for p in parts if p)
 
 

@@ -80,12 +80,18 @@ class SiteView:
     stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
     # Each page's ids, as parsed or as last built: links spell anchors to match them.
     anchors: Mapping[str, Collection[str]] = field(default_factory=dict)
+    # Merged slug -> the published page that kept its text (links to it lead there).
+    aliases: Mapping[str, str] = field(default_factory=dict)
     inbound: dict[str, set[str]] = field(init=False)
     titles: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inbound", graph.inbound(self.links))
-        object.__setattr__(self, "titles", {s: e.title for s, e in self.entries.items()})
+        # A merged slug carries its target's title: a page linking it is rendered again
+        # when the merge happens (its link's target changed), and never as broken.
+        titles = {a: self.entries[t].title for a, t in self.aliases.items() if t in self.entries}
+        titles.update({s: e.title for s, e in self.entries.items()})
+        object.__setattr__(self, "titles", titles)
 
     def backlinks(self, slug: str) -> list[Entry]:
         """Published pages linking to ``slug``, by title (sorted only for pages rendered)."""

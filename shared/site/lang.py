@@ -67,6 +67,9 @@ UI: dict[str, dict[str, str]] = {
         "stale": "Puede estar desactualizada: el código que cita ya no existe",
         "moved_to": "¿movido a",
         "empty": "Todavía no hay páginas publicadas.",
+        "not_found": "Página no encontrada",
+        "not_found_text": "No hay nada en esta dirección: quizá la página se movió.",
+        "not_found_search": "Búscala con el buscador de arriba (/), o empieza en",
         "example": "Ejemplo",
         "example_lines": "líneas",
     },
@@ -109,6 +112,9 @@ UI: dict[str, dict[str, str]] = {
         "example": "Example",
         "example_lines": "lines",
         "empty": "No pages have been published yet.",
+        "not_found": "Page not found",
+        "not_found_text": "There is nothing at this address: the page may have moved.",
+        "not_found_search": "Search for it with the search box above (/), or start from",
     },
 }
 

@@ -45,25 +45,31 @@ def resolve(
     root: str,
     anchors: Mapping[str, Collection[str]] | None = None,
     slug: str = "",
+    *,
+    aliases: Mapping[str, str] | None = None,
 ) -> Markup:
     """The body's HTML with each wiki-link marker replaced by a link or a broken-link mark.
 
     A link written with Markdown text (``[[slug|`code`]]``, ``[**x**](page.md)``) keeps
     that text's HTML, rendered between its two markers. ``anchors`` (each page's ids)
     turn an anchor spelled by another generator into the id the target has
-    (``refs.matching_anchor``), in links to other pages and to ``slug``'s own.
+    (``refs.matching_anchor``), in links to other pages and to ``slug``'s own. A link to
+    a page merged into another (``aliases``: merged slug -> the page that kept its text)
+    leads to that page.
     """
     ids = anchors or {}
+    moved = aliases or {}
 
     def replace(match: re.Match[str]) -> str:
         number, inner = (match.group(1), None) if match.group(1) else match.group(2, 3)
         link = body.links[int(number)]
-        title = titles.get(link.target)
+        target = moved.get(link.target, link.target)
+        title = titles.get(target)
         shown = inner if inner is not None else escape(link.text or title or link.target)
-        if title is None and slug_problem(link.target) is not None:
+        if title is None and slug_problem(target) is not None:
             return f'<span class="wikilink broken">{shown}</span>'  # no address to point at
-        anchor = matching_anchor(link.anchor or "", ids.get(link.target, ()))
-        href = page_href(root, link.target) + (f"#{quote(anchor)}" if anchor else "")
+        anchor = matching_anchor(link.anchor or "", ids.get(target, ()))
+        href = page_href(root, target) + (f"#{quote(anchor)}" if anchor else "")
         # A page not published is still linked where it would be: the dead link is what
         # a reader and a crawler meet, and what ``broken_links`` reports (``refs``).
         kind = "wikilink" if title is not None else "wikilink broken"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from shared.gates.staleness import freshness_key
+from shared.records import freshness_key
 from shared.schema import Page
 from shared.site.refs import Refs
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
@@ -61,6 +61,41 @@ class WikiLink:
 
 
 @dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading as the renderer gave it its id: level, id, the words its id was made of
+    (``label``), and the text a reader sees in pieces, each code or not (the TOC shows a
+    heading's code as code and an HTML tag the page shows as text, as text)."""
+
+    level: int
+    anchor: str
+    label: str
+    pieces: tuple[tuple[str, bool], ...]  # (text, is code), in order
+
+    @property
+    def text(self) -> str:
+        return " ".join("".join(text for text, _ in self.pieces).split())
+
+
+def _headings(env: Mapping[str, Any]) -> tuple[Heading, ...]:
+    """The headings ``_heading_ids`` met, once the parse is over (the allowlist has then
+    decided which inline tags are kept and which are shown as text)."""
+    out = []
+    for level, anchor, inline in env.get("headings", ()):
+        pieces: list[tuple[str, bool]] = []
+        for child in inline.children or ():
+            if child.type in ("text", "code_inline"):
+                pieces.append((child.content, child.type == "code_inline"))
+            elif child.type == "html_inline":
+                pieces.append((md_html.shown_text(child), False))
+        label = "".join(c.content for c in inline.children or () if c.type in _LABEL_TOKENS)
+        out.append(Heading(level, anchor, " ".join(label.split()), tuple(pieces)))
+    return tuple(out)
+
+
+_LABEL_TOKENS = ("text", "code_inline")
+
+
+@dataclass(frozen=True, slots=True)
 class Body:
     """A page's HTML with markers, and the links and includes the markers stand for."""
 
@@ -68,6 +103,7 @@ class Body:
     links: tuple[WikiLink, ...]
     leading_h1: str | None = None  # text of a level-1 heading that opens the body
     includes: tuple[mkdocs.Include, ...] = field(default=())
+    headings: tuple[Heading, ...] = field(default=())  # in order, with their ids
 
     def targets(self) -> list[str]:
         """Distinct wiki-link targets, in order of first appearance."""
@@ -263,6 +299,7 @@ def _heading_ids(state: StateCore) -> None:
     """
     used: set[str] = set()
     next_suffix: dict[str, int] = {}
+    headings: list[tuple[int, str, Token]] = state.env.setdefault("headings", [])
     tokens = state.tokens
     for i, token in enumerate(tokens):
         if token.type == "paragraph_open" and i + 1 < len(tokens):
@@ -272,9 +309,7 @@ def _heading_ids(state: StateCore) -> None:
             continue
         inline = tokens[i + 1]
         explicit = _explicit_id(inline)
-        text = "".join(
-            c.content for c in inline.children or () if c.type in ("text", "code_inline")
-        )
+        text = "".join(c.content for c in inline.children or () if c.type in _LABEL_TOKENS)
         base = explicit or (slugify(text[:200]) or "section")
         anchor, n = base, next_suffix.get(base, 2)
         if anchor in used:
@@ -285,6 +320,7 @@ def _heading_ids(state: StateCore) -> None:
             next_suffix[base] = n + 1
         used.add(anchor)
         token.attrSet("id", anchor)
+        headings.append((int(token.tag[1:]), anchor, inline))
         if i == 0 and token.tag == "h1":
             state.env["leading_h1"] = inline.content.strip()
 
@@ -332,7 +368,10 @@ def _fence_language(state: StateCore) -> None:
             info = token.info
             word = info.split(maxsplit=1)[0].lower() if info.strip() else ""
             hl = re.search(r"""hl_lines=["']([\d\s-]+)["']""", info)
-            title = re.search(r'title="([^"\n]{1,200})"', info)
+            # ``[a.py]``: VitePress' form, in a page stored before the import mapped it.
+            title = re.search(r'title="([^"\n]{1,200})"', info) or re.search(
+                r"\[([^\[\]\n]{1,200})\]", info
+            )
             token.meta = {
                 "highlight": mkdocs.parse_ranges(hl.group(1)) if hl else (),
                 "title": title.group(1) if title else None,
@@ -380,6 +419,39 @@ def _render_fence(
     return block
 
 
+# -- task lists -----------------------------------------------------------------------------------
+
+_TASK = re.compile(r"\[([ xX])\][ \t]+")
+
+
+def _task_lists(state: StateCore) -> None:
+    """GitHub task lists: a list item whose text opens with ``[ ]`` or ``[x]`` shows a
+    checkbox (disabled: the page records a state, it is no form), not the brackets."""
+    tokens = state.tokens
+    for i in range(len(tokens) - 2):
+        item, para, inline = tokens[i], tokens[i + 1], tokens[i + 2]
+        if item.type != "list_item_open" or para.type != "paragraph_open":
+            continue
+        children = inline.children if inline.type == "inline" else None
+        if not children or children[0].type != "text":
+            continue
+        match = _TASK.match(children[0].content)
+        if match is None:
+            continue
+        children[0].content = children[0].content[match.end() :]
+        box = Token("task_checkbox", "input", 0)
+        box.meta = {"checked": match.group(1) != " "}
+        children.insert(0, box)
+        item.attrSet("class", "task-list-item")
+
+
+def _render_task_checkbox(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    checked = " checked" if (tokens[idx].meta or {}).get("checked") else ""
+    return f'<input type="checkbox" class="task-list-item-checkbox" disabled{checked}> '
+
+
 # -- the parser ---------------------------------------------------------------------------------
 
 
@@ -400,7 +472,9 @@ def markdown() -> MarkdownIt:
     md.core.ruler.push("markdown_file_links", _markdown_file_links)
     md.core.ruler.push("heading_ids", _heading_ids)
     md.core.ruler.push("fence_language", _fence_language)
+    md.core.ruler.push("task_lists", _task_lists)
     for name, rule in {
+        "task_checkbox": _render_task_checkbox,
         "wikilink_open": _render_wikilink_open,
         "wikilink_close": _render_wikilink_close,
         "fence": _render_fence,
@@ -416,16 +490,9 @@ def heading_anchors(content: str) -> list[tuple[int, str, str]]:
     renders (``_heading_ids``: MkDocs' ``{ #id }`` or the text's slug, numbered apart
     when repeated). An answer's source links its heading through this, so the site and
     ``ask`` can never disagree on an anchor."""
-    tokens = markdown().parse(mkdocs.canonical(content), {"slug": ""})
-    out: list[tuple[int, str, str]] = []
-    for i, token in enumerate(tokens[:-1]):
-        if token.type == "heading_open":
-            inline = tokens[i + 1]
-            text = "".join(
-                c.content for c in inline.children or () if c.type in ("text", "code_inline")
-            )
-            out.append((int(token.tag[1:]), " ".join(text.split()), str(token.attrGet("id"))))
-    return out
+    env: dict[str, Any] = {"slug": ""}
+    markdown().parse(mkdocs.canonical(content), env)
+    return [(h.level, h.label, h.anchor) for h in _headings(env)]
 
 
 def render_body(content: str, slug: str = "", budget: float | None = None) -> Body:
@@ -446,4 +513,5 @@ def render_body(content: str, slug: str = "", budget: float | None = None) -> Bo
         links=tuple(env.get("wikilinks", ())),
         leading_h1=env.get("leading_h1"),
         includes=tuple(env.get("includes", ())),
+        headings=_headings(env),
     )

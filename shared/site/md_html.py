@@ -18,12 +18,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-# The inline HTML a page may use (``title`` is the only attribute kept). Everything else
-# is escaped and shown as text.
-INLINE_TAGS = frozenset({"abbr", "dfn", "kbd", "sup", "sub", "mark"})
-BLOCK_TAGS = frozenset({"details", "summary"})
-VOID_TAGS = frozenset({"br"})
-ALLOWED_TAGS = INLINE_TAGS | BLOCK_TAGS | VOID_TAGS
+from shared.text.html_tags import ALLOWED_TAGS, INLINE_TAGS, VOID_TAGS
+
 _TAG = re.compile(
     r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[a-zA-Z_:][\w:.-]*"
     r"""(?:\s*=\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?)*)\s*(/?)>"""
@@ -48,11 +44,11 @@ _SANITIZER_ATTRIBUTES = {
     "div": {"class"},
     "span": {"class"},
     "p": {"class", "id"},
-    "li": {"id"},
+    "li": {"id", "class"},
     "ol": {"start"},
     "th": {"style"},
     "td": {"style"},
-    "input": {"type", "name", "id", "checked", "class"},
+    "input": {"type", "name", "id", "checked", "class", "disabled"},
     "label": {"for"},
 }
 _TITLE_ATTR = re.compile(r"""title="([^"]*)"|title='([^']*)'""")
@@ -185,6 +181,18 @@ def _pieces_html(pieces: list[str | _Tag], raw: str) -> str:
 
 def _tag_text(tag: _Tag) -> str:
     return f"<{'/' if tag.closing else ''}{tag.name}{tag.attrs}>"
+
+
+def shown_text(token: Token) -> str:
+    """The text an ``html_inline`` token shows a reader once parsed: its tags the
+    allowlist keeps are markup, not text; the rest of it is text."""
+    pieces = (token.meta or {}).get("pieces")
+    if not pieces:
+        return token.content
+    return "".join(
+        ("" if piece.kept else _tag_text(piece)) if isinstance(piece, _Tag) else unescape(piece)
+        for piece in pieces
+    )
 
 
 def _render_html_inline(

@@ -21,18 +21,29 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from shared.schema import PAGE_TYPES
 from shared.site import lang
 from shared.site.collate import sort_key
+from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 from shared.text.slugs import SEPARATOR
 
-if TYPE_CHECKING:  # entries builds the nav: import only for the annotations
-    from shared.site.entries import Entry
 
-INDEX_NAMES = ("index", "readme")
-MAX_DEPTH = 10
+class Entry(Protocol):
+    """What the nav reads of a published page (``shared.site.entries.Entry`` is one): the
+    entries module builds the nav, so the nav names only the fields it needs."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def category(self) -> str | None: ...
+
+
 TOP = "top"  # the key of the top level's section file (nav/top.html)
 
 
@@ -111,13 +122,6 @@ def _item_json(item: NavPage | NavLink | Section) -> dict[str, Any]:
     if item.index:
         out["s"] = item.index
     return out
-
-
-def humanize(folder: str) -> str:
-    """A folder name as a section title: ``how-to`` -> ``How to``."""
-    words = folder.replace("_", " ").replace("-", " ").split()
-    text = " ".join(words)
-    return text[:1].upper() + text[1:] if text else folder
 
 
 def _place(entry: Entry, language: str) -> tuple[tuple[str, str], ...]:

@@ -17,6 +17,8 @@ INDEX = "index.html"
 MARKDOWN = "index.md"  # the page's Markdown beside its HTML
 PAGE_SEARCH = "search.js"  # the page's passages for the search box (shared.site.search)
 LLMS_TXT = "llms.txt"
+NOT_FOUND = "404.html"  # the site's own page for an address it lacks
+FAVICON = "favicon.ico"  # at the root as well as in static/: browsers ask for /favicon.ico
 SITEMAP = "sitemap.xml"
 SEARCH_INDEX = "search-index.json"
 NAV_SCRIPT = "nav.js"  # the sidebar's tree (one file per build, see renderer.render_nav_script)
@@ -24,7 +26,7 @@ MARKER = ".biblioteca-build.json"  # which build a published site is: see publis
 STATIC_DIR = "static"
 SECTIONS_DIR = "sections"  # one file per section: the sidebar without script
 TYPE_DIR = "type"
-_FORBIDDEN = set('\\\0:*?"<>|\r\n\t')
+_FORBIDDEN = frozenset('\\\0:*?"<>|\r\n\t')
 
 
 class UnsafePath(ValueError):

@@ -15,15 +15,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 from xml.sax.saxutils import escape as xml_escape
 
 import jinja2
 import yaml
 from markupsafe import Markup, escape
 
-from shared.gates.staleness import stale_notice
 from shared.mkdocs import Include
+from shared.records import stale_notice
 from shared.schema import Page, Source
 from shared.site import chrome, lang, paths, search
 from shared.site.entries import Entry, SiteView
@@ -31,6 +30,7 @@ from shared.site.links import resolve
 from shared.site.markdown import Body, validate_link
 from shared.site.md_blocks import INCLUDE_RE
 from shared.site.nav import NavLink, NavPage, Section
+from shared.text.code_paths import code_href
 from shared.text.slugs import slug_problem
 
 # Bump when the output changes for the same input, so the next build is a full one.
@@ -39,7 +39,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 # libyaml's safe dumper when PyYAML has it: the pure-Python one costs as much per page
 # as parsing its Markdown (3 ms), on every page of a full build.
 _DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,31 +93,6 @@ def _render(template: str, **context: Any) -> str:
 # -- sources --------------------------------------------------------------------------
 
 
-def code_href(ref: str, template: str | None) -> str | None:
-    """Link of a code ref (``path`` or ``repo:path``, ``#L12`` kept) via the URL template.
-
-    None when no template is set, when the template needs a repository the ref does not
-    name, or when the result would not be an http(s) URL.
-    """
-    if not template or "://" in ref:
-        return None
-    match = _REPO.match(ref)
-    repo, path = (match.group(1), match.group(2)) if match else (None, ref)
-    if repo is None and "{repo}" in template:
-        return None
-    path, _, fragment = path.strip().lstrip("/").partition("#")
-    while path.startswith("./"):
-        path = path[2:]
-    if not path or ".." in path.split("/"):
-        return None
-    url = template.replace("{repo}", quote(repo or "", safe="")).replace(
-        "{path}", quote(path, safe="/")
-    )
-    if fragment:
-        url += "#" + quote(fragment, safe="")
-    return url if url.lower().startswith(("https://", "http://")) else None
-
-
 def _source(
     source: Source, code_url: str | None, language: str, titles: Mapping[str, str], root: str
 ) -> dict[str, Any]:
@@ -167,19 +141,27 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
     language = entry.lang
     fm = page.front_matter
     # A related page not published keeps its link, marked broken (``site.refs`` reports it).
+    # A related page merged into another names the page that kept its text.
     related = [
         {
             "title": site.titles.get(s, s),
             "href": paths.page_href(root, s) if slug_problem(s) is None else None,
             "broken": s not in site.titles,
         }
-        for s in fm.related
+        for s in dict.fromkeys(site.aliases.get(r, r) for r in fm.related)
     ]
     backlinks = [
         {"title": e.title, "href": paths.page_href(root, e.slug)} for e in site.backlinks(page.slug)
     ]
     html = _examples(
-        resolve(_without_title(body, fm.title), site.titles, root, site.anchors, page.slug),
+        resolve(
+            _without_title(body, fm.title),
+            site.titles,
+            root,
+            site.anchors,
+            page.slug,
+            aliases=site.aliases,
+        ),
         body.includes,
         config.code_url,
         language,
@@ -190,7 +172,10 @@ def render_page(page: Page, body: Body, site: SiteView, config: SiteConfig) -> s
         crumbs=chrome.crumbs(site.nav, page.slug, root),
         section_href=f"{root}{paths.section_path(site.nav.home(page.slug))}",
         pager=chrome.neighbours(site.nav, page.slug, site.titles, root),
-        toc=chrome.toc(html),
+        toc=chrome.toc(body.headings),
+        # A docs page (imported: it states its kind) shows no wiki metadata (type,
+        # status, category): its generator's site would not, and "Tipo: Guía" on an API
+        # page says nothing a reader needs.
         page={**fm.model_dump(), "version": page.version},
         description=entry.description,  # the front matter's own words, when it has them
         updated=entry.updated,
@@ -287,6 +272,13 @@ def render_index(site: SiteView, config: SiteConfig) -> str:
         tree=chrome.tree_html(site.nav, ""),
         types=types,
     )
+
+
+def render_not_found(site: SiteView, config: SiteConfig) -> str:
+    """``404.html``: what a server (``biblioteca serve``, a bucket's ``notFoundPage``)
+    answers for an address the site lacks, with the site's header and search. It is
+    served at any depth, so its links start at the site's address (``/`` without one)."""
+    return _render("not_found.html", **_chrome(site.language(), _base(config) or "/", config))
 
 
 def render_section_files(site: SiteView, config: SiteConfig) -> dict[str, str]:

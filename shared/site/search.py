@@ -46,11 +46,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import snowballstemmer
-
 from shared.site import lang
 from shared.site.entries import Entry
 from shared.text.fold import fold
+from shared.text.stemmers import stemmer
 
 FOLDER = "search"
 KEY_CHARS = 3
@@ -88,18 +87,13 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(w for w in _WORD.findall(fold(text)) if len(w) > 1 and w not in STOPWORDS)
 
 
-@lru_cache(maxsize=4)
-def _stemmer(language: str) -> snowballstemmer.Stemmer:
-    return snowballstemmer.stemmer(_STEMMERS.get(language, "spanish"))
-
-
 @lru_cache(maxsize=262144)
 def stem(form: str, language: str) -> str:
     """The stem of a folded word in a page's language (Spanish unless English); digits
     and codes stay whole."""
     if form.isdigit():
         return form
-    return str(_stemmer(language).stemWord(form)) or form
+    return str(stemmer(_STEMMERS.get(language, "spanish")).stemWord(form)) or form
 
 
 # -- a page's passages and terms --------------------------------------------------------

@@ -10,7 +10,7 @@ from shared.records import Proposal
 
 def proposal_data(proposal: Proposal) -> dict[str, Any]:
     """A proposal as JSON-ready data (both stores keep this shape)."""
-    return {
+    data = {
         "id": proposal.id,
         "slug": proposal.slug,
         "base_version": proposal.base_version,
@@ -24,10 +24,14 @@ def proposal_data(proposal: Proposal) -> dict[str, Any]:
         "reason": proposal.reason,
         "version": proposal.version,
     }
+    if proposal.merge is not None:
+        data["merge"] = {"other": proposal.merge, "other_version": proposal.merge_version}
+    return data
 
 
 def proposal_from(data: dict[str, Any]) -> Proposal:
     closed = data.get("closed_at")
+    merge = data.get("merge") or {}
     return Proposal(
         id=str(data["id"]),
         slug=str(data["slug"]),
@@ -41,4 +45,6 @@ def proposal_from(data: dict[str, Any]) -> Proposal:
         closed_by=data.get("closed_by"),
         reason=data.get("reason"),
         version=data.get("version"),
+        merge=merge.get("other"),
+        merge_version=merge.get("other_version"),
     )

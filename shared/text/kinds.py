@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Literal, get_args
+from typing import get_args
 
-Kind = Literal["guide", "reference", "tutorial", "changelog", "landing"]
+from shared.records import Kind
+
 KINDS: tuple[str, ...] = get_args(Kind)
 
 # Folder or file names (folded, without extension) that say what a tree keeps there, in

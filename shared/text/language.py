@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from shared.retrieval.glossary import EN_TO_ES
 from shared.text.fold import fold
+from shared.text.glossary import EN_TO_ES
 
 SAMPLE = 1500
 _WORD = re.compile(r"[A-Za-z0-9]+")

@@ -25,6 +25,10 @@ _TAG = re.compile(r"</?[A-Za-z][^>]{0,200}>")
 _STYLE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)  # CSS is no text
 _CODE_BLOCKS = frozenset({"fence", "code_block"})
 
+# Between a page title and its headings in a passage's path ("Guía › Instalar › Linux"):
+# chunking writes it, the site's anchors read it back.
+PATH_SEPARATOR = " › "
+
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:

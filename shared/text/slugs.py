@@ -14,10 +14,12 @@ FUNCTION_NAMES = frozenset(
         "wiki_create",
         "wiki_update",
         "wiki_history",
+        "wiki_duplicates",
         "ask",
         "archive",
         "index_code",
         "rebuild",
+        "enrich",
         "mcp",
         "feedback",
     }

@@ -9,6 +9,7 @@ its text, or its target when it has none.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 
@@ -71,3 +72,57 @@ def _anchored(text: str, slug: str) -> str:
         return f"[[{slug}#{match.group(2)}{pipe}{match.group(1)}]]"
 
     return _PAGE_ANCHOR.sub(wiki, text)
+
+
+def targets(markdown: str) -> set[str]:
+    """The pages (slugs, anchors left off) that ``markdown``'s wiki links without a text
+    name, outside code."""
+    found: set[str] = set()
+    for part in _outside_code(markdown):
+        for match in _LINK.finditer(part):
+            if is_link(match.group(1)):
+                target, text = split(match.group(1))
+                if text is None:
+                    found.add(target.partition("#")[0])
+    return found
+
+
+def titled(markdown: str, titles: Mapping[str, str]) -> str:
+    """``markdown`` with each wiki link that has no text given its page's title
+    (``[[concept—x]]`` -> ``[[concept—x|Title]]``): whoever shows it (the widget, the site,
+    a terminal) shows the title as the link's words, never the slug. Code is left alone;
+    a link to a page ``titles`` does not know keeps its form."""
+    if "[[" not in markdown:
+        return markdown
+
+    def in_part(part: str) -> str:
+        def named(match: re.Match[str]) -> str:
+            if not is_link(match.group(1)):
+                return match.group(0)
+            target, text = split(match.group(1))
+            title = titles.get(target.partition("#")[0]) if text is None else None
+            if not title or any(c in title for c in "[]|\n"):
+                return match.group(0)
+            line = part[part.rfind("\n", 0, match.start()) + 1 : match.start()]
+            pipe = "\\|" if line.lstrip().startswith("|") else "|"  # a table row's cell
+            return f"[[{target}{pipe}{title}]]"
+
+        return _LINK.sub(named, part)
+
+    out: list[str] = []
+    last = 0
+    for code in _CODE.finditer(markdown):
+        out += [in_part(markdown[last : code.start()]), code.group(0)]
+        last = code.end()
+    out.append(in_part(markdown[last:]))
+    return "".join(out)
+
+
+def _outside_code(markdown: str) -> list[str]:
+    parts: list[str] = []
+    last = 0
+    for code in _CODE.finditer(markdown):
+        parts.append(markdown[last : code.start()])
+        last = code.end()
+    parts.append(markdown[last:])
+    return parts

@@ -150,6 +150,7 @@ def test_body_only_words_find_the_page_and_open_the_passage(
     shot(page, f"search-{name}")
     # Only the shards of the query's words and the passages of the results shown loaded.
     loaded = [u.split("/", 3)[-1] for u in requests if u.endswith(".js") and "search" in u]
+    assert loaded, "the query loaded its shards"  # all() of nothing would pass
     assert all(u.startswith("search/") or u.endswith("/search.js") for u in loaded), loaded
     for _ in range(hit):
         page.keyboard.press("ArrowDown")

@@ -425,3 +425,43 @@ def test_an_answer_without_an_id_has_no_thumbs(page: Any, stub: StubAsk) -> None
     ask(page, "¿Cómo instalo?")
     page.wait_for_selector(ANSWER)
     assert page.locator(".bib-feedback").count() == 0
+
+
+def test_sources_show_each_page_once_with_its_headings_under_it(page: Any, stub: StubAsk) -> None:
+    """Three passages of one page and one of another: two entries, the first page's
+    headings listed under it with their citation numbers; a link without words shows the
+    page's title; a fence's title is shown above its code, not as ```[.env]."""
+    body = default_answer(
+        "Ver [[guide—primeros-pasos]] [1].\n\n```[.env]\nAPI_KEY=1\n```\n\n"
+        '```sh title="setup.sh"\nexport A=1\n```'
+    )
+    first = body["sources"][0]
+    body["sources"] = [
+        first,
+        first | {"heading": "Configuración"},
+        {"slug": "guide—otra", "title": "Otra guía", "heading": "Otra guía", "score": 0.5},
+        first | {"heading": "Uso"},
+    ]
+    stub.queue(Reply(body=body))
+    page.goto(stub.page())
+    open_with_keyboard(page)
+    ask(page, "¿Cómo instalo?")
+    page.wait_for_selector(ANSWER)
+
+    entries = page.locator(".bib-sources-list > li")
+    assert entries.count() == 2
+    parts = entries.nth(0).locator(".bib-source-part")
+    assert [parts.nth(i).inner_text() for i in range(3)] == [
+        "Instalación [1]",
+        "Configuración [2]",
+        "Uso [4]",
+    ]
+    assert entries.nth(1).inner_text().startswith("Otra guía [3]")
+    answer = page.locator(ANSWER)
+    assert answer.locator("a").first.inner_text() == "Primeros pasos"
+    assert "guide—primeros-pasos" not in answer.inner_text()
+    titles = answer.locator(".bib-code-title")
+    assert [titles.nth(i).inner_text() for i in range(titles.count())] == [".env", "setup.sh"]
+    assert "```" not in answer.inner_text()
+    assert "[.env]" not in answer.inner_text()
+    assert answer.locator("pre code.language-sh").count() == 1

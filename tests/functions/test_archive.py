@@ -86,13 +86,17 @@ def test_the_same_question_and_answer_again_is_a_duplicate(api: Api) -> None:
 
 
 def test_another_answer_to_the_same_question_is_its_own_draft(api: Api) -> None:
-    """Duplicate means same question AND answer: a different answer gets its own draft."""
+    """Duplicate means same question AND answer: a different answer gets its own draft,
+    whose slug carries the same question hash (then the answer's), both within 60
+    characters."""
     q = question()
     first = archive(api, q, answer())
     second = archive(api, q, answer(" Otra variante."))
     assert second["archived"] is True
     assert second["slug"] != first["slug"]
-    assert second["slug"].startswith(first["slug"])
+    question_hash = first["slug"].rsplit("-", 1)[1]
+    assert second["slug"].rsplit("-", 2)[1] == question_hash
+    assert max(len(first["slug"]), len(second["slug"])) <= 60
 
 
 def test_concurrent_duplicates_make_one_page(api: Api) -> None:

@@ -82,6 +82,7 @@ def test_answer_has_every_field_and_cites_the_page(wiki: Api) -> None:
         "snippet",
         "freshness",
         "url",
+        "kind",
     }
     assert body["sources"][0]["title"] == "Pool de conexiones"
     assert "DB_POOL_SIZE" in body["answer"]

@@ -57,7 +57,7 @@ def test_import_json_report_is_alone_on_stdout_and_exit_1_on_a_failure(
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "bien.md").write_text("# Bien\n\nTexto.", encoding="utf-8")
-    (docs / "mal.md").write_text("---\ntype: blog\n---\n# Mal", encoding="utf-8")
+    (docs / "mal.md").write_text("---\nsources: 5\n---\n# Mal", encoding="utf-8")
     result = biblioteca("import", str(docs), "--type", "guide", "--json", env=env)
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)

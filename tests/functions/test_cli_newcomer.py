@@ -25,7 +25,7 @@ EMPTY = "warning: the store is empty"
 def store_line(env: dict[str, str], pages: int) -> str:
     path = Path(env["BIBLIOTECA_DATA_DIR"]).resolve() / "biblioteca.sqlite3"
     noun = "page" if pages == 1 else "pages"
-    return f"biblioteca: store: SQLite at {path} ({pages} {noun})"
+    return f"biblioteca: store: SQLite at {path} ({pages} {noun}); named by BIBLIOTECA_DATA_DIR"
 
 
 def test_every_command_names_its_store_and_warns_when_empty(
@@ -49,20 +49,21 @@ def test_every_command_names_its_store_and_warns_when_empty(
     assert EMPTY not in rebuilt.stderr
 
 
-def test_files_without_a_type_are_one_line_and_progress_is_printed_on_a_pipe(
+def test_files_failing_alike_are_one_line_and_progress_is_printed_on_a_pipe(
     env: dict[str, str], tmp_path: Path
 ) -> None:
+    """60 files with the same bad status: one line naming three of them; progress lines."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(60):
-        (docs / f"p{i:02d}.md").write_text(f"# Página {i}\n\nTexto.", encoding="utf-8")
+        text = f"---\nstatus: publicado\n---\n# Página {i}\n\nTexto."
+        (docs / f"p{i:02d}.md").write_text(text, encoding="utf-8")
     done = biblioteca("import", str(docs), env=env)
     assert done.returncode == 1
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("created 0, updated 0, unchanged 0, failed 60")
     assert lines[1:] == [
-        "  failed  60 files: no type in the front matter: add one or pass --type (concept, "
-        "decision, entity, feature, runbook, guide, reference) (type): "
+        "  failed  60 files: status must be one of: draft, active, archived (status): "
         "p00.md, p01.md, p02.md and 57 more"
     ]
     progress = [line for line in done.stderr.splitlines() if line.startswith("import: ")]

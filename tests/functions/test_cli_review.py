@@ -151,7 +151,7 @@ def test_an_import_is_written_by_its_tree_and_status_shows_the_last_sync(
     store: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """biblioteca import DIR writes as import:<folder name>; status says when the last
-    import ran, by whom (BIBLIOTECA_ACTOR) and what it did."""
+    import ran, by whom (BIBLIOTECA_ACTOR), what it did, and whether --sync ran."""
     monkeypatch.setenv("BIBLIOTECA_ACTOR", "ci-docs")
     get_settings.cache_clear()
     docs = tmp_path / "manual"
@@ -163,4 +163,9 @@ def test_an_import_is_written_by_its_tree_and_status_shows_the_last_sync(
     assert main(["status"]) == 0
     [sync] = [line for line in _out(capsys).splitlines() if line.startswith("sync:")]
     assert sync.startswith("sync:      import:manual by ci-docs at ")
-    assert sync.endswith("created 1, updated 0, unchanged 0, failed 0, retired 0")
+    assert sync.endswith("created 1, updated 0, unchanged 0, failed 0")
+    assert main(["import", str(docs), "--type", "guide", "--sync"]) == 0
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    [sync] = [line for line in _out(capsys).splitlines() if line.startswith("sync:")]
+    assert sync.endswith("created 0, updated 0, unchanged 1, failed 0, --sync retired 0")

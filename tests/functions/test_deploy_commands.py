@@ -68,11 +68,38 @@ def commands() -> dict[str, list[str]]:
             found[f"alert-{'update' if existing else 'create'}-{argv[3]}"] = [
                 substitute(a, values) for a in argv
             ]
+    # The enrichment queue's topics, IAM bindings and dead-letter policy, as their scripts
+    # run them (a topic that does not exist yet is created).
+    for step in build["steps"]:
+        if step["id"] in ("enrich-topics", "enrich-dead-letter"):
+            for i, argv in enumerate(queue_calls(substitute(step["args"][-1], values))):
+                found[f"{step['id']}-{i}"] = argv
     # The docs-as-code recipes' own gcloud call (a rebuild now, through the scheduler job).
     docs = yaml.safe_load((ROOT / "deploy" / "cloudbuild-docs.yaml").read_text(encoding="utf-8"))
     rebuild = next(s for s in docs["steps"] if s["id"] == "rebuild")
     found["docs-rebuild"] = ["gcloud", *(substitute(a, values) for a in rebuild["args"])]
     return found
+
+
+def queue_calls(script: str) -> list[list[str]]:
+    """The gcloud commands a queue script runs that change something, from bash itself: a
+    ``describe`` of a topic fails (so it is created), one of the function or trigger
+    prints a name, as the platform would (calls are written to fd 3: the script sends
+    the bindings' own output to /dev/null)."""
+    shim = (
+        'gcloud() { case "$1 $2 $3" in'
+        ' "pubsub topics describe") return 1 ;;'
+        ' *describe*) echo "projects/p/subscriptions/eventarc-enrich" ; return 0 ;;'
+        " esac; { printf '%s\\0' \"$@\"; printf '\\n'; } >&3; }\nexec 3>&1\n"
+    )
+    done = subprocess.run(
+        ["bash", "-ceu", shim + script.replace("\\\n", " ")],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [["gcloud", *line.split("\0")[:-1]] for line in done.stdout.splitlines() if line]
 
 
 @pytest.mark.slow
@@ -91,6 +118,7 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_RUN": DEAD,
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING": DEAD,
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_MONITORING": DEAD,
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_PUBSUB": DEAD,
     }
     running = {
         name: subprocess.Popen(
@@ -103,8 +131,9 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         )
         for name, argv in commands().items()
     }
-    # The functions, mcp when public, the scheduler's, the alert's (created, then updated).
-    assert len(running) == 9 + 1 + 3 + 3 + 2 + 1
+    # The functions, mcp when public, the scheduler's, the alert's (created, then updated),
+    # the enrichment queue's (two topics and a binding; the policy and three bindings).
+    assert len(running) == 10 + 1 + 3 + 3 + 2 + 1 + 3 + 4
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"

@@ -30,7 +30,9 @@ def wiki(tmp_path: Path) -> Path:
         "propio.md",
         "---\nslug: decision—propio\ntitle: Propio\ntype: decision\n---\nCuerpo.\n",
     )
-    write(root, "extra.md", "---\ntitle: Extra\nauthor: ana\nhide: [toc]\n---\nCuerpo.\n")
+    write(
+        root, "extra.md", "---\ntitle: Extra\nautora: ana\ncolor: [rojo]\nauthor: x\n---\nCuerpo.\n"
+    )
     write(root, ".oculto/nada.md", "# No se importa\n")
     write(root, "leeme.txt", "no es markdown")
     return root
@@ -83,14 +85,15 @@ def test_import_creates_one_page_per_markdown_file(
 def test_unknown_keys_are_dropped_and_counted_as_warnings(
     env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """author/hide are not stored and each gives one warning naming the file and key."""
+    """autora/color are not stored and each gives one warning naming the file and key;
+    a generator's own ``author`` is dropped without one."""
     _, report = run(capsys, str(wiki), "--type", "guide")
     assert sorted((w["file"], w["warning"]) for w in report["warnings"]) == [
-        ("extra.md", "dropped unknown key 'author'"),
-        ("extra.md", "dropped unknown key 'hide'"),
+        ("extra.md", "dropped unknown key 'autora'"),
+        ("extra.md", "dropped unknown key 'color'"),
     ]
     assert set(pages().get("extra").front_matter) <= {
-        "title", "type", "status", "sources", "related", "tags", "category", "generated"
+        "title", "type", "status", "sources", "related", "tags", "category", "generated", "kind"
     }  # fmt: skip
 
 
@@ -107,16 +110,28 @@ def test_type_and_status_are_defaults_for_silent_files(
     assert (b["type"], b["status"]) == ("runbook", "active")
 
 
-def test_without_type_a_silent_file_fails_alone(
+def test_without_type_a_silent_file_gets_the_type_of_its_kind(
     env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No --type and no type in the file: that file fails, naming type; exit status 1."""
+    """No --type and no type in the file: never a failure; a reference page (under
+    ``api/``) is ``reference``, a tutorial or plain page ``guide``, each with its kind;
+    a generator's ``type: tutorial`` is the kind, not an error; a stated type wins."""
     write(tmp_path, "a.md", "# A")
+    write(tmp_path, "api/cliente.md", "# Cliente\n\nTexto.")
+    write(tmp_path, "tutorial/primero.md", "# Primero")
+    write(tmp_path, "paso.mdx", "---\ntitle: Paso\ntype: tutorial\n---\nTexto.")
     write(tmp_path, "b.md", "---\ntype: concept\n---\n# B")
     status, report = run(capsys, str(tmp_path))
-    assert status == 1
-    assert report["created"] == 1
-    assert [(f["file"], f["field"]) for f in report["failed"]] == [("a.md", "type")]
+    assert (status, report["created"], report["failed"]) == (0, 5, [])
+    stored = {p.slug: (p.front_matter["type"], p.front_matter.get("kind")) for p in pages().list()}
+    assert stored == {
+        "a": ("guide", "guide"),
+        "api—cliente": ("reference", "reference"),
+        "tutorial—primero": ("guide", "tutorial"),
+        "paso": ("guide", "tutorial"),
+        "b": ("concept", "guide"),
+    }
+    assert not [w for w in report["warnings"] if "type" in w["warning"]]
 
 
 def test_bad_files_fail_alone_and_the_others_import(
@@ -124,7 +139,7 @@ def test_bad_files_fail_alone_and_the_others_import(
 ) -> None:
     """Bad YAML, an invalid field, non-UTF-8, a bad slug: each fails, the rest import, exit 1."""
     write(wiki, "mal/yaml.md", "---\ntitle: [sin cerrar\n---\nx")
-    write(wiki, "mal/tipo.md", "---\ntitle: T\ntype: blog\n---\nx")
+    write(wiki, "mal/estado.md", "---\ntitle: T\nstatus: publicado\n---\nx")
     write(wiki, "mal/fuentes.md", "---\ntitle: T\ntype: guide\nsources: [a.py, true]\n---\nx")
     write(wiki, "mal/latin1.md", "# Canción\n".encode("latin-1"))
     write(wiki, "mal/slug.md", "---\nslug: Con Espacios\ntype: guide\n---\nx")
@@ -136,11 +151,11 @@ def test_bad_files_fail_alone_and_the_others_import(
         "mal/fuentes.md": "sources[1]",
         "mal/latin1.md": "",
         "mal/slug.md": "slug",
-        "mal/tipo.md": "type",
+        "mal/estado.md": "status",
         "mal/yaml.md": "",
     }
     assert all(f["error"] for f in report["failed"])
-    assert pages().get("mal—tipo") is None
+    assert pages().get("mal—estado") is None
 
 
 def test_reimporting_unchanged_files_writes_nothing(
@@ -201,12 +216,12 @@ def test_human_output_summarizes_counts_and_problems(
     env: dict[str, str], wiki: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Without --json: one summary line, then one line per failure and warning."""
-    write(wiki, "mal.md", "---\ntype: blog\n---\nx")
+    write(wiki, "mal.md", "---\nstatus: publicado\n---\nx")
     assert main(["import", str(wiki), "--type", "guide"]) == 1
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "created 4, updated 0, unchanged 0, failed 1, warnings 2"
-    assert any(line.strip().startswith("failed  mal.md:") and "(type)" in line for line in lines)
+    assert any(line.strip().startswith("failed  mal.md:") and "(status)" in line for line in lines)
     assert sum("warning extra.md" in line for line in lines) == 2
 
 
@@ -350,3 +365,97 @@ def test_sync_and_assets_flags_reach_the_report(
     capsys.readouterr()
     assert main(["import", str(docs), "--sync"]) == 0
     assert "retired 0" in capsys.readouterr().out
+
+
+def test_colliding_slugs_fail_every_file_and_name_the_others(
+    env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Guide.md``/``guide.md``, ``x.md``/``x.mdx``, ``canción.md``/``cancion.md`` and two
+    ``slug: x``: each file fails naming the other (none silently stands for both); the
+    rest import. Before, 11 files became 6 pages with no word."""
+    docs = tmp_path / "docs"
+    write(docs, "Guide.md", "# Guía grande")
+    write(docs, "guide.md", "# guía pequeña")
+    write(docs, "x.md", "# X md")
+    write(docs, "x.mdx", "# X mdx")
+    write(docs, "canción.md", "# Canción")
+    write(docs, "cancion.md", "# Cancion")
+    write(docs, "uno.md", "---\nslug: propio\n---\n# Uno")
+    write(docs, "dos.md", "---\nslug: propio\n---\n# Dos")
+    write(docs, "sola.md", "# Sola")
+    status, report = run(capsys, str(docs))
+    assert (status, report["created"]) == (1, 1)
+    failed = {f["file"]: f for f in report["failed"]}
+    assert set(failed) == {
+        "Guide.md", "guide.md", "x.md", "x.mdx", "canción.md", "cancion.md", "uno.md", "dos.md"
+    }  # fmt: skip
+    assert {f["field"] for f in failed.values()} == {"slug"}
+    assert "guide.md" in failed["Guide.md"]["error"]
+    assert "Guide.md" in failed["guide.md"]["error"]
+    assert "cancion.md" in failed["canción.md"]["error"]
+    assert "dos.md" in failed["uno.md"]["error"]
+    assert [p.slug for p in pages().list()] == ["sola"]
+
+
+class CountingStore:
+    """The real store, with every write through it counted (``part.method``): what a
+    re-import writes, not just what it reports."""
+
+    WRITES = frozenset(
+        {
+            "create", "update", "set_freshness", "set_freshness_many", "set_origins",
+            "save_snapshot", "save_nav", "put_assets", "save_manifest", "record", "add",
+        }
+    )  # fmt: skip
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.writes: dict[str, int] = {}
+
+    def __getattr__(self, part: str) -> Any:
+        return _CountedPart(getattr(self.inner, part), part, self.writes, self.WRITES)
+
+
+class _CountedPart:
+    def __init__(self, inner: Any, name: str, writes: dict[str, int], names: frozenset[str]):
+        self.inner, self.name, self.writes, self.names = inner, name, writes, names
+
+    def __getattr__(self, method: str) -> Any:
+        found = getattr(self.inner, method)
+        if method not in self.names or not callable(found):
+            return found
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            key = f"{self.name}.{method}"
+            self.writes[key] = self.writes.get(key, 0) + 1
+            return found(*args, **kwargs)
+
+        return counted
+
+
+def test_an_unchanged_reimport_writes_nothing_but_its_outcome(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A tree with folders (a nav of its own), an image and front matter, imported twice:
+    the second import makes no revision and no store write but the one outcome event
+    ``status`` shows (the first one writes pages, chunks, nav, assets and origins)."""
+    from shared.services.importer import import_directory
+    from tests.fixtures.embedder import HashingEmbedder
+
+    docs = tmp_path / "docs"
+    write(docs, "index.md", "# Inicio\n\n[Uno](guias/uno.md)\n")
+    write(docs, "guias/uno.md", "---\nsidebar_position: 2\n---\n# Uno\n\n![logo](logo.png)\n")
+    write(docs, "guias/logo.png", b"\x89PNG fake")
+    write(docs, "guias/dos.md", "---\ntitle: Dos\ntags: [x]\n---\nTexto.\n")
+    store = open_store(get_settings())
+    first = CountingStore(store)
+    import_directory(docs, first, HashingEmbedder())
+    assert {"pages.create", "site.save_nav", "site.put_assets", "pages.set_origins"} <= set(
+        first.writes
+    )
+    revisions = {p.slug: len(store.revisions.history(p.slug)) for p in store.pages.list()}
+    again = CountingStore(store)
+    report = import_directory(docs, again, HashingEmbedder())
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 3)
+    assert again.writes == {"events.record": 1}
+    assert {p.slug: len(store.revisions.history(p.slug)) for p in store.pages.list()} == revisions

@@ -300,3 +300,30 @@ def test_an_object_shown_without_its_heading_is_linked_as_its_page(tmp_path: Pat
     tree = tree_of(docs, tmp_path)
     assert tree.refs["pkg.Child"] == ("child", "")
     assert tree.refs["pkg.Child.own"] == ("child", "pkg.Child.own")
+
+
+def test_a_module_griffe_cannot_parse_is_its_directives_stand_in(
+    store_env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``X = 1 + 1 + …`` (200,000 terms) overflows the parser: its directive is the
+    stand-in, a warning names the module, and the other module and pages are imported."""
+    repo = tmp_path / "repo"
+    write(repo, "mkdocs.yml", "site_name: Demo\nplugins:\n  mkdocstrings:\n")
+    write(repo, "src/motor/__init__.py", '"""Motor."""\n')
+    write(repo, "src/motor/engine.py", SOURCE)
+    write(repo, "src/motor/huge.py", "X = " + " + ".join(["1"] * 200_000) + "\n")
+    write(repo, "docs/api.md", "# API\n\n::: motor.engine.Engine\n\n::: motor.huge.X\n")
+    write(repo, "docs/index.md", "# Inicio\n\nTexto de la portada.\n")
+    status, report = run(capsys, str(repo / "docs"), "--repo", str(repo), "--type", "reference")
+    assert status == 0, report
+    assert report["created"] == 2
+    assert report["failed"] == []
+    page = open_store(get_settings()).pages.get("api")
+    assert page is not None
+    assert "def start(*, force: bool = False) -> str" in page.content
+    assert "**API reference:** `motor.huge.X` (source not parsed)." in page.content
+    assert {
+        "file": "src/motor/huge.py",
+        "warning": "griffe could not parse this module (RecursionError): "
+        "its directives are stand-ins",
+    } in report["warnings"], report["warnings"]

@@ -54,12 +54,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return Built(report, store, (work / "site").resolve())
 
 
-def test_every_file_is_imported_and_only_foreign_keys_are_warned(built: Built) -> None:
+def test_every_file_is_imported_and_the_generators_keys_are_never_warned(built: Built) -> None:
+    """``keywords`` and a route ``slug: /`` are Docusaurus' own: read or dropped quietly."""
     assert (built.report.created, built.report.failed) == (5, [])
-    assert [w["warning"] for w in built.report.warnings] == [
-        "dropped unknown key 'keywords'",
-        "slug '/' is a route: the slug comes from the file's path",
-    ]
+    assert built.report.warnings == []
 
 
 def test_titles_come_from_the_front_matter_else_the_first_heading(built: Built) -> None:

@@ -105,12 +105,13 @@ def test_every_page_carries_the_widget(client: Client, auth: Any, store: Any) ->
     assert rebuild(client, auth).status_code == 200
     html = [p for p in site_files() if p.suffix == ".html"]
     pages = [p for p in html if p.parent.name != "sections"]
-    assert len(pages) == 3  # index, the concept listing, the page
-    assert len(html) == 5  # and the files of the top level and of the section
+    assert len(pages) == 4  # index, 404.html, the concept listing, the page
+    assert len(html) == 6  # and the files of the top level and of the section
     for page in pages:
         text = page.read_text()
         depth = len(page.relative_to(site()).parts) - 1
-        root = "../" * depth
+        # 404.html is served at any depth, so its links start at the site's root
+        root = "/" if page.name == "404.html" else "../" * depth
         assert f'<link rel="stylesheet" href="{root}static/widget.css">' in text
         assert re.search(
             rf'<script src="{re.escape(root)}static/widget\.js" defer data-ask-url="/ask" '

@@ -133,7 +133,8 @@ def edit_reads(store: Any, reads: Reads, n: int) -> tuple[Reads, BuildReport]:
 def test_one_body_edit_reads_the_edited_page_not_the_wiki(
     store: Any, store_env: str, reads: Reads, n: int
 ) -> None:
-    """reads <= 10 + pages touched, the same count at 50 and at 500 pages."""
+    """reads <= 11 + pages touched, the same count at 50 and at 500 pages (the constant
+    part: the manifest, the nav, what imports said of their trees, the drafts...)."""
     counted, report = edit_reads(store, reads, n)
     touched = report.built
     print(f"{store_env} n={n}: touched {touched}, {counted}")
@@ -141,7 +142,7 @@ def test_one_body_edit_reads_the_edited_page_not_the_wiki(
     assert touched == 5  # the page, the two links it lost, the two it gained
     assert counted.records <= 1 + touched
     if store_env == "firestore":
-        assert counted.documents <= 10 + touched, counted
+        assert counted.documents <= 11 + touched, counted
     page = (site() / f"concept—p{n // 2:04d}" / "index.html").read_text()
     assert "Texto nuevo." in page
     backlink = quote(f"concept—p{n // 2:04d}") + "/index.html"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -192,3 +193,100 @@ def test_the_access_log_names_the_path_under_serve(url: str, serve: ServerFactor
         if '"requestUrl"' in line
     }
     assert {"/ask", "/feedback"} <= urls
+
+
+# -- slow bodies and many peers ----------------------------------------------------------------
+
+
+def _slow_body(sock: socket.socket, stop: float) -> None:
+    """A whole head declaring 1,000 bytes, then one byte every 2 s until ``stop``."""
+    with contextlib.suppress(OSError):
+        sock.sendall(
+            b"POST /wiki_create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000\r\n\r\n{"
+        )
+        while time.monotonic() < stop:
+            time.sleep(0.5)
+            sock.sendall(b" ")
+            time.sleep(1.5)
+
+
+def test_bodies_sent_a_byte_at_a_time_hold_no_thread_and_get_a_408(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """2 × threads sockets sending a 1,000-byte body a byte every 2 s: other clients are
+    answered within a second meanwhile, and each slow body gets a JSON 408 at its deadline."""
+    url = serve({"THREADS": str(THREADS), "BIBLIOTECA_BODY_TIMEOUT": "2"})
+    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    socks = [socket.create_connection(address, timeout=5) for _ in range(2 * THREADS)]
+    stop = time.monotonic() + 4.0
+    senders = [threading.Thread(target=_slow_body, args=(s, stop), daemon=True) for s in socks]
+    try:
+        for sender in senders:
+            sender.start()
+        time.sleep(0.5)  # every slow head is in and its body has begun
+        for _ in range(5):
+            started = time.monotonic()
+            reply = httpx.post(f"{url}/ask", json={"question": "x", "mode": "tutor"}, timeout=5)
+            assert reply.status_code < 500
+            assert time.monotonic() - started < 1.0
+        for sock in socks:
+            answer = _read_all(sock, 6)
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+            assert b"request_timeout" in answer
+            assert b"KiB/s" in answer
+    finally:
+        for sock in socks:
+            sock.close()
+        for sender in senders:
+            sender.join(timeout=5)
+
+
+def test_idle_sockets_of_many_peers_do_not_lock_out_a_new_client(
+    env: dict[str, str], serve: ServerFactory
+) -> None:
+    """16 peer addresses × 64 half-sent heads (more than the worker's 1,000 connection
+    slots): a new client is still answered, and the heaviest peers' oldest give way."""
+    url = serve({"THREADS": str(THREADS)})
+    port = int(url.rsplit(":", 1)[1])
+    held: list[socket.socket] = []
+    try:
+        for peer in range(2, 18):
+            for _ in range(64):
+                sock = socket.socket()
+                sock.settimeout(5)
+                sock.bind((f"127.0.0.{peer}", 0))
+                sock.connect(("127.0.0.1", port))
+                sock.sendall(b"POST /as")
+                held.append(sock)
+        time.sleep(0.5)  # the worker has accepted what it will
+        reply = httpx.get(f"{url}/openapi.json", timeout=5)
+        assert reply.status_code == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_imported_assets_are_served_unable_to_script(
+    env: dict[str, str], serve: ServerFactory, tmp_path: Path
+) -> None:
+    """Under /_assets/ every file carries a sandboxing CSP and nosniff; an HTML asset is a
+    plain-text attachment, never a page of the site's origin."""
+    site = tmp_path / "site"
+    (site / "_assets" / "ab12").mkdir(parents=True)
+    (site / "index.html").write_text("<!doctype html><title>x</title>", encoding="utf-8")
+    (site / "_assets" / "ab12" / "page.html").write_text(
+        "<script>window.__xss=1</script>", encoding="utf-8"
+    )
+    (site / "_assets" / "ab12" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    url = serve({"BIBLIOTECA_SITE_DIR": str(site)})
+    html = httpx.get(f"{url}/_assets/ab12/page.html", timeout=10)
+    assert html.status_code == 200
+    assert html.headers["content-disposition"] == "attachment"
+    assert html.headers["content-type"].startswith("text/plain")
+    assert "sandbox" in html.headers["content-security-policy"]
+    png = httpx.get(f"{url}/_assets/ab12/logo.png", timeout=10)
+    assert png.headers["content-type"] == "image/png"
+    assert png.headers["x-content-type-options"] == "nosniff"
+    assert not png.headers.get("content-disposition", "").startswith("attachment")
+    assert "content-security-policy" not in httpx.get(f"{url}/", timeout=10).headers

@@ -165,11 +165,19 @@ def test_an_update_that_keeps_losing_gives_up_at_its_deadline_with_a_503(store: 
             return getattr(pages, name)
 
         def update(
-            self, page: Any, chunks: Any, *, expected_version: int, revision: Any = None
+            self,
+            page: Any,
+            chunks: Any,
+            *,
+            expected_version: int,
+            revision: Any = None,
+            closes: Any = None,
         ) -> None:
             now = pages.get(slug)
             pages.update(replace(now, version=now.version + 1), None, expected_version=now.version)
-            pages.update(page, chunks, expected_version=expected_version, revision=revision)
+            pages.update(
+                page, chunks, expected_version=expected_version, revision=revision, closes=closes
+            )
 
     class Racing:
         def __getattr__(self, name: str) -> Any:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from shared.gates.code_paths import normalize_path
 from shared.gates.grounding import check_grounding
+from shared.text.code_paths import normalize_path
 
 READ_RPCS = (
     "batch_get_documents",

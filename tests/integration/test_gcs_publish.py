@@ -11,7 +11,7 @@ from typing import Any
 from shared.bootstrap import open_store
 from shared.config import get_settings
 from shared.errors import Unavailable
-from shared.publish.gcs import GcsPublisher
+from shared.publish.gcs import GcsPublisher, upload
 from shared.records import Output, PageRecord
 from shared.services.importer import import_directory
 from tests.fixtures.embedder import HashingEmbedder
@@ -251,3 +251,24 @@ def test_linked_files_go_to_the_bucket_once_and_leave_with_the_last_link(
     publisher.events.clear()
     assert rebuild(get_settings(), publisher=publisher).status == "ok"
     assert ("delete", uploaded[0]) in publisher.events
+
+
+def test_document_assets_are_uploaded_as_plain_text_attachments(gcs_site: str) -> None:
+    """An HTML file a page links is a text/plain attachment in the bucket, never a page of
+    the site's origin; an image keeps its type and is shown inline."""
+    publisher = GcsPublisher(gcs_site)
+    upload(
+        publisher.bucket(),
+        publisher.name("_assets/ab/page.html"),
+        b"<script>1</script>",
+        "no-cache",
+        asset=True,
+    )
+    upload(
+        publisher.bucket(), publisher.name("_assets/ab/x.png"), b"\x89PNG", "no-cache", asset=True
+    )
+    found = objects(gcs_site)
+    html, png = found["_assets/ab/page.html"], found["_assets/ab/x.png"]
+    assert html.content_type.startswith("text/plain")
+    assert html.content_disposition == "attachment"
+    assert (png.content_type, png.content_disposition) == ("image/png", None)

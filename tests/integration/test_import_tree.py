@@ -12,7 +12,8 @@ from shared.ports import SitePublisher
 from shared.publish.local import LocalPublisher
 from shared.records import Origin, Publication
 from shared.schema import parse_front_matter
-from shared.services.importer import import_directory, tree_name
+from shared.services.importer import import_directory
+from shared.services.tree_identity import tree_name
 from shared.services.wiki import create_validated
 from tests.fixtures.crawl import crawl
 from tests.fixtures.embedder import HashingEmbedder
@@ -93,6 +94,31 @@ def test_sync_archives_only_this_trees_pages_whose_file_is_gone(
         "active",
     )
     assert _import(one, store, sync=True).retired == 0  # retired once
+
+
+def test_two_repositories_checked_out_as_website_never_retire_each_others_pages(
+    store: Any, tmp_path: Path
+) -> None:
+    """``a/website`` and ``b/website``, two remotes, ``--sync`` into one store in turn:
+    every page of both stays active (the tree is its repository, not its folder's name);
+    ``--tree`` names a tree explicitly."""
+    for owner in ("a", "b"):
+        checkout = tmp_path / owner / "website"
+        write(
+            checkout, ".git/config", f'[remote "origin"]\n\turl = git@github.com:{owner}/site.git\n'
+        )
+        write(checkout, f"docs/{owner}.md", f"# {owner.upper()}\n\nTexto.\n")
+    first, second = tmp_path / "a" / "website" / "docs", tmp_path / "b" / "website" / "docs"
+    _import(first, store, sync=True)
+    report = _import(second, store, sync=True)
+    assert report.retired == 0
+    assert (_status(store, "a"), _status(store, "b")) == ("active", "active")
+    assert store.pages.origins("github.com/a/site/docs") == {"a": "a.md"}
+    assert _import(first, store, sync=True).retired == 0
+    assert _status(store, "b") == "active"
+    named = _import(second, store, sync=True, tree_label="equipo-b")
+    assert named.retired == 0
+    assert store.pages.origins("equipo-b") == {"b": "b.md"}
 
 
 class Recording:

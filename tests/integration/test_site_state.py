@@ -93,3 +93,21 @@ def test_the_navigation_is_saved_replaced_and_removed(store: Any) -> None:
     assert store.site.load_nav() == {"items": []}
     store.site.save_nav(None)
     assert store.site.load_nav() is None
+
+
+def test_what_imports_said_of_their_trees_is_kept_whole_and_replaced(store: Any) -> None:
+    """save_imports keeps each tree's routes (case and accents kept) and site name; a
+    second save replaces the first; nothing saved reads as None."""
+    assert store.site.load_imports() is None
+    facts = {
+        "trees": {
+            "github.com/org/web/docs": {
+                "routes": {"reference—react—usestate": ["reference/react/useState"]},
+                "site_name": "Documentación",
+            }
+        }
+    }
+    store.site.save_imports(facts)
+    assert store.site.load_imports() == facts
+    store.site.save_imports({"trees": {}})
+    assert store.site.load_imports() == {"trees": {}}

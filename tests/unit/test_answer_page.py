@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.answer_page import as_page, cite_distinct
+from shared.retrieval.answer_page import as_page, cite_distinct
 from shared.retrieval.extractive import FRAMING, HEDGE
 
 CITED = ["guide—codes", "guide—resp"]
@@ -44,6 +44,16 @@ def test_code_keeps_its_brackets_and_a_link_text_has_no_brackets() -> None:
     assert "`x[1]` ([[guide—codes|A b c]])" in page
     assert "```python\nitems[1]\n```" in page
     assert page.endswith("Fin ([[guide—resp|guide—resp]]).\n")
+
+
+def test_a_fence_inside_a_longer_fence_is_code_and_so_is_its_marker() -> None:
+    """A four-backtick fence that shows a three-backtick one stays code to its own close:
+    the ``[2]`` inside is neither linked nor counted, the ``[1]`` after it is."""
+    shown = "````md\n```py\nx = a[2]\n```\ny = b[2]\n````"
+    page = as_page(f"Así se ve:\n\n{shown}\n\nVer la guía [1].", CITED, TITLES)
+    assert shown in page
+    assert "[[guide—resp" not in page
+    assert "([[guide—codes|Códigos de estado]])" in page
 
 
 def test_a_link_after_a_sentence_end_goes_inside_the_sentence() -> None:

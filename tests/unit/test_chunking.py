@@ -30,7 +30,7 @@ def _content_words(markdown: str) -> set[str]:
     return {w for line in lines if not line.startswith(("#", "```")) for w in line.split()}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(MARKDOWN)
 def test_prose_chunks_are_bounded_and_fences_whole(markdown: str) -> None:
     """A chunk without code is at most the limit, none is blank, every fence in one is whole."""
@@ -41,7 +41,7 @@ def test_prose_chunks_are_bounded_and_fences_whole(markdown: str) -> None:
             assert len(piece.text) <= MAX, len(piece.text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(MARKDOWN)
 def test_no_word_of_prose_or_code_is_lost(markdown: str) -> None:
     """Every word of the body's prose and code appears in some chunk."""
@@ -49,7 +49,7 @@ def test_no_word_of_prose_or_code_is_lost(markdown: str) -> None:
     assert _content_words(markdown) <= seen
 
 
-@settings(max_examples=50, deadline=None)
+@settings(deadline=None)
 @given(MARKDOWN)
 def test_chunking_is_deterministic(markdown: str) -> None:
     """The same page gives the same chunks (their hashes let vectors be reused)."""

@@ -106,8 +106,9 @@ def substitute(text: str, values: dict[str, str]) -> str:
     )
 
 
-def http_functions(main_py: Path) -> set[str]:
-    """Names of the module-level functions decorated with ``@functions_framework.http``."""
+def http_functions(main_py: Path, kind: str = "http") -> set[str]:
+    """Names of the module-level functions decorated with ``@functions_framework.http``
+    (``kind``: ``cloud_event`` for the event-triggered ones)."""
     tree = ast.parse(main_py.read_text(encoding="utf-8"))
     return {
         node.name
@@ -115,7 +116,7 @@ def http_functions(main_py: Path) -> set[str]:
         if isinstance(node, ast.FunctionDef)
         and any(
             isinstance(d, ast.Attribute)
-            and d.attr == "http"
+            and d.attr == kind
             and isinstance(d.value, ast.Name)
             and d.value.id == "functions_framework"
             for d in node.decorator_list
@@ -154,7 +155,9 @@ def test_a_new_function_folder_without_a_deploy_step_is_reported() -> None:
 
 
 def test_entry_point_is_the_folder_name_and_an_http_function(build: dict[str, Any]) -> None:
-    """--entry-point names a @functions_framework.http function of that folder's main.py."""
+    """--entry-point names a @functions_framework.http function of that folder's main.py,
+    or for a Pub/Sub-triggered one (enrich) a @functions_framework.cloud_event function,
+    retried, deployed once its topic exists."""
     for step in deploy_steps(build):
         name = step["args"][2]
         found = flags(step["args"])
@@ -163,11 +166,17 @@ def test_entry_point_is_the_folder_name_and_an_http_function(build: dict[str, An
         assert main.is_file(), (
             f"cloudbuild.yaml deploys {name}; functions/{name}/main.py is missing"
         )
-        assert name in http_functions(main), f"functions/{name}/main.py has no http {name}()"
         assert one(found, "--source") == f"build/functions/{name}"
         assert one(found, "--runtime") == "python312"
         assert one(found, "--region") == "${_REGION}"
         assert "--gen2" in found
+        if "--trigger-topic" in found:
+            assert name in http_functions(main, "cloud_event"), f"{name}() is no cloud_event"
+            assert "--trigger-http" not in found
+            assert "--retry" in found
+            assert step["waitFor"] == ["stage", "enrich-topics"]
+            continue
+        assert name in http_functions(main), f"functions/{name}/main.py has no http {name}()"
         assert "--trigger-http" in found
         assert step["waitFor"] == ["stage"]
 
@@ -420,7 +429,8 @@ def test_tests_run_before_anything_is_staged_or_deployed(build: dict[str, Any]) 
 
 def test_the_deploy_gate_is_the_ci_gate(build: dict[str, Any]) -> None:
     """The test step runs .ci/run, as CI does, with every tier: no marker deselected, the
-    emulator of a step before it named by FIRESTORE_EMULATOR_HOST, the corpus copied."""
+    emulators of steps before it named by FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST,
+    the corpus copied."""
     steps = {s["id"]: s for s in build["steps"]}
     test = steps["test"]
     script = test["args"][-1]
@@ -446,7 +456,19 @@ def test_the_deploy_gate_is_the_ci_gate(build: dict[str, Any]) -> None:
     corpus = steps["test-corpus"]
     assert "${_TEST_CORPUS}" in corpus["args"][-1]
     assert env["BIBLIOTECA_TEST_CORPUS"] in corpus["args"][-1]
-    assert set(test["waitFor"]) == {emulator["id"], "test-corpus"}
+    pubsub_host, pubsub_port = env["PUBSUB_EMULATOR_HOST"].split(":")
+    pubsub = next(
+        s for s in build["steps"] if any(a == f"--name={pubsub_host}" for a in s.get("args", []))
+    )
+    assert pubsub["args"][pubsub["args"].index("gcloud") :] == [
+        "gcloud",
+        "beta",
+        "emulators",
+        "pubsub",
+        "start",
+        f"--host-port=0.0.0.0:{pubsub_port}",
+    ]
+    assert set(test["waitFor"]) == {emulator["id"], pubsub["id"], "test-corpus"}
     config = steps["config"]["args"][-1]
     assert "_TEST_CORPUS" not in config  # optional: without it the corpus tests skip
 
@@ -457,6 +479,8 @@ def test_ci_uses_the_emulator_it_is_given() -> None:
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'external_emulator="${FIRESTORE_EMULATOR_HOST:-}"' in script
     assert 'if [[ -n "$external_emulator" ]]; then' in script
+    assert 'external_pubsub="${PUBSUB_EMULATOR_HOST:-}"' in script
+    assert 'if [[ -n "$external_pubsub" ]]; then' in script
     assert "missing+=(chromium)" in script
     assert "missing+=(google-cloud-cli)" in script
     assert "make test" in script
@@ -473,6 +497,7 @@ def test_substitutions_are_defined_and_used(build: dict[str, Any]) -> None:
     substituted = substitute(text, dict.fromkeys(BUILTINS, "x") | defined)
     bash_variables = {"(", "verb", "uri", "headers", "access", "auth", "token"}
     bash_variables |= {"filter", "metric", "channel", "channels", "policy"}  # rebuild-alert
+    bash_variables |= {"topic", "trigger", "sub", "agent"}  # the enrichment queue
     assert set(re.findall(r"\$(\(|\w+)", substituted)) <= bash_variables
 
 

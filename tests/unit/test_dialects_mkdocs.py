@@ -68,6 +68,8 @@ def test_anchor_and_heading_ids_are_found_for_autorefs() -> None:
         ('{.python group="g1"}', "python"),
         ('{.rich columns="80" title="colors"}', 'rich title="colors"'),
         ('py hl_lines="1-2" linenums="5"', 'py hl_lines="1-2" linenums="5"'),
+        ("sh [setup.sh]", 'sh title="setup.sh"'),  # VitePress' file name is its title
+        ("[.env]", 'text title=".env"'),  # a title alone: shown as text
     ],
 )
 def test_fence_attributes_become_the_one_info_form(info: str, expected: str) -> None:

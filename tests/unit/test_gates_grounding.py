@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.gates.code_paths import cited_paths, normalize_path, path_key, suffix_keys
 from shared.gates.grounding import REASON, Grounding, resolve
+from shared.text.code_paths import cited_paths, normalize_path, path_key, suffix_keys
 
 # (answer text, the distinct paths it cites). Run ``python -m tests.unit.test_gates_grounding``
 # to print what the extractor finds on each.

@@ -108,10 +108,23 @@ def test_parse_file_keeps_only_what_the_file_states(tmp_path: Path) -> None:
 
 def test_unknown_keys_are_dropped_and_reported(tmp_path: Path) -> None:
     """Keys outside the schema are dropped from the metadata and listed, sorted."""
-    path = write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\nauthor: ana\nhide: [toc]\n---\nx")
+    path = write(tmp_path, "a.md", "---\ntitle: A\ntype: guide\ncolor: red\nautor: ana\n---\nx")
     parsed = parse_file(path, tmp_path)
-    assert parsed.dropped_keys == ("author", "hide")
+    assert parsed.dropped_keys == ("autor", "color")
     assert set(parsed.metadata) == {"title", "type"}
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["author: ana", "date: 2024-05-01", "head: []", "hide_title: true", "pagination_next: x",
+     "layout: home", "hero: {name: x}", "features: []", "outline: deep", "prev: false",
+     "hide: [toc]", "i18nReady: true", "sidebar_label: Corto", "id: corto"],
+)  # fmt: skip
+def test_a_generators_own_keys_are_dropped_without_a_warning(tmp_path: Path, key: str) -> None:
+    """Docusaurus, Starlight, VitePress and Material keys are the generator's: no warning."""
+    parsed = parse_file(write(tmp_path, "a.md", f"---\ntitle: A\n{key}\n---\nx"), tmp_path)
+    assert (parsed.dropped_keys, parsed.notes) == ((), ())
+    assert set(parsed.metadata) == {"title"}
 
 
 @pytest.mark.parametrize(
@@ -137,28 +150,35 @@ def test_a_utf8_bom_is_not_part_of_the_text(tmp_path: Path) -> None:
     assert parse_file(path, tmp_path).metadata["title"] == "Con BOM"
 
 
-def test_an_mdx_pages_own_type_is_dropped_so_the_default_type_applies(tmp_path: Path) -> None:
-    """Starlight's ``type: cms`` is no page type: a note, not a failed file; a .md keeps it."""
+def test_a_generators_own_type_is_never_a_failed_file(tmp_path: Path) -> None:
+    """Starlight's ``type: cms`` is no page type: dropped with a note (in .md and .mdx);
+    ``type: tutorial`` names a page kind and becomes the kind; a page type is kept."""
     parsed = parse_file(write(tmp_path, "a.mdx", "---\ntitle: A\ntype: cms\n---\nx"), tmp_path)
     assert "type" not in parsed.metadata
     assert parsed.notes == ("dropped 'type: cms': not a page type",)
     kept = parse_file(write(tmp_path, "b.mdx", "---\ntitle: B\ntype: Guide\n---\nx"), tmp_path)
     assert kept.metadata["type"] == "Guide"
     markdown = parse_file(write(tmp_path, "c.md", "---\ntitle: C\ntype: cms\n---\nx"), tmp_path)
-    assert markdown.metadata["type"] == "cms"  # refused at write time, as before
+    assert "type" not in markdown.metadata
+    tutorial = parse_file(write(tmp_path, "d.md", "---\ntype: Tutorial\n---\nx"), tmp_path)
+    assert ("type" in tutorial.metadata, tutorial.metadata["kind"], tutorial.notes) == (
+        False,
+        "tutorial",
+        (),
+    )
 
 
 def test_a_slug_that_is_a_route_gives_way_to_the_paths(tmp_path: Path) -> None:
     """Docusaurus' ``slug: /`` or ``slug: /guias/x`` is where the page is served, not ours."""
     parsed = parse_file(write(tmp_path, "docs/intro.mdx", "---\nslug: /\n---\nx"), tmp_path)
     assert parsed.slug == "docs—intro"
-    assert parsed.notes == ("slug '/' is a route: the slug comes from the file's path",)
+    assert (parsed.stated_slug, parsed.notes) == ("/", ())  # kept as the page's route
 
 
 def test_sidebar_keys_place_the_page_and_are_not_unknown_keys(tmp_path: Path) -> None:
     text = "---\nsidebar:\n  label: Corto\n  order: 2\nsidebar_position: 9\ni18nReady: true\n---\nx"
     parsed = parse_file(write(tmp_path, "a.mdx", text), tmp_path)
-    assert parsed.dropped_keys == ("i18nReady",)
+    assert parsed.dropped_keys == ()  # i18nReady is Starlight's own
     assert (parsed.hint.label, parsed.hint.order) == ("Corto", 2.0)
     assert parsed.metadata["title"] == "Corto"  # no title, no heading: the nav label
 

@@ -81,7 +81,7 @@ def _attempt(normalize: Callable[[Any, str], Any], value: Any, field: str) -> An
         return exc
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(JSON | SOURCE_LISTS)
 def test_sources_of_any_json_value_normalize_or_raise_invalid_input(value: Any) -> None:
     """For any JSON value normalize_sources returns a normalized list or raises InvalidInput."""
@@ -93,7 +93,7 @@ def test_sources_of_any_json_value_normalize_or_raise_invalid_input(value: Any) 
         assert _is_normalized_sources(outcome)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(SOURCE_LISTS)
 def test_sources_normalization_is_idempotent(value: Any) -> None:
     """Normalizing an already normalized sources list changes nothing."""
@@ -109,7 +109,7 @@ RELATED_LISTS = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(JSON | RELATED_LISTS)
 def test_related_of_any_json_value_normalize_or_raise_invalid_input(value: Any) -> None:
     """For any JSON value normalize_related returns distinct valid slugs or raises InvalidInput."""
@@ -122,7 +122,7 @@ def test_related_of_any_json_value_normalize_or_raise_invalid_input(value: Any) 
         assert len(set(outcome)) == len(outcome)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(RELATED_LISTS)
 def test_related_normalization_is_idempotent(value: Any) -> None:
     """Normalizing an already normalized related list changes nothing."""

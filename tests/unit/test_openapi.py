@@ -18,6 +18,7 @@ FUNCTIONS = (
     "rebuild",
     "feedback",
     "wiki_history",
+    "wiki_duplicates",
 )
 
 

@@ -77,6 +77,7 @@ def test_the_lazy_embedder_asks_for_its_key_only_when_it_embeds() -> None:
         embedder.embed_query("hola")
 
 
+@pytest.mark.slow
 def test_local_embedder_separates_related_from_unrelated_across_languages() -> None:
     """USE-multilingual: unit 512-d vectors; a translation is closer than an unrelated text."""
     embedder = shared_local_embedder()
@@ -102,3 +103,20 @@ def test_sliding_window_limits_each_client_and_says_when_to_retry() -> None:
     window.check("b")
     now[0] += 50
     window.check("a")  # the first hit left the window
+
+
+def test_the_provider_tables_name_exactly_the_values_the_settings_accept() -> None:
+    """A provider is one table entry: BIBLIOTECA_LLM and BIBLIOTECA_EMBEDDER accept exactly
+    the names of shared.providers.table, and each entry knows its recorded name unbuilt."""
+    from typing import get_args
+
+    from shared.config import Settings
+    from shared.providers.table import EMBEDDERS, GENERATORS
+
+    assert set(get_args(Settings.model_fields["llm"].annotation)) == set(GENERATORS)
+    assert set(get_args(Settings.model_fields["embedder"].annotation)) == set(EMBEDDERS)
+    settings = load_settings({"BIBLIOTECA_LLM_MODEL": "m"})
+    assert [GENERATORS[n].answerer(settings) for n in ("gemini", "openai")] == [
+        "gemini:gemini-2.5-flash",
+        "openai:m",
+    ]

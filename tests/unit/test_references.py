@@ -52,3 +52,19 @@ def test_no_doc_points_outside_the_repository() -> None:
             elif not resolved.exists():
                 wrong.append(f"{doc.relative_to(ROOT)}: links {target}, which does not exist")
     assert wrong == []
+
+
+def test_every_command_has_an_example_in_its_help() -> None:
+    """A command without an example in ``shared.cli.examples`` fails here; each example
+    names its own command, and ``--help`` shows it."""
+    from shared.cli import build_parser
+    from shared.cli.examples import EXAMPLES
+
+    commands = set(cli_reference._subparsers(build_parser([])))
+    assert commands - set(EXAMPLES) == set()
+    assert set(EXAMPLES) - commands == set()
+    for name, lines in EXAMPLES.items():
+        assert all(f"biblioteca {name}" in line for line in lines), name
+    diff = cli_reference._subparsers(build_parser(["diff"]))["diff"]
+    assert "examples:" in diff.format_help()
+    assert "biblioteca diff runbook" in diff.format_help()

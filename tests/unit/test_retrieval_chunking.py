@@ -58,3 +58,18 @@ def test_page_without_body_still_has_a_chunk() -> None:
     """An empty page is still findable by its title."""
     pieces = split_markdown("Sólo título", "")
     assert [(p.heading, p.text) for p in pieces] == [("Sólo título", "Sólo título")]
+
+
+def test_a_fence_indented_inside_a_list_item_is_never_cut() -> None:
+    """A code block indented under a list item (MDX and MkDocs steps), a blank line inside
+    it, is one block: no chunk opens or ends inside it, however small the chunks."""
+    code = "\n".join(f"      line_{i} = {i}" if i != 6 else "" for i in range(12))  # a blank
+    markdown = (
+        '# T\n\n1. Configura el sitio:\n\n    ```js title="astro.config.mjs"\n'
+        f"{code}\n    ```\n\n2. Publica el sitio con el flujo de trabajo."
+    )
+    pieces = split_markdown("T", markdown, max_chars=120, overlap=30)
+    holding = [p.text for p in pieces if "line_0" in p.text]
+    assert len(holding) == 1
+    assert "line_11" in holding[0]
+    assert holding[0].count("```") == 2

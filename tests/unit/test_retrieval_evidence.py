@@ -39,6 +39,22 @@ def test_a_chunk_runs_on_into_its_section_without_the_carried_overlap() -> None:
     )
 
 
+def test_the_lead_passage_runs_on_into_the_next_section_under_its_heading() -> None:
+    """The answer's first passage goes on past its heading (the subsection that names the
+    parameter), opening it on its heading line; any other passage stops at its heading."""
+    rows = {
+        ("p", 0): row(0, "Limita la longitud del texto."),
+        ("p", 1): row(1, "Usa `max_length` dentro de `Query`.", heading="Uso › Query"),
+    }
+    chunk = Ranked("p", "P", "Uso", rows[("p", 0)].text, 0, 0.5, 0.5, 0.5)
+    assert evidence.section_text(chunk, rows, [chunk], lead=True) == (
+        "Limita la longitud del texto.\n\n#### Query\n\nUsa `max_length` dentro de `Query`."
+    )
+    assert evidence.section_text(chunk, rows, [chunk]) == "Limita la longitud del texto."
+    long = {**rows, ("p", 1): row(1, "y" * evidence.LEAD_RUN_CHARS, heading="Otra")}
+    assert evidence.section_text(chunk, long, [chunk], lead=True) == rows[("p", 0)].text
+
+
 def test_a_chunk_does_not_run_into_a_cited_chunk_or_past_the_budget() -> None:
     """A following chunk cited on its own is not repeated; the section text stays bounded."""
     rows = {("p", i): row(i, "x" * 700) for i in range(3)}

@@ -167,3 +167,31 @@ def test_help_prompt_delimits_sources_and_escapes_their_closing_tag() -> None:
 def test_tutor_prompt_has_only_the_question() -> None:
     """No sources in tutor mode."""
     assert "<source" not in tutor_prompt("¿Qué es REST?")
+
+
+def test_a_how_to_quote_that_only_introduces_is_followed_by_the_sentence_naming_the_api() -> None:
+    """The best-matching quote names nothing to act on: the answer adds the next sentence
+    of the lead passage that names the identifier, with the code it introduces."""
+    text = (
+        "Puedes limitar la longitud máxima del texto recibido en la query.\n\n"
+        "#### Añadir Query\n\n"
+        "Importa `Query` y establece el parámetro `max_length` a 50:\n\n"
+        "```python\nq: Annotated[str | None, Query(max_length=50)] = None\n```"
+    )
+    answer = compose(
+        "¿Cómo limito la longitud máxima del texto en la query?", [passage(1, "q", text)]
+    )
+    assert "`max_length`" in answer
+    assert "Query(max_length=50)" in answer
+    assert answer.index("Puedes limitar") < answer.index("`max_length`")
+
+
+def test_a_quote_that_names_the_api_gets_no_further_sentence() -> None:
+    """A quote that already names an identifier is the fact: nothing is appended."""
+    filler = " ".join(f"La frase número {n} habla de otro asunto distinto." for n in range(10))
+    text = (
+        f"Usa `max_length` para limitar la longitud del texto. {filler}\n\n"
+        "Otra frase con `otra_cosa` aquí."
+    )
+    answer = compose("¿Cómo limito la longitud del texto?", [passage(1, "q", text)])
+    assert "`otra_cosa`" not in answer

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from shared.records import ChunkHit, IndexedChunk
-from shared.retrieval.fusion import Ranked, by_page, mix, rrf
+from shared.records import ChunkHit, IndexedChunk, Kind
+from shared.retrieval.fusion import Ranked, by_kind, by_page, mix, rrf
 from shared.retrieval.lexical import LexicalHit
 
 
@@ -95,3 +95,24 @@ def test_reported_relevance_follows_the_page_order_on_0_to_1() -> None:
     scores = [p.relevance for p in numbered(order)]
     assert scores == sorted(scores, reverse=True)
     assert all(0 <= s <= 1 for s in scores)
+
+
+def test_a_page_of_the_kind_the_question_wants_moves_up_and_its_score_gate_does_not() -> None:
+    """by_kind ranks a wanted kind's page higher and an unwanted one lower, by a share of
+    its ranking; each chunk carries its page's kind and keeps its own fused score."""
+    reference = Ranked("api—app", "App", "App", "t", 0, 0.50, 0.5, 0.5)
+    guide = Ranked("guide—app", "App", "Uso", "t", 0, 0.47, 0.5, 0.5)
+    kinds: dict[str, Kind] = {"api—app": "reference", "guide—app": "guide"}
+
+    def kind_of(r: Ranked) -> Kind:
+        return kinds[r.slug]
+
+    def how_to(kind: Kind) -> int:
+        return {"reference": -1, "guide": 1}.get(kind, 0)
+
+    out = by_kind([reference, guide], kind_of, how_to, weight=0.1)
+    assert [r.slug for r in out] == ["guide—app", "api—app"]
+    assert [r.kind for r in out] == ["guide", "reference"]
+    assert [r.fused for r in out] == [0.47, 0.50]
+    same = by_kind([reference, guide], kind_of, lambda kind: 0, weight=0.1)
+    assert [r.slug for r in same] == ["api—app", "guide—app"]

@@ -11,6 +11,7 @@ from shared.services.site_build import bodies, run
 from shared.site.markdown import render_body
 
 
+@pytest.mark.slow
 def test_parallel_parsing_matches_serial(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bodies parsed by spawned worker processes equal those parsed in-process."""
     contents = {f"concept—p{i}": f"# P{i}\n\nVer [[concept—p{i + 1}]] y `x`.\n" for i in range(40)}

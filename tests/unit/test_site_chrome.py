@@ -14,7 +14,7 @@ def test_toc_lists_h2_and_h3_with_the_renderer_ids_as_plain_text() -> None:
     body = render_body(
         "# T\n\n## Uno `code` y [[x|enlace]]\n\n### Dos { #dos }\n\n#### Tres\n\n## Uno\n"
     )
-    assert [(t.level, t.anchor, t.text) for t in chrome.toc(body.html)] == [
+    assert [(t.level, t.anchor, t.text) for t in chrome.toc(body.headings)] == [
         (2, "uno-code-y", "Uno code y"),
         (3, "dos", "Dos"),
         (2, "uno", "Uno"),
@@ -78,8 +78,17 @@ def test_hostile_titles_in_chrome_and_nav_script_stay_inert() -> None:
 def test_toc_keeps_a_headings_code_as_code_and_escapes_the_rest() -> None:
     """``### `<Image />` `` is code in the TOC too, never text that reads as a tag."""
     body = render_body("## El componente `<Image />` & <b>más</b>\n")
-    (entry,) = chrome.toc(body.html)
+    (entry,) = chrome.toc(body.headings)
     assert entry.text == "El componente <Image /> & <b>más</b>"
     assert str(entry.markup) == (
         "El componente <code>&lt;Image /&gt;</code> &amp; &lt;b&gt;más&lt;/b&gt;"
     )
+
+
+def test_the_toc_shows_a_heading_as_the_page_does() -> None:
+    """From the parser's tokens: an allowlisted tag is markup (its text shown, not the tag),
+    a tag the page shows as text is text in the TOC too."""
+    body = render_body("## Pulsa <kbd>Ctrl</kbd> y <Badge>nuevo</Badge>\n")
+    (entry,) = chrome.toc(body.headings)
+    assert entry.text == "Pulsa Ctrl y <Badge>nuevo</Badge>"
+    assert "<kbd>" in body.html

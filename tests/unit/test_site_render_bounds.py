@@ -55,12 +55,14 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
 def test_render_time_grows_linearly(make: Callable[[int], str]) -> None:
     """Eight times the input costs about eight times the time, not sixty-four."""
     assert growth(make) < LINEAR_ENOUGH
 
 
+@pytest.mark.slow
 def test_ten_thousand_equal_headings_get_distinct_ids_in_linear_time() -> None:
     """10,000 '## Uso' are uso, uso-2 … uso-10000, at linear cost."""
     html = render_body("## Uso\n\n" * 10_000).html

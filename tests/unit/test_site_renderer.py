@@ -15,6 +15,7 @@ from shared.site import renderer
 from shared.site.entries import SiteView, entry_of, summary
 from shared.site.links import outgoing
 from shared.site.markdown import render_body
+from shared.text.code_paths import code_href
 
 PAYLOAD = "<script>alert(1)</script><img src=x onerror=alert(1)>\"'"
 WHEN = datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
@@ -169,7 +170,7 @@ def test_code_sources_are_linked_when_a_url_template_is_configured() -> None:
 )
 def test_code_href(ref: str, template: str | None, expected: str | None) -> None:
     """Code refs fill the template's {repo}/{path}; anything odd is not linked."""
-    assert renderer.code_href(ref, template) == expected
+    assert code_href(ref, template) == expected
 
 
 def widget_tags(html: str) -> tuple[str, str]:

@@ -14,6 +14,7 @@ from shared.text.slugs import (
     is_valid_slug,
     slug_from_path,
     slug_problem,
+    slugify,
     with_suffix,
 )
 
@@ -54,7 +55,8 @@ def test_function_names_are_reserved(name: str) -> None:
 
 
 def test_the_reserved_names_are_exactly_the_functions() -> None:
-    """Every function (a folder of functions/, a path of serve) is reserved, nothing else."""
+    """Every function (a folder of functions/; the HTTP ones are paths of serve) is
+    reserved, nothing else."""
     assert set(function_names()) == set(FUNCTION_NAMES)
     assert {
         "wiki_create",
@@ -63,9 +65,11 @@ def test_the_reserved_names_are_exactly_the_functions() -> None:
         "archive",
         "index_code",
         "rebuild",
+        "enrich",
         "mcp",
         "feedback",
         "wiki_history",
+        "wiki_duplicates",
     } == set(FUNCTION_NAMES)
 
 
@@ -106,7 +110,7 @@ def test_a_single_huge_word_is_cut_hard_at_200() -> None:
     assert is_valid_slug(slug)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.sampled_from(["concept", "guide", "runbook"]), st.text(min_size=1, max_size=400))
 def test_any_title_derives_a_valid_slug(page_type: str, title: str) -> None:
     """Whatever the title, the derived slug (and its suffixed forms) is valid."""
@@ -169,3 +173,21 @@ def test_slug_from_a_deep_path_stays_within_200() -> None:
 def test_letters_without_a_decomposition_fold_to_ascii() -> None:
     """ß, æ, ø, ł… have no accent to strip; they fold to their usual ASCII spelling."""
     assert derive_slug("entity", "Straße Æon Søren Łódź") == "entity—strasse-aeon-soren-lodz"
+
+
+def test_an_archived_drafts_slug_is_at_most_60_characters_cut_on_a_word() -> None:
+    """A long question's draft slugs (question's and variant) keep whole words and their
+    hashes within 60 characters."""
+    from shared.services.archive import MAX_DRAFT_SLUG, draft_slugs
+
+    question = (
+        "¿Cómo configuro la rotación automática de certificados TLS del balanceador de "
+        "carga en producción sin cortar las conexiones abiertas?"
+    )
+    primary, variant = draft_slugs(question, "Con el runbook de rotación. [1]")
+    assert MAX_DRAFT_SLUG == 60
+    for slug in (primary, variant):
+        assert len(slug) <= 60, slug
+        assert slug.startswith("concept—como-configuro-la-rotacion")
+    words = primary.rsplit("-", 1)[0].removeprefix("concept—").split("-")
+    assert all(w in slugify(question).split("-") for w in words)  # no word cut midway

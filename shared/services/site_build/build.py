@@ -20,6 +20,7 @@ from shared.services.site_build import curator
 from shared.services.site_build.files import reusable_shards, site_config, site_files
 from shared.services.site_build.lease import LEASE_SECONDS
 from shared.services.site_build.live import Live
+from shared.services.site_build.merged import merged_redirects
 from shared.services.site_build.pages import (
     PageContext,
     RenderedPages,
@@ -42,6 +43,7 @@ from shared.site.entries import SiteView
 from shared.site.manifest import Manifest, PageState
 from shared.site.nav import chrome_hash
 from shared.site.plan import Plan, SiteNow, changed_pages, plan
+from shared.site.redirects import import_redirects, imported_site_name
 
 _log = get_logger("rebuild")
 
@@ -77,12 +79,17 @@ class Build:
         self.config = site_config(settings, publisher)
         self.timer = Timer()
         self.stored_nav: Mapping[str, Any] | None = None
+        self.imports: Mapping[str, Any] | None = None  # SiteState.load_imports()
 
     def run(self, full: bool, lease: float) -> BuildReport:
         self.lease = lease
         with self.timer.phase("load"):
             previous = Manifest.from_json(self.store.site.load_manifest())
             self.stored_nav = self.store.site.load_nav()
+            self.imports = self.store.site.load_imports()
+            self.config = site_config(
+                self.settings, self.publisher, imported_site_name(self.imports)
+            )
             render_key = self.config.key()
             is_full = (
                 full
@@ -126,9 +133,16 @@ class Build:
             settled = self._settle(live, before, full)
             rendered, terms = self._render_pages(live, settled, before)
             shards = reusable_shards(previous, settled.site, terms, full)
+            # Every address that moved, as one list of Redirect: imported pages' routes in
+            # their generator, and merged pages' addresses to the page that kept them.
+            redirects = [
+                *import_redirects(self.imports, settled.site.entries.keys()),
+                *merged_redirects(live.merged),
+            ]
             others, split = site_files(
-                settled.site, terms, shards.split, self.config, self.settings
+                settled.site, terms, shards.split, self.config, self.settings, redirects
             )
+            held = {**pages.sorted.held, **live.held()}
         if not self.store.site.acquire_lease(self.owner, self.lease):
             # The lease expired and another run took it: publishing now could interleave.
             return BuildReport(status=IN_PROGRESS)
@@ -144,7 +158,7 @@ class Build:
             self.settings.site_location,
             rendered.states,
             files.files,
-            held={**pages.sorted.held, **live.held()},
+            held=held,
             read_at=pages.read_at,
             search={"key": shards.key, "split": split},
         )
@@ -169,7 +183,9 @@ class Build:
         changed = changed_pages(hashes, before, full=full)
         if not live.parse(changed):
             return None
-        site = site_view(live.published, live.kept, live.bodies, before, changed, self.stored_nav)
+        site = site_view(
+            live.published, live.kept, live.bodies, before, changed, self.stored_nav, live.merged
+        )
         chrome = {slug: chrome_hash(site.nav, slug, site.titles) for slug in live.slugs}
         now = SiteNow(hashes, site.links, site.titles, site.inbound, chrome, frozenset(live.kept))
         planned = plan(before, now, full=full)

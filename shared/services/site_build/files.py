@@ -1,10 +1,11 @@
 """The site's files besides the pages: static files, the code stylesheet, the logo, the
-listings, sitemap, llms.txt, search index and shards, nav.js and the index page.
+listings, sitemap, llms.txt, search index and shards, nav.js, 404.html, the index page
+and the redirect pages of addresses that moved.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,17 +16,24 @@ from shared.records import STAGE_INDEX, STAGE_LISTINGS, STAGE_PAGES, Output
 from shared.site import highlight, paths, renderer, search
 from shared.site.entries import SiteView
 from shared.site.manifest import Manifest
+from shared.site.redirects import Redirect, redirect_outputs
 
 STATIC = Path(__file__).resolve().parents[2] / "site" / "static"
 
 
-def site_config(settings: Settings, publisher: SitePublisher) -> renderer.SiteConfig:
+def site_config(
+    settings: Settings, publisher: SitePublisher, imported_name: str | None = None
+) -> renderer.SiteConfig:
+    """The site's settings; its name is ``BIBLIOTECA_SITE_NAME``, else the one an imported
+    tree's generator states (``imported_name``: ``site_name`` in ``mkdocs.yml``, a
+    Docusaurus, Starlight or VitePress ``title``), else the default."""
     logo_file = settings.site_logo_file
+    named = "site_name" in settings.model_fields_set or not imported_name
     return renderer.SiteConfig(
         ask_url=settings.ask_url,
         code_url=settings.code_url,
         base_url=settings.site_url or publisher.public_url,
-        site_name=settings.site_name,
+        site_name=settings.site_name if named else str(imported_name),
         logo=logo_path(logo_file) if logo_file is not None else settings.site_logo,
     )
 
@@ -70,17 +78,26 @@ def static_files(folder: Path = STATIC) -> list[Output]:
     return files
 
 
+def favicon(folder: Path = STATIC) -> Output:
+    """``favicon.ico`` at the site's root too: a browser asks for ``/favicon.ico`` on
+    every address that has no ``<link rel="icon">`` (a feed, ``llms.txt``, a redirect)."""
+    return Output(paths.FAVICON, (folder / paths.FAVICON).read_bytes(), STAGE_PAGES)
+
+
 def site_files(
     site: SiteView,
     terms: Mapping[str, search.PageTerms],
     split: list[str] | None,
     config: renderer.SiteConfig,
     settings: Settings,
+    redirects: Sequence[Redirect] = (),
 ) -> tuple[list[Output], list[str]]:
-    """Static files, listings, sitemap, search index and shards, nav.js, the index page;
+    """Static files, listings, sitemap, search index and shards, nav.js, the index page,
+    a redirect page at each old address (``redirects``: imported pages' routes in their
+    generator, and whatever else moved) that no page or file of the site already takes;
     and the search's split prefixes. ``split`` given: the shards are unchanged since
     the last build (same titles and page terms) and are not built again."""
-    out = [*static_files(), code_stylesheet(), *logo_output(settings)]
+    out = [*static_files(), favicon(), code_stylesheet(), *logo_output(settings)]
     if split is None:
         shards, split = renderer.render_search_shards(site, terms)
         for path, text in shards.items():
@@ -98,8 +115,14 @@ def site_files(
     out.append(Output(paths.NAV_SCRIPT, nav_script, STAGE_LISTINGS))
     search_index = renderer.render_search_index(site).encode()
     out.append(Output(paths.SEARCH_INDEX, search_index, STAGE_LISTINGS))
+    not_found = renderer.render_not_found(site, config).encode()
+    out.append(Output(paths.NOT_FOUND, not_found, STAGE_LISTINGS))
     index = renderer.render_index(site, config).encode()
     out.append(Output(paths.INDEX, index, STAGE_INDEX))
+    if redirects:
+        taken = {o.path for o in out}
+        taken.update(path for slug in site.entries for path in paths.page_files(slug))
+        out.extend(redirect_outputs(redirects, taken))
     return out, split
 
 

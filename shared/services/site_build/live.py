@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from shared.schema import Page
 from shared.services.site_build.bodies import render_bodies
+from shared.services.site_build.merged import merged_targets
 from shared.services.site_build.reading import Reading
 from shared.services.site_build.report import PageFailure
 from shared.site.manifest import UNRENDERED, Held, PageState, page_hash
@@ -25,6 +26,7 @@ class Live:
     hashes: dict[str, str]
     bodies: dict[str, Body] = field(default_factory=dict)
     failed: dict[str, PageFailure] = field(default_factory=dict)  # left out: not parsed
+    merged: dict[str, str] = field(default_factory=dict)  # merged slug -> page it leads to
 
     @classmethod
     def of(cls, pages: Reading, before: Mapping[str, PageState]) -> Live:
@@ -33,7 +35,8 @@ class Live:
         kept = set() if pages.everything else set(before) - pages.read
         hashes = {slug: page_hash(page) for slug, page in published.items()}
         hashes.update((slug, before[slug].hash) for slug in kept)
-        return cls(published, kept, hashes)
+        merged = merged_targets(pages.sorted.held, published.keys() | kept)
+        return cls(published, kept, hashes, merged=merged)
 
     @property
     def slugs(self) -> set[str]:

@@ -28,6 +28,7 @@ def site_view(
     before: Mapping[str, PageState],
     changed: Collection[str],
     stored_nav: Mapping[str, Any] | None,
+    aliases: Mapping[str, str] | None = None,
 ) -> SiteView:
     """Every published page's entry and links: parsed, read, or from the manifest."""
     links = {
@@ -51,7 +52,7 @@ def site_view(
         for slug in entries
         if slug in bodies or slug in before
     }
-    return SiteView(entries, links, stored_nav, anchors)
+    return SiteView(entries, links, stored_nav, anchors, aliases or {})
 
 
 def _cited(page: Page) -> list[str]:

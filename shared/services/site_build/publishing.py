@@ -17,6 +17,7 @@ from shared.services.site_build.timer import Timer
 from shared.site import paths, refs
 from shared.site.manifest import Manifest, PageState, content_hash
 from shared.site.plan import Plan
+from shared.text.safe_assets import safe_asset
 
 
 @dataclass
@@ -43,7 +44,10 @@ def read_assets(
     out = Assets(files={path: old_files[path] for path in linked if path in old_files})
     missing = linked - out.files.keys()
     fetched = store.site.get_assets(missing) if missing else {}
-    for path, data in sorted(fetched.items()):
+    for path, stored in sorted(fetched.items()):
+        data = safe_asset(path, stored)  # stored before SVGs were cleaned at import
+        if data is None:
+            continue
         try:
             out.outputs.append(Output(paths.safe_relative(path), data, STAGE_PAGES))
         except paths.UnsafePath:
@@ -83,7 +87,9 @@ def file_changes(
     files.update(assets.files)
     files.update(reused)
     keep += list(reused)
+    # A gone page's address may be written again (a merged page's redirect): never deleted.
     delete = [] if plan.full else [*plan.delete, *_stale(old_files, files)]
+    delete = [path for path in delete if path not in files]
     return FileChanges(writes, keep, delete, files)
 
 

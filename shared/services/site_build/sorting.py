@@ -114,7 +114,8 @@ def _sort(record: PageRecord, out: Sorted) -> None:
             out.drafts.append(draft)
             out.held[outcome.slug] = Held(DRAFT, draft)
         else:
-            out.held[outcome.slug] = Held(ARCHIVED)
+            target = outcome.front_matter.redirect_to  # a merged page leads to its target
+            out.held[outcome.slug] = Held(ARCHIVED, {"redirect_to": target} if target else None)
         return
     status = _raw_status(record)
     if status in _UNPUBLISHED:

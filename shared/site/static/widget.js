@@ -254,6 +254,27 @@
     return url || pageUrl(root, source.slug);
   }
 
+  function titleOf(sources, target) {
+    var slug = target.split("#")[0];
+    for (var i = 0; i < sources.length; i++) {
+      if (sources[i].slug === slug && sources[i].title) {
+        return String(sources[i].title);
+      }
+    }
+    return null;
+  }
+
+  // A fence's info string: its language word, and its title as the import writes it
+  // (``py title="app.py"``) or as VitePress does (``sh [setup.sh]``, ``[.env]``).
+  function fenceInfo(info) {
+    var word = /^([\w+#.-]+)(?:\s|$)/.exec(info);
+    var title = /\btitle=(?:"([^"\n]+)"|'([^'\n]+)')/.exec(info) || /\[([^\]\n]+)\]/.exec(info);
+    return {
+      language: word && !/=/.test(word[1]) ? word[1] : "",
+      title: title ? (title[1] || title[2] || "").trim() : ""
+    };
+  }
+
   function link(href, text) {
     var a = el("a", PREFIX + "-link", text);
     a.href = href;
@@ -298,7 +319,8 @@
         nested("em", match[4]);
       } else if (match[5] !== undefined) {
         var slug = match[5].trim();
-        var label = (match[6] || slug).trim();
+        // A link without words shows its page's title (a source's, when one is that page).
+        var label = (match[6] || titleOf(ctx.sources, slug) || slug).trim();
         var target = wikiUrl(ctx.root, slug);
         parent.appendChild(target ? link(target, label) : document.createTextNode(label));
       } else if (match[7] !== undefined) {
@@ -353,7 +375,7 @@
     }
   }
 
-  var FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
+  var FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`\n]*)$/;
   var HEADING = /^ {0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$/;
   var RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
   var ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
@@ -381,10 +403,16 @@
           i++;
         }
         i++; // the closing fence (or the end of the answer)
+        var info = fenceInfo(m[2].trim());
+        if (info.title) {
+          var caption = el("p", PREFIX + "-code-title");
+          caption.appendChild(el("code", null, info.title));
+          out.appendChild(caption);
+        }
         var pre = el("pre", PREFIX + "-pre");
         var code = el("code", null, body.join("\n"));
-        if (m[2]) {
-          code.className = "language-" + m[2];
+        if (info.language) {
+          code.className = "language-" + info.language;
         }
         pre.appendChild(code);
         out.appendChild(pre);
@@ -920,9 +948,9 @@
       if (!sources.length) {
         section.appendChild(el("p", PREFIX + "-hint", t.noSources));
       } else {
-        var list = el("ol", PREFIX + "-sources-list");
-        sources.forEach(function (source) {
-          list.appendChild(sourceItem(source, ctx));
+        var list = el("ul", PREFIX + "-sources-list");
+        byPage(sources).forEach(function (group) {
+          list.appendChild(sourceItem(group, ctx));
         });
         section.appendChild(list);
       }
@@ -1084,23 +1112,61 @@
     return box;
   };
 
-  function sourceItem(source, ctx) {
+  // The contract lists a page once per passage used: shown once per page, in the order
+  // of its first passage, each passage's heading under it with its citation number.
+  function byPage(sources) {
+    var groups = [];
+    var seen = {};
+    sources.forEach(function (source, i) {
+      var key = typeof source.slug === "string" && source.slug ? source.slug : "#" + i;
+      if (!Object.prototype.hasOwnProperty.call(seen, key)) {
+        seen[key] = { first: source, parts: [] };
+        groups.push(seen[key]);
+      }
+      seen[key].parts.push({ source: source, n: i + 1 });
+    });
+    return groups;
+  }
+
+  function sourceItem(group, ctx) {
+    var first = group.first;
     var item = el("li", PREFIX + "-source");
-    var title = String(source.title || source.slug || "");
-    var href = sourceUrl(ctx.root, source);
+    var title = String(first.title || first.slug || "");
+    var single = group.parts.length === 1;
+    // One passage: the title opens the page at its heading; several: at its top, and
+    // each heading under it opens its own passage.
+    var href = single ? sourceUrl(ctx.root, first) : pageUrl(ctx.root, first.slug) || sourceUrl(ctx.root, first);
     item.appendChild(href ? link(href, title) : el("span", null, title));
-    if (source.heading && String(source.heading) !== title) {
-      item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(source.heading)));
+    if (single && first.heading && String(first.heading) !== title) {
+      item.appendChild(el("span", PREFIX + "-source-heading", " — " + String(first.heading)));
     }
-    if (source.freshness === "stale") {
+    if (single) {
+      item.appendChild(el("span", PREFIX + "-source-n", " [" + group.parts[0].n + "]"));
+    }
+    var stale = group.parts.some(function (part) {
+      return part.source.freshness === "stale";
+    });
+    if (stale) {
       // Text, not only a colour or an icon: screen readers say it after the title.
       var mark = el("span", PREFIX + "-stale", ctx.t.stale);
       mark.title = ctx.t.staleWhy;
       item.appendChild(document.createTextNode(" "));
       item.appendChild(mark);
     }
-    if (source.snippet) {
-      var snippet = String(source.snippet).replace(/\s+/g, " ").trim();
+    if (!single) {
+      var under = el("ul", PREFIX + "-source-headings");
+      group.parts.forEach(function (part) {
+        var line = el("li", PREFIX + "-source-part");
+        var target = sourceUrl(ctx.root, part.source);
+        var words = String(part.source.heading || title);
+        line.appendChild(target ? link(target, words) : el("span", null, words));
+        line.appendChild(el("span", PREFIX + "-source-n", " [" + part.n + "]"));
+        under.appendChild(line);
+      });
+      item.appendChild(under);
+    }
+    if (first.snippet) {
+      var snippet = String(first.snippet).replace(/\s+/g, " ").trim();
       if (snippet.length > MAX_SNIPPET) {
         snippet = snippet.slice(0, MAX_SNIPPET - 1).trimEnd() + "…";
       }

@@ -6,7 +6,16 @@ Indexes it needs are declared in ``firestore.indexes.json`` at the repository ro
 
 from __future__ import annotations
 
-from shared.store.firestore import code, events, feedback, pages, revisions, site
+from shared.store.firestore import (
+    code,
+    duplicates,
+    enrich,
+    events,
+    feedback,
+    pages,
+    revisions,
+    site,
+)
 from shared.store.firestore.db import DEFAULT_TIMEOUT_S, Database
 from shared.store.firestore.lexical import FirestoreSearchChunks
 
@@ -27,3 +36,5 @@ class FirestoreStore:
         self.feedback = feedback.FirestoreFeedback(self.db)
         self.revisions = revisions.FirestoreRevisions(self.db)
         self.proposals = revisions.FirestoreProposals(self.db)
+        self.enrichment = enrich.FirestoreEnrichLedger(self.db)
+        self.duplicates = duplicates.FirestoreDuplicates(self.db)

@@ -27,10 +27,10 @@ from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.types import write as write_types
 
-from shared.gates.code_paths import root_names, suffix_keys
 from shared.gates.staleness import file_name
 from shared.records import KeyLookup, PathChanges
 from shared.store.firestore.db import Database
+from shared.text.code_paths import root_names, suffix_keys
 
 PATHS = "code_paths"
 KEYS = "code_keys"

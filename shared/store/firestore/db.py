@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -203,3 +204,18 @@ class Database:
             if ours is None:
                 raise  # unknown: a traceback in the log, a plain 500 (see _TABLE)
             raise ours from exc
+
+
+def plain_utc(value: datetime) -> datetime:
+    """A plain aware UTC ``datetime`` (not the client's nanosecond subclass)."""
+    moment = value.astimezone(UTC)
+    return datetime(
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+        moment.microsecond,
+        tzinfo=UTC,
+    )

@@ -18,20 +18,30 @@ import contextlib
 import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1 import SERVER_TIMESTAMP
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict
+from shared.errors import Conflict, NotFound, PayloadTooLarge, VersionConflict, proposal_closed
 from shared.gates.staleness import cited_keys, from_stored, to_stored
-from shared.records import Chunk, CitingRecord, Freshness, Origin, PageRecord, Revision
+from shared.records import (
+    Chunk,
+    CitingRecord,
+    Freshness,
+    Origin,
+    PageRecord,
+    Proposal,
+    Revision,
+)
 from shared.store.firestore import chunks as chunk_docs
 from shared.store.firestore import revisions as revision_docs
 from shared.store.firestore.changes import WRITTEN_AT, log_write
-from shared.store.firestore.db import Database
+from shared.store.firestore.db import Database, plain_utc
+from shared.store.proposals import proposal_data
 
 COLLECTION = "pages"
 # The path index: one document per cited-path key (id: its hash) with the set of pages
@@ -100,29 +110,14 @@ def _index_entries(
         )
 
 
-def _utc(value: datetime) -> datetime:
-    """A plain aware UTC ``datetime`` (not the client's nanosecond subclass)."""
-    moment = value.astimezone(UTC)
-    return datetime(
-        moment.year,
-        moment.month,
-        moment.day,
-        moment.hour,
-        moment.minute,
-        moment.second,
-        moment.microsecond,
-        tzinfo=UTC,
-    )
-
-
 def _record(data: dict[str, Any]) -> PageRecord:
     return PageRecord(
         slug=str(data["slug"]),
         front_matter=dict(data.get("front_matter") or {}),
         content=str(data.get("content", "")),
         version=int(data["version"]),
-        created_at=_utc(data["created_at"]),
-        updated_at=_utc(data["updated_at"]),
+        created_at=plain_utc(data["created_at"]),
+        updated_at=plain_utc(data["updated_at"]),
         freshness=from_stored(data.get("freshness")),
         updated_by=data.get("updated_by"),
     )
@@ -197,8 +192,16 @@ class FirestorePages:
         *,
         expected_version: int,
         revision: Revision | None = None,
+        closes: Proposal | None = None,
     ) -> None:
         with self._db.guard(f"updating page '{page.slug}'"):
+            proposal = None
+            if closes is not None:
+                # Read before the page: its update time is the close's precondition, so a
+                # reject committed after this read fails the whole batch below.
+                proposal = revision_docs.open_proposal(self._db, closes.id)
+                if proposal is None:
+                    raise proposal_closed(closes.id)
             snapshot = self._ref(page.slug).get(**self._db.options)
             if not snapshot.exists:
                 raise NotFound(f"no page with slug '{page.slug}'", field="slug")
@@ -235,11 +238,19 @@ class FirestorePages:
                     batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
             if revision is not None:
                 revision_docs.keep(self._db, batch, revision, self._keep)
+            if closes is not None and proposal is not None:
+                batch.update(
+                    proposal.reference,
+                    proposal_data(replace(closes, version=page.version)),
+                    option=client.write_option(last_update_time=proposal.update_time),
+                )
             log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
             except (gexc.FailedPrecondition, gexc.Aborted) as exc:
                 self._discard(page.slug, key if key != old_key else "", count)
+                if closes is not None and revision_docs.open_proposal(self._db, closes.id) is None:
+                    raise proposal_closed(closes.id) from exc
                 # The precondition failed: the page changed since it was read.
                 raise VersionConflict(
                     f"page '{page.slug}' changed while it was being updated "

@@ -17,7 +17,7 @@ from google.api_core import exceptions as gexc
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared.records import Proposal, ProposalStatus, Revision
-from shared.store.firestore.db import Database
+from shared.store.firestore.db import Database, plain_utc
 from shared.store.proposals import proposal_data, proposal_from
 
 PAGES = "pages"
@@ -53,12 +53,10 @@ def keep(db: Database, batch: Any, revision: Revision, retain: int) -> None:
 
 
 def _revision(data: dict[str, Any]) -> Revision:
-    from shared.store.firestore.pages import _utc  # pages imports this module
-
     return Revision(
         slug=str(data["slug"]),
         version=int(data["version"]),
-        at=_utc(data["at"]),
+        at=plain_utc(data["at"]),
         actor=str(data.get("actor") or "unknown"),
         changed=tuple(str(c) for c in data.get("changed") or []),
         front_matter=dict(data.get("front_matter") or {}),
@@ -87,6 +85,14 @@ class FirestoreRevisions:
         with self._db.guard(f"reading version {version} of '{slug}'"):
             snapshot = self._collection(slug).document(revision_id(version)).get(**self._db.options)
         return _revision(snapshot.to_dict() or {}) if snapshot.exists else None
+
+
+def open_proposal(db: Database, proposal_id: str) -> Any:
+    """The snapshot of a proposal that is still open; None once it is closed (or gone)."""
+    snapshot = db.collection(PROPOSALS).document(proposal_id).get(**db.options)
+    if not snapshot.exists or (snapshot.to_dict() or {}).get("status") != "open":
+        return None
+    return snapshot
 
 
 class FirestoreProposals:

@@ -7,7 +7,8 @@ commit would use the client's own, up to 60 s each, and an outage would look lik
 contention). The manifest can outgrow a document (1 MiB), so it is stored compressed
 in parts written under a fresh generation, then published by rewriting one small head
 document: a reader sees the old manifest or the new one, whole. The navigation an
-import read is one compressed document (a 10,000-page nav is ~100 KB).
+import read is one compressed document (a 10,000-page nav is ~100 KB), as is what
+imports said of their trees (each page's routes, the site's name).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ PARTS = "site_manifest_parts"
 LEASE = "lease"
 HEAD = "manifest"
 NAV = "nav"
+IMPORTS = "imports"  # what imports said of their trees: routes, the site's name
 ASSETS = "site_assets"
 ASSET_BATCH = 8  # documents per commit: each may be near 1 MiB, a commit holds 10 MiB
 PART_BYTES = 900_000  # under Firestore's 1 MiB document limit, with room for the fields
@@ -149,8 +151,20 @@ class FirestoreSiteState:
     # -- navigation ---------------------------------------------------------------------
 
     def load_nav(self) -> dict[str, Any] | None:
-        with self._db.guard("reading the site navigation"):
-            snapshot = self._ref(NAV).get(**self._db.options)
+        return self._load_blob(NAV, "reading the site navigation")
+
+    def save_nav(self, nav: Mapping[str, Any] | None) -> None:
+        self._save_blob(NAV, nav, "saving the site navigation")
+
+    def load_imports(self) -> dict[str, Any] | None:
+        return self._load_blob(IMPORTS, "reading what imports said of their trees")
+
+    def save_imports(self, imports: Mapping[str, Any]) -> None:
+        self._save_blob(IMPORTS, imports, "saving what an import said of its tree")
+
+    def _load_blob(self, name: str, doing: str) -> dict[str, Any] | None:
+        with self._db.guard(doing):
+            snapshot = self._ref(name).get(**self._db.options)
         if not snapshot.exists:
             return None
         try:
@@ -159,13 +173,13 @@ class FirestoreSiteState:
             return None
         return data if isinstance(data, dict) else None
 
-    def save_nav(self, nav: Mapping[str, Any] | None) -> None:
-        with self._db.guard("saving the site navigation"):
-            if nav is None:
-                self._ref(NAV).delete(**self._db.options)
+    def _save_blob(self, name: str, value: Mapping[str, Any] | None, doing: str) -> None:
+        with self._db.guard(doing):
+            if value is None:
+                self._ref(name).delete(**self._db.options)
                 return
-            blob = zlib.compress(json.dumps(nav, separators=(",", ":")).encode(), 6)
-            self._ref(NAV).set({"data": blob, "saved_at": time.time()}, **self._db.options)
+            blob = zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 6)
+            self._ref(name).set({"data": blob, "saved_at": time.time()}, **self._db.options)
 
     # -- assets -------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ from shared.store.sqlite import (
     changes,
     chunks,
     code,
+    duplicates,
+    enrich,
     events,
     feedback,
     pages,
@@ -36,6 +38,8 @@ class SqliteStore:
                 site.SCHEMA,
                 feedback.SCHEMA,
                 revisions.SCHEMA,
+                duplicates.SCHEMA,
+                enrich.SCHEMA,
             ],
             [*chunks.UPGRADES, *pages.UPGRADES, *code.UPGRADES],
         )
@@ -48,3 +52,5 @@ class SqliteStore:
         self.feedback = feedback.SqliteFeedback(self.db)
         self.revisions = revisions.SqliteRevisions(self.db)
         self.proposals = revisions.SqliteProposals(self.db)
+        self.enrichment = enrich.SqliteEnrichLedger(self.db)
+        self.duplicates = duplicates.SqliteDuplicates(self.db)

@@ -16,9 +16,9 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from shared.gates.code_paths import root_names, suffix_keys
 from shared.records import KeyLookup, PathChanges
 from shared.store.sqlite.db import Database
+from shared.text.code_paths import root_names, suffix_keys
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS code_paths (

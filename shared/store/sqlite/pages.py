@@ -5,11 +5,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from shared.errors import Conflict, NotFound, VersionConflict
+from shared.errors import Conflict, NotFound, VersionConflict, proposal_closed
 from shared.gates.staleness import cited_keys, from_stored, to_stored
-from shared.records import Chunk, CitingRecord, Freshness, Origin, PageRecord, Revision
+from shared.records import (
+    Chunk,
+    CitingRecord,
+    Freshness,
+    Origin,
+    PageRecord,
+    Proposal,
+    Revision,
+)
 from shared.store.sqlite import chunks as chunk_rows
 from shared.store.sqlite import revisions as revision_rows
 from shared.store.sqlite.db import Database
@@ -166,8 +175,13 @@ class SqlitePages:
         *,
         expected_version: int,
         revision: Revision | None = None,
+        closes: Proposal | None = None,
     ) -> None:
         with self._db.write() as conn:
+            if closes is not None and not revision_rows.close_open(
+                conn, replace(closes, version=page.version)
+            ):
+                raise proposal_closed(closes.id)
             row = conn.execute("SELECT version FROM pages WHERE slug = ?", (page.slug,)).fetchone()
             if row is None:
                 raise NotFound(f"no page with slug '{page.slug}'", field="slug")

@@ -138,12 +138,13 @@ class SqliteProposals:
 
     def close(self, closed: Proposal) -> bool:
         with self._db.write() as conn:
-            cursor = conn.execute(
-                "UPDATE proposals SET status = ?, data = ? WHERE id = ? AND status = 'open'",
-                (
-                    closed.status,
-                    json.dumps(proposal_data(closed), ensure_ascii=False),
-                    closed.id,
-                ),
-            )
-            return bool(cursor.rowcount)
+            return close_open(conn, closed)
+
+
+def close_open(conn: sqlite3.Connection, closed: Proposal) -> bool:
+    """Close a proposal that is still open, in the caller's transaction; whether it was."""
+    cursor = conn.execute(
+        "UPDATE proposals SET status = ?, data = ? WHERE id = ? AND status = 'open'",
+        (closed.status, json.dumps(proposal_data(closed), ensure_ascii=False), closed.id),
+    )
+    return bool(cursor.rowcount)

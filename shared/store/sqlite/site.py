@@ -2,8 +2,9 @@
 
 The lease is one row (owner, expiry) taken in a ``BEGIN IMMEDIATE`` transaction, so
 two processes sharing the file cannot both hold it; the manifest and the navigation are
-one JSON row each. The files pages link (``site_assets``) are one row each, by the path
-the site publishes them at (it names their content).
+one JSON row each, as is what imports said of their trees (routes, the site's name).
+The files pages link (``site_assets``) are one row each, by the path the site publishes
+them at (it names their content).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ CREATE TABLE IF NOT EXISTS site_manifest (
     saved_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS site_nav (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    data TEXT NOT NULL,
+    saved_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS site_imports (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     data TEXT NOT NULL,
     saved_at REAL NOT NULL
@@ -86,6 +92,12 @@ class SqliteSiteState:
                 conn.execute("DELETE FROM site_nav WHERE id = 1")
             return
         self._save("site_nav", nav)
+
+    def load_imports(self) -> dict[str, Any] | None:
+        return self._load("site_imports")
+
+    def save_imports(self, imports: Mapping[str, Any]) -> None:
+        self._save("site_imports", imports)
 
     def _load(self, table: str) -> dict[str, Any] | None:
         row = (

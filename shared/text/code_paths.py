@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 # The contract's list: what makes a multi-segment token a cited code path.
 CODE_EXTENSIONS = frozenset(
@@ -166,3 +166,32 @@ def cited_paths(text: str) -> list[str]:
         if path is not None:
             seen.setdefault(path.casefold(), path)
     return list(seen.values())
+
+
+# A code ref naming its repository: ``repo:path`` (not a URL scheme).
+_REPO = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,99}):(?!//)(.+)$")
+
+
+def code_href(ref: str, template: str | None) -> str | None:
+    """Link of a code ref (``path`` or ``repo:path``, ``#L12`` kept) via the URL template.
+
+    None when no template is set, when the template needs a repository the ref does not
+    name, or when the result would not be an http(s) URL.
+    """
+    if not template or "://" in ref:
+        return None
+    match = _REPO.match(ref)
+    repo, path = (match.group(1), match.group(2)) if match else (None, ref)
+    if repo is None and "{repo}" in template:
+        return None
+    path, _, fragment = path.strip().lstrip("/").partition("#")
+    while path.startswith("./"):
+        path = path[2:]
+    if not path or ".." in path.split("/"):
+        return None
+    url = template.replace("{repo}", quote(repo or "", safe="")).replace(
+        "{path}", quote(path, safe="/")
+    )
+    if fragment:
+        url += "#" + quote(fragment, safe="")
+    return url if url.lower().startswith(("https://", "http://")) else None

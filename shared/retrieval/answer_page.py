@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from shared.mkdocs import fenced
 from shared.retrieval.extractive import FRAMING, Framing
 
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # One or more [n] in a row (spaces between allowed), not a Markdown link's text ("[1](…)").
 _MARKERS = re.compile(r"[ \t]*((?:\[\d{1,3}\][ \t]*)*\[\d{1,3}\])(?![(\[:])")
 _NUMBER = re.compile(r"\[(\d{1,3})\]")
@@ -63,17 +63,8 @@ def cite_distinct(answer: str, numbered: Sequence[str]) -> tuple[str, list[str]]
 def _paragraphs(text: str) -> list[str]:
     """Blank-line separated blocks; a fenced block is one block whatever it holds."""
     blocks: list[list[str]] = [[]]
-    fence = ""
-    for line in text.splitlines():
-        opening = _FENCE.match(line)
-        if fence:
-            blocks[-1].append(line)
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opening:
-            fence = opening.group(1)
-        if not line.strip() and not fence:
+    for line, code in fenced(text.splitlines()):
+        if not code and not line.strip():
             if blocks[-1]:
                 blocks.append([])
             continue
@@ -141,15 +132,9 @@ def _in_prose(
 ) -> str:
     """``text`` with every run of markers outside code replaced by ``replace``."""
     out: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        opening = _FENCE.match(line)
-        if fence or opening:
+    for line, code in fenced(text.split("\n")):
+        if code:
             out.append(line)
-            if fence and opening and opening.group(1)[0] == fence[0]:
-                fence = ""
-            elif not fence and opening:
-                fence = opening.group(1)
             continue
         # Inline code spans are odd-numbered pieces between backticks: left alone.
         pieces = line.split("`")

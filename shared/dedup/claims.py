@@ -1,0 +1,88 @@
+"""The values a page states for code references: a flag, option or variable and the value
+it gives it (pure). Two pages stating different values for one reference conflict.
+
+Read from two shapes that documentation in both languages uses:
+
+- an assignment in code or a code span: ``--port=8000``, ``PORT=8000``, ``port: 8000``
+  inside a fence;
+- a sentence that names a default: "`--port` defaults to `8000`", "el valor por defecto
+  de `workers` es `4`" (the first code span is the reference, the code span or number
+  after the default word its value).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from shared.text.fold import fold
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_ASSIGN = re.compile(
+    r"(?<![\w-])(--[a-z][a-z0-9-]{1,40}|[A-Z][A-Z0-9_]{2,40})=(\"[^\"\s]{1,80}\"|'[^'\s]{1,80}'|[^\s,;`'\")]{1,80})"
+)
+_YAML = re.compile(r"^\s*([a-z_][a-z0-9_.-]{1,40}):\s+([^\s#]{1,80})\s*$", re.I)
+_SPAN = re.compile(r"`([^`\n]{1,80})`")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
+_DEFAULT = re.compile(
+    r"\b(defaults? to|by default|default(?: value)? is|por defecto|predeterminad[oa]|"
+    r"valor predeterminado)\b"
+)
+_REF = re.compile(r"^(--?[a-z][\w-]*|[A-Za-z_][\w.]*)$")
+
+
+def _clean(value: str) -> str:
+    return value.strip().strip("\"'").rstrip(".")
+
+
+def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
+    """Reference (lower-cased) -> the distinct values the page gives it, in order."""
+    found: dict[str, list[str]] = {}
+
+    def add(ref: str, value: str) -> None:
+        ref, value = ref.strip().lower(), _clean(value)
+        if ref and value and value.lower() != ref:
+            values = found.setdefault(ref, [])
+            if value not in values:
+                values.append(value)
+
+    fence: str | None = None
+    for line in markdown.splitlines():
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+                continue
+            for ref, value in _ASSIGN.findall(line):
+                add(ref, value)
+            yaml = _YAML.match(line)
+            if yaml:
+                add(*yaml.groups())
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        for span in _SPAN.findall(line):
+            for ref, value in _ASSIGN.findall(span):
+                add(ref, value)
+        _default_claim(line, add)
+    return {ref: tuple(values) for ref, values in found.items()}
+
+
+def _default_claim(line: str, add: Callable[[str, str], None]) -> None:
+    match = _DEFAULT.search(fold(line))
+    if not match:
+        return
+    spans = [(m.start(), m.group(1)) for m in _SPAN.finditer(line)]
+    before = [s for at, s in spans if at < match.start() and _REF.match(s.strip())]
+    after = [s for at, s in spans if at > match.start()]
+    if not before and after and _REF.match(after[0].strip()):
+        before, after = [after[0]], after[1:]  # "el valor por defecto de `x` es `4`"
+    if not before:
+        return
+    if after:
+        add(before[-1], after[0])
+        return
+    number = _NUMBER.search(line, match.end())
+    if number:
+        add(before[-1], number.group(1))

@@ -1,0 +1,263 @@
+"""The offline enrichers: each reads a page and what the worker fetched for it (plain
+values) and returns at most one ``Suggestion``, the metadata (or text) a proposal would
+write, or None.
+
+Every enricher only adds what is missing, so a page that took a suggestion makes the same
+enricher suggest nothing new (no loops), and none of them invents: ``sources`` names only
+paths the code index holds, ``tags`` only tags other pages carry, ``links`` only pages
+that exist, ``description`` only a sentence of the page itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from shared.gates.staleness import prose
+from shared.retrieval.reading import sentences
+from shared.schema import MAX_DESCRIPTION
+from shared.text import plaintext, wikilinks
+from shared.text.code_paths import cited_paths, path_key
+from shared.text.fold import fold
+
+ENRICHERS = ("sources", "related", "description", "tags", "links")
+MAX_SOURCES = 20  # new code sources one proposal adds (a page naming more is a listing)
+MAX_RELATED = 5
+# Two pages are related when each is among the other's MUTUAL_RANK nearest by meaning
+# and something the authors wrote backs it: a code source both cite, a page both link,
+# or a link between them. Meaning alone is not enough: on the corpora, pages near in
+# meaning are pages the authors linked less than a third of the time (bench/enrich.py,
+# docs/enrich.md), and a likeness below RELATED_FLOOR is never a relation.
+MUTUAL_RANK = 2
+RELATED_FLOOR = 0.55
+LINK_MATCH = 0.85  # how close a broken link's target must be to a page's slug or title
+# Symbols written as dotted names in code spans: ``fastapi.routing.APIRouter``.
+_DOTTED = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)`")
+_LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """The page an enricher reads: its slug, front matter (as stored) and text."""
+
+    slug: str
+    front_matter: Mapping[str, Any]
+    content: str
+
+    @property
+    def title(self) -> str:
+        return str(self.front_matter.get("title") or self.slug)
+
+    def listed(self, key: str) -> list[Any]:
+        value = self.front_matter.get(key)
+        return list(value) if isinstance(value, list) else []
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """What one enricher proposes for one page: ``metadata`` (and ``content`` for
+    ``links``) as a proposal writes them, ``added`` what is new in it (one line each,
+    also what makes the same suggestion never proposed twice)."""
+
+    enricher: str
+    metadata: dict[str, Any]
+    added: tuple[str, ...]
+    content: str | None = None
+
+    def digest(self) -> str:
+        return json.dumps(sorted(self.added), ensure_ascii=False)
+
+
+# -- sources ----------------------------------------------------------------------------
+
+
+def named_paths(content: str) -> list[str]:
+    """The code paths the page's prose names (the archive gate's rules: a folder or a bare
+    file name is not a path) and the module paths its dotted symbols name
+    (``pkg.mod.Name`` -> ``pkg/mod.py``, ``pkg/mod/Name.py``), first spelling kept."""
+    text = prose(content)
+    found: dict[str, str] = {}
+    for path in cited_paths(text):
+        found.setdefault(path_key(path), path)
+    for match in _DOTTED.finditer(text):
+        parts = match.group(1).split(".")
+        for end in range(2, len(parts) + 1):
+            candidate = "/".join(parts[:end]) + ".py"
+            found.setdefault(path_key(candidate), candidate)
+    return list(found.values())
+
+
+def suggest_sources(
+    page: PageView, candidates: Sequence[str], found: Collection[str], today: str
+) -> Suggestion | None:
+    """``candidates`` (``named_paths``) the code index holds (``found``: their keys) and the
+    page's sources lack, as ``code`` sources seen ``today``."""
+    sources = page.listed("sources")
+    have = {
+        path_key(str(s.get("ref", "")))
+        for s in sources
+        if isinstance(s, Mapping) and s.get("type") == "code"
+    }
+    new = [p for p in candidates if path_key(p) in found and path_key(p) not in have]
+    new = _outermost(new)[:MAX_SOURCES]
+    if not new:
+        return None
+    added = [{"type": "code", "ref": p, "last_seen": today} for p in new]
+    return Suggestion("sources", {"sources": [*sources, *added]}, tuple(new))
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """Drop a symbol's guessed module when a longer guess of the same symbol resolved:
+    ``a/b.py`` and ``a/b/c.py`` both found keeps the one the text means, the longer."""
+    keys = [path_key(p) for p in paths]
+    return [
+        p
+        for p, k in zip(paths, keys, strict=True)
+        if not any(o != k and o.startswith(k.removesuffix(".py") + "/") for o in keys)
+    ]
+
+
+# -- related ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """Another active page near this one: the cosine of the page to its closest chunk,
+    whether each is among the other's ``MUTUAL_RANK`` nearest pages, how many code
+    sources and link targets they share, whether either links the other, its tags."""
+
+    slug: str
+    cosine: float
+    shared_sources: int = 0
+    linked: bool = False
+    tags: tuple[str, ...] = field(default_factory=tuple)
+    mutual: bool = False
+    shared_links: int = 0
+
+
+def is_related(n: Neighbour) -> bool:
+    """Whether ``n`` treats the same topic: mutual nearest neighbours by meaning, with a
+    shared code source, a shared link target or a link between them to back it."""
+    evidence = n.shared_sources > 0 or n.shared_links > 0 or n.linked
+    return n.mutual and evidence and n.cosine >= RELATED_FLOOR
+
+
+def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggestion | None:
+    """The neighbours that are related (``is_related``) and not yet in ``related``, best
+    first, at most ``MAX_RELATED``."""
+    related = [str(s) for s in page.listed("related")]
+    have = {*related, page.slug}
+    chosen = sorted(
+        (n for n in neighbours if n.slug not in have and is_related(n)),
+        key=lambda n: (-(n.cosine + 0.1 * (n.shared_sources + n.shared_links + n.linked)), n.slug),
+    )
+    new = list(dict.fromkeys(n.slug for n in chosen))[:MAX_RELATED]
+    if not new:
+        return None
+    return Suggestion("related", {"related": [*related, *new]}, tuple(new))
+
+
+# -- description ------------------------------------------------------------------------
+
+
+def suggest_description(page: PageView) -> Suggestion | None:
+    """The page's first sentence that stands alone, when it has no description and that
+    sentence fits ``MAX_DESCRIPTION`` characters (never a cut sentence)."""
+    if str(page.front_matter.get("description") or "").strip():
+        return None
+    for sentence in sentences(page.content)[:3]:
+        text = plaintext.inline(sentence)  # a meta description is plain text: no marks
+        if len(text) <= MAX_DESCRIPTION and text.endswith((".", "!", "…")):
+            return Suggestion("description", {"description": text}, (text,))
+    return None
+
+
+# -- tags -------------------------------------------------------------------------------
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", fold(text)))
+
+
+def suggest_tags(page: PageView, neighbours: Sequence[Neighbour]) -> Suggestion | None:
+    """Tags of related neighbours (the wiki's own vocabulary: nothing invented) that the
+    page's title or headings name and that it lacks."""
+    tags = [str(t) for t in page.listed("tags")]
+    headings = " ".join(
+        line.lstrip("#") for line in prose(page.content).splitlines() if line.startswith("#")
+    )
+    named = _words(f"{page.title} {headings}")
+    vocabulary = [t for n in neighbours if is_related(n) for t in n.tags]
+    new = [
+        t
+        for t in dict.fromkeys(vocabulary)
+        if t not in tags and (words := _words(t)) and words <= named
+    ]
+    if not new:
+        return None
+    return Suggestion("tags", {"tags": [*tags, *new]}, tuple(new))
+
+
+# -- links ------------------------------------------------------------------------------
+
+
+def wiki_targets(content: str) -> list[str]:
+    """The distinct page slugs the text's wiki links name (anchors dropped), in order."""
+    found: dict[str, None] = {}
+    for match in _LINK.finditer(prose(content)):
+        if wikilinks.is_link(match.group(1)):
+            target, _ = wikilinks.split(match.group(1))
+            found.setdefault(target.split("#", 1)[0].strip(), None)
+    return [t for t in found if t]
+
+
+def likely_target(broken: str, pages: Mapping[str, str]) -> str | None:
+    """The one page (slug -> title) whose slug or title reads like ``broken``, or None
+    when none is close enough or two are equally close."""
+
+    def key(text: str) -> str:
+        return " ".join(re.findall(r"\w+", fold(text).replace("—", " ").replace("_", " ")))
+
+    want = key(broken)
+    scored: dict[str, float] = {}
+    for slug, title in pages.items():
+        score = max(
+            SequenceMatcher(None, want, key(slug)).ratio(),
+            SequenceMatcher(None, want, key(title)).ratio(),
+            SequenceMatcher(None, want, key(slug.rsplit("—", 1)[-1])).ratio(),
+        )
+        if score >= LINK_MATCH:
+            scored[slug] = score
+    if not scored:
+        return None
+    best = max(scored.values())
+    winners = [s for s, v in scored.items() if v == best]
+    return winners[0] if len(winners) == 1 else None
+
+
+def suggest_links(page: PageView, fixes: Mapping[str, str]) -> Suggestion | None:
+    """The text with each broken wiki link whose likely target is known (``fixes``:
+    broken target -> slug) pointed at it, its anchor and shown text kept."""
+    if not fixes:
+        return None
+
+    def fixed(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        if not wikilinks.is_link(inner):
+            return match.group(0)
+        target, text = wikilinks.split(inner)
+        slug, hash_, anchor = target.partition("#")
+        new = fixes.get(slug.strip())
+        if new is None:
+            return match.group(0)
+        return f"[[{new}{hash_}{anchor}|{text or target}]]"
+
+    content = _LINK.sub(fixed, page.content)
+    if content == page.content:
+        return None
+    added = tuple(f"{old} -> {new}" for old, new in sorted(fixes.items()))
+    return Suggestion("links", {}, added, content=content)

@@ -1,0 +1,111 @@
+"""The pure core of duplicate finding: signatures, claims and the kind of a pair."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.dedup import codec
+from shared.dedup.claims import claims_of
+from shared.dedup.compare import compare
+from shared.dedup.signature import Signature, signature_of
+
+INSTALL = """# Instalación
+
+Para instalar la aplicación crea primero un entorno virtual con Python y actívalo en tu
+terminal. Después instala el paquete con pip y comprueba que el comando responde con su
+versión antes de seguir con el tutorial, porque cada paso siguiente lo da por hecho.
+
+## Arrancar el servidor
+
+Arranca el servidor de desarrollo con uvicorn desde la carpeta del proyecto. El servidor
+recarga el código cada vez que guardas un archivo y muestra en la terminal la dirección
+local donde responde, que puedes abrir en el navegador para ver la documentación.
+"""
+
+ROUTES = """# Rutas
+
+Una ruta asocia un camino de la URL con una función de Python que devuelve la respuesta.
+Declara la función con el decorador del método HTTP que atiende y el camino entre
+comillas; los parámetros del camino se escriben entre llaves y llegan como argumentos.
+
+## Parámetros de consulta
+
+Los argumentos de la función que no están en el camino se leen de la consulta de la URL.
+Un valor por defecto los hace opcionales, y su tipo decide cómo se convierte el texto
+que llega antes de que la función lo reciba, con un error claro si no encaja.
+"""
+
+
+def _sig(slug: str, content: str, vector: list[float] | None = None) -> Signature:
+    v = None if vector is None else np.asarray(vector, dtype=np.float32)
+    return signature_of(slug, version=1, title=slug, status="active", content=content, vector=v)
+
+
+def test_a_copy_with_a_few_words_changed_is_a_copy() -> None:
+    """Two words changed in a page of ~90 words: most shingles agree, the pair is a copy."""
+    edited = INSTALL.replace("primero", "antes").replace("dirección", "URL")
+    found = compare(_sig("a", INSTALL), _sig("b", edited))
+    assert [f.kind for f in found] == ["copy"]
+    assert found[0].score >= 0.5
+
+
+def test_two_pages_of_one_topic_with_different_text_are_not_duplicates() -> None:
+    """Neighbouring pages (same section, shared vocabulary) are the hard negative."""
+    assert compare(_sig("a", INSTALL), _sig("b", ROUTES)) == []
+
+
+def test_a_section_pasted_into_another_page_is_an_overlap_naming_both_sections() -> None:
+    """ROUTES with INSTALL's second section pasted in: an overlap, its passages the two
+    sections that agree."""
+    pasted = ROUTES + "\n## Servidor\n\n" + INSTALL.split("## Arrancar el servidor\n")[1]
+    found = compare(_sig("a", INSTALL), _sig("b", pasted))
+    assert [f.kind for f in found] == ["overlap"]
+    headings = {p.heading for p in found[0].passages}
+    assert headings == {"Instalación › Arrancar el servidor", "Rutas › Servidor"}
+
+
+def test_pages_in_two_languages_with_near_vectors_are_a_translation_never_a_copy() -> None:
+    """Spanish and English text whose meaning vectors agree: translation; the same
+    vectors between two Spanish pages of different text are not."""
+    english = (
+        "# Install\n\nCreate a virtual environment with Python, then install the package"
+        " with pip and check the command answers with its version."
+    )
+    found = compare(_sig("es", INSTALL, [1, 0, 0]), _sig("en", english, [0.99, 0.1, 0]))
+    assert [f.kind for f in found] == ["translation"]
+    assert compare(_sig("a", INSTALL, [1, 0, 0]), _sig("b", ROUTES, [0.6, 0.8, 0])) == []
+
+
+def test_a_different_default_for_one_flag_is_a_conflict_with_both_values() -> None:
+    """Two related pages, one says `--port` defaults to 8000, the other 8080."""
+    a = INSTALL + "\nEl valor por defecto de `--port` es `8000`.\n"
+    b = INSTALL.replace("primero", "antes") + "\nThe `--port` option defaults to `8080`.\n"
+    found = {f.kind: f for f in compare(_sig("a", a), _sig("b", b))}
+    assert set(found) == {"copy", "conflict"}
+    assert [p.text for p in found["conflict"].passages] == ["--port = 8000", "--port = 8080"]
+
+
+def test_claims_are_read_from_assignments_in_code_and_from_default_sentences() -> None:
+    """`--workers=4` in a fence, `PORT=80` in a span, a YAML key, a default sentence."""
+    text = (
+        "```bash\nserve --workers=4\n```\n\nSet `PORT=80`.\n\n"
+        "```yaml\nlog_level: info\n```\n\n`timeout` defaults to 30 seconds.\n"
+    )
+    assert claims_of(text) == {
+        "--workers": ("4",),
+        "port": ("80",),
+        "log_level": ("info",),
+        "timeout": ("30",),
+    }
+
+
+def test_a_signature_survives_the_store_codec() -> None:
+    """Encoded and decoded, a signature compares as before (vector kept to float16)."""
+    sig = _sig("a", INSTALL + "\n`--port` defaults to `8000`.", [0.6, 0.8, 0.0])
+    back = codec.signature_from(codec.stored_signature(sig))
+    assert np.array_equal(back.minhash, sig.minhash)
+    assert back.claims == sig.claims
+    assert len(back.sections) == len(sig.sections)
+    assert back.vector is not None
+    assert np.allclose(back.vector, [0.6, 0.8, 0.0], atol=1e-3)
+    assert codec.stored_signature(sig).bands == tuple(sig.bands())
