@@ -29,7 +29,7 @@ from shared.retrieval.lexical import PageFields
 Key = tuple[str, int]
 RESCORE = 50  # candidates rescored exactly: recall@10 1.000 on five corpora (bench/dense_recall)
 MAX_BLOCKS = 16  # blocks before they are packed into one
-SCAN_ROWS = 16384  # rows converted to float per step of a scan (~32 MB at 512 dimensions)
+SCAN_ROWS = 4096  # rows converted to float per step of a scan (8 MiB at 512 dimensions: cached)
 _QMAX = 127.0
 
 
