@@ -31,9 +31,11 @@ from shared.retrieval.reading import opens_inside_sentence
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
 REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
-# The compressed vectors an instance holds at most (int8: 512 bytes a 512-dimension chunk):
-# past it the dense side is dropped and the store's vector search answers (docs/scale.md).
-DENSE_MAX_BYTES = 768 * 2**20
+# The compressed vectors an instance holds at most (int8: 525 bytes a 512-dimension chunk,
+# ~49,000 pages): beside the lexical index of 100,000 pages (414 MiB) and the interpreter,
+# what ask's 1 GiB holds. Past it the dense side is dropped and the store's vector search
+# answers, logged (docs/scale.md, "Memory").
+DENSE_MAX_BYTES = 384 * 2**20
 _log = get_logger("retrieval")
 
 
