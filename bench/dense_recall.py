@@ -7,7 +7,9 @@ embedded as questions. For each query the exact top 10 is the float32 scan over 
 active chunk (what ``find_nearest`` and the SQLite scan return); beside it, in the same
 run: the int8 codes alone (``scan``), and the codes' top ``--rescore`` candidates
 rescored exactly from their stored vectors (``rescored``: what ``ask`` runs), with the
-bytes each keeps in memory per chunk.
+bytes each keeps in memory per chunk; and, not shipped, sign bits (64 bytes a chunk at
+512 dimensions) ranked by Hamming distance with their top ``BINARY_RESCORE`` rescored
+exactly: what a 100,000-page wiki would need to fit in 1 GiB (docs/scale.md, "Memory").
 
     .venv/bin/python bench/dense_recall.py [--corpus NAME ...] [--store DIR] [--json]
 """
@@ -35,6 +37,7 @@ from shared.records import SearchFilter  # noqa: E402
 from shared.retrieval import dense  # noqa: E402
 
 K = 10
+BINARY_RESCORE = (50, 200)
 # The five corpora: the three with labelled questions (bench/corpora.py) and two more
 # dialects whose queries are their own titles and headings.
 CORPORA = [
@@ -53,6 +56,7 @@ class Row:
     queries: int
     scan_recall: float
     rescored: dict[int, float]
+    binary: dict[int, float]
     bytes_float32: int
     bytes_int8: int
 
@@ -73,9 +77,18 @@ def measure(corpus: Corpus, folder: Path, cap: int, rescores: list[int]) -> Row:
     keys = [(r.slug, r.ordinal) for r in rows]
     texts = queries_of(corpus, rows, cap)
     scan_hits, rescored_hits = 0, dict.fromkeys(rescores, 0)
+    binary_hits = dict.fromkeys(BINARY_RESCORE, 0)
+    signs = np.packbits(exact > 0, axis=1)
     for text in texts:
         probe = embedder.embed_query(text)
-        truth = {keys[i] for i in np.argsort(-(exact @ probe), kind="stable")[:K]}
+        exact_scores = exact @ probe
+        truth = {keys[i] for i in np.argsort(-exact_scores, kind="stable")[:K]}
+        distance = np.unpackbits(signs ^ np.packbits(probe > 0), axis=1).sum(axis=1)
+        by_distance = np.argsort(distance, kind="stable")
+        for n in BINARY_RESCORE:
+            pool = by_distance[:n]
+            best = pool[np.argsort(-exact_scores[pool], kind="stable")[:K]]
+            binary_hits[n] += len(truth & {keys[i] for i in best})
         found = index.candidates(
             probe, embedder=embedder.name, filters=SearchFilter(), limit=max([K, *rescores])
         )
@@ -91,6 +104,7 @@ def measure(corpus: Corpus, folder: Path, cap: int, rescores: list[int]) -> Row:
         queries=len(texts),
         scan_recall=scan_hits / total,
         rescored={n: hits / total for n, hits in rescored_hits.items()},
+        binary={n: hits / total for n, hits in binary_hits.items()},
         bytes_float32=exact.nbytes,
         bytes_int8=index.nbytes,
     )
@@ -118,13 +132,17 @@ def main() -> int:
         print(json.dumps([r.__dict__ for r in results], indent=2))
         return 0
     names = " | ".join(f"rescored top {n}" for n in args.rescore)
-    print(f"| corpus | chunks | queries | int8 scan | {names} | bytes/chunk int8 (float32) |")
-    print("|---|---|---|---|" + "---|" * len(args.rescore) + "---|")
+    bits = " | ".join(f"bits, rescored top {n}" for n in BINARY_RESCORE)
+    print(
+        f"| corpus | chunks | queries | int8 scan | {names} | {bits} | bytes/chunk int8 (float32) |"
+    )
+    print("|---|---|---|---|" + "---|" * (len(args.rescore) + len(BINARY_RESCORE)) + "---|")
     for r in results:
         recalls = " | ".join(f"{r.rescored[n]:.3f}" for n in args.rescore)
+        binary = " | ".join(f"{r.binary[n]:.3f}" for n in BINARY_RESCORE)
         print(
             f"| {r.corpus} | {r.chunks:,} | {r.queries} | {r.scan_recall:.3f} | {recalls} "
-            f"| {r.bytes_int8 / r.chunks:.0f} ({r.bytes_float32 / r.chunks:.0f}) |"
+            f"| {binary} | {r.bytes_int8 / r.chunks:.0f} ({r.bytes_float32 / r.chunks:.0f}) |"
         )
     first = args.rescore[0]
     worst = min(r.rescored[first] for r in results)
