@@ -504,6 +504,8 @@ def main() -> int:
         rebuild_operations(project, rows)
     for r in rows:
         r.knn_reads = knn_reads(r.nearest_calls, chunks)
+        if "ask, " not in r.operation:
+            continue
         label = r.operation.split("ask, ")[0]  # "old: " or ""
         idle = next(x.reads for x in rows if x.operation == f"{label}ask, warm, nothing written")
         # A catch-up reads the written page's chunks (its texts again, maybe) and the log
