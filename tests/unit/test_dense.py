@@ -135,3 +135,23 @@ def test_the_snapshot_carries_the_dense_side_or_reads_as_lexical_only() -> None:
     lexical_only = snapshot.decode_all(snapshot.encode(lexical))
     assert lexical_only is not None
     assert lexical_only.dense is None
+
+
+def test_a_damaged_dense_side_reads_as_no_snapshot() -> None:
+    """Codes naming a page the table lacks, or of another length, make the payload unreadable
+    (a full read follows), never a search over rows that do not exist."""
+    import io
+
+    chunks = wiki(5)
+    payload = snapshot.encode(LexicalIndex(chunks), DenseIndex.build(chunks))
+    assert snapshot.decode_all(payload) is not None
+    for name, damage in (
+        ("dense0_page", lambda a: a + 1000),
+        ("dense0_scales", lambda a: a[:-1]),
+    ):
+        with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
+            members = {k: arrays[k] for k in arrays.files}
+        members[name] = damage(members[name])
+        out = io.BytesIO()
+        np.savez_compressed(out, **members)
+        assert snapshot.decode_all(out.getvalue()) is None, name
