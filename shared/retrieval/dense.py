@@ -16,6 +16,7 @@ blocks, the blocks are packed into one from their own arrays.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -116,9 +117,11 @@ class DenseIndex:
                     PageFields(row.slug, row.title, row.page_type, row.category, tuple(row.tags))
                 )
             by_embedder.setdefault(row.embedder, []).append(row)
-        for embedder, group in by_embedder.items():
-            vectors = np.stack([np.asarray(r.vector, dtype=np.float32) for r in group])
-            codes, scales = quantize(vectors)
+        for embedder, rows_of in by_embedder.items():
+            # One size per embedder name (its name carries it): a stray row is left out.
+            dims = Counter(map(_dims, rows_of)).most_common(1)[0][0]
+            group = [r for r in rows_of if _dims(r) == dims]
+            codes, scales = _quantized(group)
             blocks.setdefault(embedder, []).append(
                 Block(
                     codes,
@@ -192,6 +195,25 @@ class DenseIndex:
             )
         found.sort(key=lambda f: (-f[0], f[1], f[2]))
         return [((slug, ordinal), score) for score, slug, ordinal in found[:limit]]
+
+
+def _dims(row: IndexedChunk) -> int:
+    return 0 if row.vector is None else len(row.vector)
+
+
+def _quantized(
+    rows: Sequence[IndexedChunk],
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """The codes and scales of ``rows``' vectors, quantized ``SCAN_ROWS`` at a time: a full
+    read of 160,000 chunks never holds a second float32 copy of all their vectors."""
+    dims = _dims(rows[0]) if rows else 0
+    codes = np.empty((len(rows), dims), dtype=np.int8)
+    scales = np.empty(len(rows), dtype=np.float32)
+    for start in range(0, len(rows), SCAN_ROWS):
+        part = rows[start : start + SCAN_ROWS]
+        vectors = np.stack([np.asarray(r.vector, dtype=np.float32) for r in part])
+        codes[start : start + len(part)], scales[start : start + len(part)] = quantize(vectors)
+    return codes, scales
 
 
 def rescored(

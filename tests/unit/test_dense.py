@@ -155,3 +155,14 @@ def test_a_damaged_dense_side_reads_as_no_snapshot() -> None:
         out = io.BytesIO()
         np.savez_compressed(out, **members)
         assert snapshot.decode_all(out.getvalue()) is None, name
+
+
+def test_a_vector_of_another_size_under_the_same_name_is_left_out() -> None:
+    """A stray row whose vector has another size is not indexed (the build does not fail)."""
+    chunks = wiki(3)
+    stray = rows("a-raro", unit_rows(1, 13)[:, :32])  # sorted first
+    index = DenseIndex.build(chunks + stray)
+    assert len(index) == len(chunks)
+    probe = unit_rows(1, 14)[0]
+    found = index.candidates(probe, embedder=EMBEDDER, filters=EVERYTHING, limit=50)
+    assert "a-raro" not in {k[0] for k, _ in found}
