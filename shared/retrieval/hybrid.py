@@ -34,7 +34,7 @@ REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before
 # The compressed vectors an instance holds at most (int8: 525 bytes a 512-dimension chunk,
 # ~49,000 pages): beside the lexical index of 100,000 pages (414 MiB) and the interpreter,
 # what ask's 1 GiB holds. Past it the dense side is dropped and the store's vector search
-# answers, logged (docs/scale.md, "Memory").
+# answers, logged (docs/scale.md, "Memory"). A wiring's index takes BIBLIOTECA_DENSE_MAX_MB.
 DENSE_MAX_BYTES = 384 * 2**20
 _log = get_logger("retrieval")
 
@@ -77,7 +77,9 @@ class IndexCache:
     saves they started in threads of their own. The composition root holds one
     (``Wiring.index``) and ``close()``s it before the process exits or forgets it."""
 
-    def __init__(self) -> None:
+    def __init__(self, dense_max_bytes: int | None = None) -> None:
+        # None: ``DENSE_MAX_BYTES`` (the composition root passes BIBLIOTECA_DENSE_MAX_MB)
+        self.dense_max_bytes = dense_max_bytes
         self._cached: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
@@ -163,7 +165,7 @@ def _apply(
         rows = chunks.active_chunks_of(changes.slugs)
         index = base.with_pages(changes.slugs, rows)
         if dense is not None:
-            dense = _within_bounds(dense.with_pages(changes.slugs, rows))
+            dense = _within_bounds(dense.with_pages(changes.slugs, rows), cached.saves)
     _install(chunks, cached, index, changes.cursor, dense)
     cached.unsaved += len(changes.slugs)
     if cached.unsaved >= REFRESH_PAGES:
@@ -176,18 +178,24 @@ def _read_everything(chunks: ChunkIndex, cached: _Cached) -> None:
     rows = chunks.active_chunks()
     index = LexicalIndex(rows)
     wanted = sum(len(r.vector) for r in rows if r.vector is not None)
-    dense = _within_bounds(DenseIndex.build(rows) if wanted <= DENSE_MAX_BYTES else None)
+    fits = wanted <= _dense_cap(cached.saves)
+    dense = _within_bounds(DenseIndex.build(rows) if fits else None, cached.saves)
     del rows  # the vectors as read (float32) are four times the compressed ones
     _install(chunks, cached, index, cursor, dense)
     _save(chunks, cached)
 
 
-def _within_bounds(dense: DenseIndex | None) -> DenseIndex | None:
-    """``dense`` if it fits ``DENSE_MAX_BYTES``; None (logged) otherwise."""
-    if dense is None or dense.nbytes > DENSE_MAX_BYTES:
+def _dense_cap(cache: IndexCache) -> int:
+    return DENSE_MAX_BYTES if cache.dense_max_bytes is None else cache.dense_max_bytes
+
+
+def _within_bounds(dense: DenseIndex | None, cache: IndexCache) -> DenseIndex | None:
+    """``dense`` if it fits the cache's cap; None (logged) otherwise."""
+    cap = _dense_cap(cache)
+    if dense is None or dense.nbytes > cap:
         _log.warning(
             "the compressed vectors pass %d MiB: dense search falls back to the store's",
-            DENSE_MAX_BYTES // 2**20,
+            cap // 2**20,
         )
         return None
     return dense

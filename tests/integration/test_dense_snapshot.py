@@ -168,3 +168,18 @@ def test_the_first_question_after_an_import_builds_nothing(
     assert reply.sources
     assert (spy.full_reads, calls) == (0, [])
     assert w.store.chunks.load_snapshot() == stored  # the import's, not one the ask built
+
+
+def test_the_cap_comes_from_the_settings(store_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BIBLIOTECA_DENSE_MAX_MB=0 keeps the codes out of the wiring's index: the store's
+    vector search answers instead (a 2 GiB deploy raises it for a larger wiki)."""
+    from shared.bootstrap import wiring
+    from shared.config import get_settings
+
+    monkeypatch.setenv("BIBLIOTECA_DENSE_MAX_MB", "0")
+    get_settings.cache_clear()
+    w = wiring()
+    assert w.index.dense_max_bytes == 0
+    fill(w.store, 4)
+    assert w.index.snapshot(w.store.chunks).dense is None
+    w.index.close()
