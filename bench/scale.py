@@ -13,7 +13,14 @@ this script wraps those methods on each store's own client. A query is billed on
 document returned (one if it returns none), a ``get`` one per document asked for, a count
 aggregation one per 1,000 index entries counted (at least one), a commit one write per
 write (deletes apart). A ``find_nearest`` is billed by index entries read too, which the
-client cannot see: it is counted as one read per document returned (a floor).
+client cannot see: the instance counts its ``find_nearest`` calls and each is billed by
+Firestore's documented rule, one read per batch of up to 100 kNN index entries read (the
+flat index reads every entry the pre-filters let through: status and embedder match every
+active chunk) plus the documents returned, which the client counts (column ``kNN``).
+
+Both dense paths are measured in the same run, each in ask instances of its own: ``new``
+(the snapshot's int8 codes, the candidates read by key: no vector query) and ``old``
+(``find_nearest`` per question, as before issue 35).
 
 Operations (each through its service, as the functions run it):
 create, update (new content), metadata-only update, ask on a cold instance (a fresh process),
@@ -109,18 +116,38 @@ class Row:
     rss_mib: float
     note: str = ""
     in_store: float = 0.0  # of ``seconds``, waiting on the store's calls
+    nearest_calls: int = 0  # find_nearest queries run (billed by the kNN rule: ``knn_reads``)
+    knn_reads: int = 0  # reads billed for the kNN index entries those queries read
+
+
+def knn_reads(calls: int, entries: int) -> int:
+    """Firestore's rule: one read per batch of up to 100 kNN index entries a query reads."""
+    return calls * math.ceil(entries / 100)
 
 
 @contextmanager
-def measured(rows: list[Row], name: str, counts: Counts, note: str = "") -> Iterator[None]:
+def measured(
+    rows: list[Row], name: str, counts: Counts, note: str = "", nearest: list[int] | None = None
+) -> Iterator[None]:
     r0, w0, d0, _ = counts.snapshot()
     waited = counts.waited
+    calls = len(nearest) if nearest is not None else 0
     started = time.perf_counter()
     yield
     seconds = time.perf_counter() - started
     r1, w1, d1, _ = counts.snapshot()
     rows.append(
-        Row(name, r1 - r0, w1 - w0, d1 - d0, seconds, rss_mib(), note, counts.waited - waited)
+        Row(
+            name,
+            r1 - r0,
+            w1 - w0,
+            d1 - d0,
+            seconds,
+            rss_mib(),
+            note,
+            counts.waited - waited,
+            (len(nearest) - calls) if nearest is not None else 0,
+        )
     )
 
 
@@ -184,10 +211,11 @@ def build(project: str, pages: int, threads: int) -> tuple[int, float]:
 # -- the ask instance (its own process: a cold start is a fresh interpreter) ------------
 
 
-def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
-    """One ask instance. ``first``: the first cold start (no stored snapshot yet), then warm
-    questions, with another store writing one page before the last. ``second``: a later
-    cold start, from the snapshot the first one stored and the changes since."""
+def ask_instance(project: str, phase: str, timeout: float, path: str) -> dict[str, Any]:
+    """One ask instance. ``first``: a cold start (the first ever when no snapshot is stored
+    yet), then warm questions, with another store writing one page before the last.
+    ``second``: a later cold start, from the snapshot stored and the changes since.
+    ``path``: ``new`` (the snapshot's codes) or ``old`` (``find_nearest`` per question)."""
     settings = load_settings({"BIBLIOTECA_STORE": "firestore", "GOOGLE_CLOUD_PROJECT": project})
     embedder = HashingEmbedder()
     rows: list[Row] = []
@@ -197,21 +225,45 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
     instance = FirestoreStore(project, timeout=timeout)
     counts = counted(instance)
     request = AskRequest(question=QUESTION)
+    nearest: list[int] = []
+    store_nearest = instance.chunks.nearest
 
+    def counted_nearest(*args: Any, **kwargs: Any) -> Any:
+        nearest.append(1)
+        return store_nearest(*args, **kwargs)
+
+    instance.chunks.nearest = counted_nearest  # type: ignore[method-assign]
+    if path == "old":
+        from shared.retrieval import hybrid
+
+        def old_dense(chunks: Any, state: Any, vector: Any, embedder_name: str, *rest: Any) -> Any:
+            filters, limit = rest
+            return chunks.nearest(vector, embedder=embedder_name, filters=filters, limit=limit)
+
+        hybrid._nearest = old_dense  # type: ignore[assignment]
+    label = f"{path}: " if path == "old" else ""
     w = Wiring(settings, store=instance, embedder=embedder)
+    stored = FirestoreStore(project).chunks.load_snapshot() is not None  # not counted
 
     def question() -> None:
         w.ask(request, authorized=True)
 
     if phase == "second":
-        with measured(rows, "ask, cold instance, from the stored snapshot", counts):
+        cold = f"{label}ask, cold instance, from the stored snapshot"
+        with measured(rows, cold, counts, nearest=nearest):
             question()
-        with measured(rows, "ask, warm, nothing written", counts):
+        rss_cold = rss_mib()
+        with measured(rows, f"{label}ask, warm, nothing written", counts, nearest=nearest):
             question()
-        return {"rows": [r.__dict__ for r in rows], "rss_start_mib": rss_before}
-    with measured(rows, "ask, cold instance, first ever (no snapshot)", counts):
+        return {
+            "rows": [r.__dict__ for r in rows],
+            "rss_start_mib": rss_before,
+            "rss_cold_mib": rss_cold,
+        }
+    first = "from the stored snapshot (first run)" if stored else "first ever (no snapshot)"
+    with measured(rows, f"{label}ask, cold instance, {first}", counts, nearest=nearest):
         question()
-    with measured(rows, "ask, warm, nothing written", counts):
+    with measured(rows, f"{label}ask, warm, nothing written, first run", counts, nearest=nearest):
         question()
     writer = FirestoreStore(project)  # another process's store: its own client and caches
     record = writer.pages.get("p-000001")
@@ -226,7 +278,7 @@ def ask_instance(project: str, phase: str, timeout: float) -> dict[str, Any]:
         actor="bench",
     )
     time.sleep(6)  # past the change log's look-back: what a write some seconds ago costs
-    with measured(rows, "ask, warm, after another wrote 1 page", counts):
+    with measured(rows, f"{label}ask, warm, after another wrote 1 page", counts, nearest=nearest):
         question()
     chunks = len(writer.chunks.vectors_for("p-000001"))
     w.close()  # the snapshot the next cold instance starts from is stored
@@ -341,47 +393,49 @@ def rebuild_operations(project: str, rows: list[Row]) -> None:
 # -- report -------------------------------------------------------------------------------
 
 
-def extrapolate(rows: list[Row], pages: int, chunks: int, target: int) -> dict[str, Any]:
-    """Reads at ``target`` pages (size-dependent reads scale linearly) and a month's cost."""
+def extrapolate(
+    rows: list[Row], pages: int, chunks: int, target: int, path: str = "new"
+) -> dict[str, Any]:
+    """Billed reads at ``target`` pages (size-dependent reads scale linearly, the kNN index
+    entries with the chunks) and a month's cost, for one dense path."""
     factor = target / pages
+    label = "old: " if path == "old" else ""
     by = {r.operation: r for r in rows}
 
-    warm_after = by.get("ask, warm, after another wrote 1 page")
-    warm_idle = by.get("ask, warm, nothing written")
-    cold = by.get("ask, cold instance, from the stored snapshot")
+    def billed(row: Row | None) -> float:
+        """Reads the client counted (scaled if they track the wiki) plus the kNN rule's."""
+        if row is None:
+            return 0.0
+        return row.reads * _scale(row, factor) + knn_reads(row.nearest_calls, chunks) * factor
+
+    warm_after = by.get(f"{label}ask, warm, after another wrote 1 page")
+    warm_idle = by.get(f"{label}ask, warm, nothing written")
+    cold = by.get(f"{label}ask, cold instance, from the stored snapshot")
     write = by.get("update, new content")
     # Each write makes each warm instance catch up once; the other questions are idle ones.
     per_day_reads = (
         WORKLOAD["writes_per_day"] * (write.reads if write else 0)
-        + WORKLOAD["writes_per_day"]
-        * WORKLOAD["warm_instances"]
-        * (warm_after.reads * _scale(warm_after, factor) if warm_after else 0)
-        + WORKLOAD["questions_per_day"] * (warm_idle.reads if warm_idle else 0)
-        + WORKLOAD["warm_instances"] * (cold.reads * _scale(cold, factor) if cold else 0)
+        + WORKLOAD["writes_per_day"] * WORKLOAD["warm_instances"] * billed(warm_after)
+        + WORKLOAD["questions_per_day"] * billed(warm_idle)
+        + WORKLOAD["warm_instances"] * billed(cold)
     )
     per_day_writes = WORKLOAD["writes_per_day"] * (write.writes if write else 0)
     per_day_deletes = WORKLOAD["writes_per_day"] * (write.deletes if write else 0)
     month = 30 * (
         per_day_reads * PRICE_READ + per_day_writes * PRICE_WRITE + per_day_deletes * PRICE_DELETE
     )
-    # find_nearest is also billed one read per 1,000 index entries it reads, which the
-    # client cannot see; a flat index scanned whole over the pre-filtered chunks would
-    # read every active chunk's entry: the upper estimate below, not a measurement.
-    nearest_reads = WORKLOAD["questions_per_day"] * math.ceil(chunks * factor / 1000)
     return {
+        "path": path,
         "target_pages": target,
-        "find_nearest_index_reads_per_day_upper": nearest_reads,
-        "usd_per_month_with_them": round(month + 30 * nearest_reads * PRICE_READ, 2),
         "target_chunks": round(chunks * factor),
         "workload": WORKLOAD,
         "assumes": "one cold start per warm instance a day",
         "reads_per_day": round(per_day_reads),
         "writes_per_day": per_day_writes,
         "usd_per_month": round(month, 2),
-        "cold_ask_reads": round(cold.reads * _scale(cold, factor) if cold else 0),
-        "warm_ask_after_write_reads": round(
-            warm_after.reads * _scale(warm_after, factor) if warm_after else 0
-        ),
+        "cold_ask_reads": round(billed(cold)),
+        "warm_ask_reads": round(billed(warm_idle)),
+        "warm_ask_after_write_reads": round(billed(warm_after)),
     }
 
 
@@ -392,13 +446,14 @@ def _scale(row: Row, factor: float) -> float:
 
 def table(rows: list[Row]) -> str:
     out = [
-        "| operation | reads | writes | deletes | seconds | in store calls | own | RSS MiB |",
-        "|---|---|---|---|---|---|---|---|",
+        "| operation | reads | kNN | writes | deletes | seconds | in store calls | own | RSS MiB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         out.append(
-            f"| {r.operation} | {r.reads} | {r.writes} | {r.deletes} | {r.seconds:.2f} |"
-            f" {r.in_store:.2f} | {r.seconds - r.in_store:.2f} | {r.rss_mib:.0f} |"
+            f"| {r.operation} | {r.reads} | {r.knn_reads} | {r.writes} | {r.deletes} "
+            f"| {r.seconds:.2f} | {r.in_store:.2f} | {r.seconds - r.in_store:.2f} "
+            f"| {r.rss_mib:.0f} |"
         )
     return "\n".join(out)
 
@@ -419,8 +474,8 @@ def main() -> int:
     if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
         parser.error("set FIRESTORE_EMULATOR_HOST (this bench runs on the emulator)")
     if args.instance:
-        project, phase, timeout = args.instance.split(":")
-        print(json.dumps(ask_instance(project, phase, float(timeout))))
+        project, phase, timeout, path = args.instance.split(":")
+        print(json.dumps(ask_instance(project, phase, float(timeout), path)))
         return 0
     project = args.project or f"bench-scale-{uuid.uuid4().hex[:10]}"
     chunks, build_s = (0, 0.0) if args.project else build(project, args.pages, args.threads)
@@ -428,9 +483,10 @@ def main() -> int:
         chunks = len(FirestoreStore(project).chunks.active_chunks())
     rows: list[Row] = []
     instance: dict[str, Any] = {}
-    for phase in ("first", "second"):
+    rss_cold: dict[str, float] = {}
+    for path, phase in (("new", "first"), ("new", "second"), ("old", "first"), ("old", "second")):
         child = subprocess.run(
-            [sys.executable, __file__, "--instance", f"{project}:{phase}:{args.timeout}"],
+            [sys.executable, __file__, "--instance", f"{project}:{phase}:{args.timeout}:{path}"],
             check=False,
             capture_output=True,
             text=True,
@@ -440,15 +496,23 @@ def main() -> int:
             child.check_returncode()
         result = json.loads(child.stdout.strip().splitlines()[-1])
         instance = instance or result
+        if "rss_cold_mib" in result:
+            rss_cold[path] = result["rss_cold_mib"]
         rows.extend(Row(**r) for r in result["rows"])
     write_operations(project, rows)
     if args.rebuild:
         rebuild_operations(project, rows)
-    idle = next(r.reads for r in rows if r.operation == "ask, warm, nothing written")
     for r in rows:
-        if r.operation.startswith("ask, cold") or (
-            r.operation.startswith("ask, warm, after")
-            and r.reads > idle + instance["written_page_chunks"] + 10
+        r.knn_reads = knn_reads(r.nearest_calls, chunks)
+        if "ask, " not in r.operation:
+            continue
+        label = r.operation.split("ask, ")[0]  # "old: " or ""
+        idle = next(x.reads for x in rows if x.operation == f"{label}ask, warm, nothing written")
+        # A catch-up reads the written page's chunks (its texts again, maybe) and the log
+        # entries of the look-back: more than that is a read that tracks the wiki.
+        if "ask, cold" in r.operation or (
+            "ask, warm, after" in r.operation
+            and r.reads > idle + 2 * instance["written_page_chunks"] + 20
         ):
             r.note = "scales with the wiki"
     report = {
@@ -458,8 +522,17 @@ def main() -> int:
         "build_seconds": round(build_s, 1),
         "written_page_chunks": instance["written_page_chunks"],
         "ask_rss_start_mib": round(instance["rss_start_mib"]),
+        "ask_rss_after_cold_question_mib": {k: round(v) for k, v in rss_cold.items()},
         "rows": [dict(r.__dict__.items()) for r in rows],
-        "extrapolation": extrapolate(rows, args.pages, chunks, args.target),
+        "extrapolation": {
+            path: extrapolate(rows, args.pages, chunks, target, path)
+            for path in ("new", "old")
+            for target in (args.pages,)
+        }
+        | {
+            f"{path}@{args.target}": extrapolate(rows, args.pages, chunks, args.target, path)
+            for path in ("new", "old")
+        },
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -467,7 +540,8 @@ def main() -> int:
     print(
         f"{args.pages} pages, {chunks} chunks (built in {build_s:.0f} s, project {project});"
         f" the page written before the warm ask has {instance['written_page_chunks']} chunks;"
-        f" ask process RSS before its first question {instance['rss_start_mib']:.0f} MiB"
+        f" ask process RSS before its first question {instance['rss_start_mib']:.0f} MiB,"
+        f" after a cold one {rss_cold}"
     )
     print(table(rows))
     print(json.dumps(report["extrapolation"], indent=2))

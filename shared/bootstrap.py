@@ -289,7 +289,7 @@ class Wiring:
             if self._index is None:
                 from shared.retrieval.hybrid import IndexCache
 
-                self._index = IndexCache()
+                self._index = IndexCache(self.settings.dense_max_mb * 2**20)
             return self._index
 
     @property

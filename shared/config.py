@@ -94,6 +94,7 @@ ENV = {
     "BIBLIOTECA_SITE_NAME": "site_name",
     "BIBLIOTECA_SITE_LOGO": "site_logo",
     "BIBLIOTECA_TRACE_DAYS": "trace_days",
+    "BIBLIOTECA_DENSE_MAX_MB": "dense_max_mb",
     "BIBLIOTECA_FEEDBACK_FROM_WIDGET": "feedback_from_widget",
     "BIBLIOTECA_ENRICH": "enrich",
     "BIBLIOTECA_ENRICH_TOPIC": "enrich_topic",
@@ -157,6 +158,9 @@ class Settings(BaseModel):
     site_name: str = Field(default="Biblioteca", min_length=1, max_length=100)
     site_logo: str | None = None  # a path under the site root or an http(s) URL
     trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
+    # The compressed vectors an ask instance holds at most (docs/scale.md, "Memory"): 384
+    # fits 1 GiB beside a 100,000-page lexical index; past it find_nearest answers.
+    dense_max_mb: int = Field(default=384, ge=0, le=65536)
     feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
     # The enrichment agent (docs/enrich.md): offline enrichers, a model's rewrite, or none.
     enrich: Literal["offline", "llm", "off"] = "offline"

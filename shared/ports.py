@@ -150,7 +150,8 @@ class ChunkIndex(Protocol):
         every request, so it must cost one small indexed read."""
 
     def active_chunks(self) -> list[IndexedChunk]:
-        """Every chunk of every ``active`` page, without vectors (for the lexical index)."""
+        """Every chunk of every ``active`` page, with its embedder and vector (for the
+        search snapshot's lexical and dense sides)."""
 
     def changes_since(self, cursor: str | None) -> ChunkChanges:
         """The pages written (created, updated, archived, re-tagged) after ``cursor``.
@@ -160,13 +161,15 @@ class ChunkIndex(Protocol):
         proportional to the writes since the cursor (one when there were none)."""
 
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
-        """The active chunks of ``slugs`` only (a page no longer active has none)."""
+        """The active chunks of ``slugs`` only (a page no longer active has none), with
+        their vectors as ``active_chunks``."""
 
     def chunks_by_key(
-        self, keys: Collection[tuple[str, int]]
+        self, keys: Collection[tuple[str, int]], *, vectors: bool = False
     ) -> dict[tuple[str, int], IndexedChunk]:
         """The active chunks at ``keys`` (slug, ordinal), with their text, in one read:
-        the lexical index holds no text, so a question reads the passages it shows."""
+        the lexical index holds no text, so a question reads the passages it shows;
+        ``vectors``: with their embedder and stored vector too (the dense rescoring)."""
 
     def load_snapshot(self) -> StoredSnapshot | None:
         """The last saved snapshot of the lexical index, or None (none saved, or unreadable).

@@ -208,6 +208,10 @@ class IndexedChunk:
     page_type: str | None
     category: str | None
     tags: tuple[str, ...]
+    # Read for the dense side of the snapshot (``shared.retrieval.dense``) only: the stored
+    # vector and who made it; not compared (an array has no truth value).
+    embedder: str = ""
+    vector: Vector | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,11 @@
-"""Hybrid retrieval: the store's dense search plus an in-memory lexical index, fused.
+"""Hybrid retrieval: an in-memory dense index and an in-memory lexical index, fused.
 
-The lexical index follows the store's change log (one small read per question, then
-the chunks of the pages written since), so several processes sharing a store always
-see each other's writes and pay for them in proportion to what was written.
+Both follow the store's change log (one small read per question, then the chunks of the
+pages written since), so several processes sharing a store always see each other's
+writes and pay for them in proportion to what was written. The dense side scans the
+snapshot's compressed vectors and reads only its few candidates, to rescore them
+exactly (``shared.retrieval.dense``); without it (a snapshot too large for the
+instance, or stored before it had one) the store's own vector search answers, logged.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from shared.errors import BibliotecaError
 from shared.logs import get_logger
 from shared.ports import ChunkIndex
 from shared.records import ChunkChanges, ChunkHit, Kind, SearchFilter, StoredSnapshot, Vector
+from shared.retrieval import dense as dense_side
 from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
+from shared.retrieval.dense import DenseIndex
 from shared.retrieval.evidence import Section
 from shared.retrieval.fusion import Ranked, by_kind, by_page, mix
 from shared.retrieval.intent import intent, kind_fit
@@ -32,6 +37,11 @@ CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
 # the tuning splits (bench/README.md, issue 31).
 KIND_WEIGHT = 0.05
 REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
+# The compressed vectors an instance holds at most (int8: 525 bytes a 512-dimension chunk,
+# ~49,000 pages): beside the lexical index of 100,000 pages (414 MiB) and the interpreter,
+# what ask's 1 GiB holds. Past it the dense side is dropped and the store's vector search
+# answers, logged (docs/scale.md, "Memory"). A wiring's index takes BIBLIOTECA_DENSE_MAX_MB.
+DENSE_MAX_BYTES = 384 * 2**20
 _log = get_logger("retrieval")
 
 
@@ -49,18 +59,20 @@ class Retrieval:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The in-memory side of the index as of one change-log cursor: lexical index and
-    embedders (``fingerprint`` is the cursor, which the dense search may compare)."""
+    """The in-memory side of the index as of one change-log cursor: lexical index,
+    compressed vectors (None: the store's vector search answers) and embedders
+    (``fingerprint`` is the cursor, which the store's dense search may compare)."""
 
     index: LexicalIndex
     embedders: frozenset[str]
     fingerprint: str = ""
+    dense: DenseIndex | None = None
 
 
 class _Cached:
     def __init__(self, saves: IndexCache) -> None:
         self.cursor: str | None = None
-        self.snapshot = Snapshot(LexicalIndex([]), frozenset())
+        self.snapshot = Snapshot(LexicalIndex([]), frozenset(), dense=DenseIndex.build(()))
         self.lock = threading.Lock()
         self.unsaved = 0  # pages applied since the stored snapshot
         self.saves = saves  # who waits for the snapshot saves this index starts
@@ -71,7 +83,9 @@ class IndexCache:
     saves they started in threads of their own. The composition root holds one
     (``Wiring.index``) and ``close()``s it before the process exits or forgets it."""
 
-    def __init__(self) -> None:
+    def __init__(self, dense_max_bytes: int | None = None) -> None:
+        # None: ``DENSE_MAX_BYTES`` (the composition root passes BIBLIOTECA_DENSE_MAX_MB)
+        self.dense_max_bytes = dense_max_bytes
         self._cached: weakref.WeakKeyDictionary[object, _Cached] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._saves: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
@@ -127,7 +141,7 @@ def snapshot(chunks: ChunkIndex, cache: IndexCache) -> Snapshot:
         if cached.cursor != cursor or changes is None:  # another request moved it meanwhile
             changes = chunks.changes_since(cached.cursor)
         if changes.complete:
-            _apply(chunks, cached, cached.snapshot.index, changes)
+            _apply(chunks, cached, cached.snapshot.index, changes, cached.snapshot.dense)
         else:
             _read_everything(chunks, cached)
         return cached.snapshot
@@ -136,20 +150,29 @@ def snapshot(chunks: ChunkIndex, cache: IndexCache) -> Snapshot:
 def _start(chunks: ChunkIndex, cached: _Cached) -> None:
     """A cold start: the stored snapshot and the changes since it, else everything."""
     stored = chunks.load_snapshot()
-    index = stored_index.decode(stored.payload) if stored is not None else None
-    if stored is not None and index is not None:
+    decoded = stored_index.decode_all(stored.payload) if stored is not None else None
+    if stored is not None and decoded is not None:
         changes = chunks.changes_since(stored.cursor)
         if changes.complete:
-            _apply(chunks, cached, index, changes)
+            _apply(chunks, cached, decoded.index, changes, decoded.dense)
             return
     _read_everything(chunks, cached)
 
 
-def _apply(chunks: ChunkIndex, cached: _Cached, base: LexicalIndex, changes: ChunkChanges) -> None:
+def _apply(
+    chunks: ChunkIndex,
+    cached: _Cached,
+    base: LexicalIndex,
+    changes: ChunkChanges,
+    dense: DenseIndex | None,
+) -> None:
     index = base
     if changes.slugs:
-        index = base.with_pages(changes.slugs, chunks.active_chunks_of(changes.slugs))
-    _install(chunks, cached, index, changes.cursor)
+        rows = chunks.active_chunks_of(changes.slugs)
+        index = base.with_pages(changes.slugs, rows)
+        if dense is not None:
+            dense = _within_bounds(dense.with_pages(changes.slugs, rows), cached.saves)
+    _install(chunks, cached, index, changes.cursor, dense)
     cached.unsaved += len(changes.slugs)
     if cached.unsaved >= REFRESH_PAGES:
         _save(chunks, cached)
@@ -158,13 +181,40 @@ def _apply(chunks: ChunkIndex, cached: _Cached, base: LexicalIndex, changes: Chu
 def _read_everything(chunks: ChunkIndex, cached: _Cached) -> None:
     # The cursor before the rows: a write in between is applied again, never missed.
     cursor = chunks.changes_since(None).cursor
-    index = LexicalIndex(chunks.active_chunks())
-    _install(chunks, cached, index, cursor)
+    rows = chunks.active_chunks()
+    index = LexicalIndex(rows)
+    wanted = sum(len(r.vector) for r in rows if r.vector is not None)
+    fits = wanted <= _dense_cap(cached.saves)
+    dense = _within_bounds(DenseIndex.build(rows) if fits else None, cached.saves)
+    del rows  # the vectors as read (float32) are four times the compressed ones
+    _install(chunks, cached, index, cursor, dense)
     _save(chunks, cached)
 
 
-def _install(chunks: ChunkIndex, cached: _Cached, index: LexicalIndex, cursor: str) -> None:
-    cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), cursor)
+def _dense_cap(cache: IndexCache) -> int:
+    return DENSE_MAX_BYTES if cache.dense_max_bytes is None else cache.dense_max_bytes
+
+
+def _within_bounds(dense: DenseIndex | None, cache: IndexCache) -> DenseIndex | None:
+    """``dense`` if it fits the cache's cap; None (logged) otherwise."""
+    cap = _dense_cap(cache)
+    if dense is None or dense.nbytes > cap:
+        _log.warning(
+            "the compressed vectors pass %d MiB: dense search falls back to the store's",
+            cap // 2**20,
+        )
+        return None
+    return dense
+
+
+def _install(
+    chunks: ChunkIndex,
+    cached: _Cached,
+    index: LexicalIndex,
+    cursor: str,
+    dense: DenseIndex | None,
+) -> None:
+    cached.snapshot = Snapshot(index, frozenset(chunks.embedders()), cursor, dense)
     cached.cursor = cursor
 
 
@@ -179,7 +229,7 @@ def _save(chunks: ChunkIndex, cached: _Cached) -> None:
 
     def save() -> None:
         try:
-            payload = stored_index.encode(state.index)
+            payload = stored_index.encode(state.index, state.dense)
             chunks.save_snapshot(StoredSnapshot(state.fingerprint, payload))
         except BibliotecaError as exc:
             _log.warning("could not store the index snapshot: %s", exc.message)
@@ -201,9 +251,16 @@ def store_snapshot(chunks: ChunkIndex, cache: IndexCache) -> int:
     token = _storing_here.set(True)
     try:
         state = snapshot(chunks, cache)
+        if state.dense is None:  # a snapshot stored before it carried vectors: build them
+            with cache._lock:
+                cached = cache._cached[chunks]
+            with cached.lock:
+                _read_everything(chunks, cached)
+                state = cached.snapshot
     finally:
         _storing_here.reset(token)
-    chunks.save_snapshot(StoredSnapshot(state.fingerprint, stored_index.encode(state.index)))
+    payload = stored_index.encode(state.index, state.dense)
+    chunks.save_snapshot(StoredSnapshot(state.fingerprint, payload))
     return len(state.index)
 
 
@@ -227,13 +284,7 @@ def retrieve(
     ``state`` is the caller's snapshot of ``chunks`` (``IndexCache.snapshot``); the dense
     search is told its fingerprint, so the whole question reads it once.
     """
-    dense = chunks.nearest(
-        vector,
-        embedder=embedder,
-        filters=filters,
-        limit=max(CANDIDATES, limit),
-        fingerprint=state.fingerprint,
-    )
+    dense = _nearest(chunks, state, vector, embedder, filters, max(CANDIDATES, limit))
     lexical = state.index.search(question, filters, max(CANDIDATES, limit))
     wanted = intent(question)
     ranked = by_kind(
@@ -252,6 +303,29 @@ def _kind(index: LexicalIndex, chunk: Ranked) -> Kind:
     """The kind of the chunk's page, from its slug (its path in the tree) and its type."""
     info = index.info((chunk.slug, chunk.ordinal))
     return page_kind(chunk.slug, page_type=None if info is None else info.page_type)
+
+
+def _nearest(
+    chunks: ChunkIndex,
+    state: Snapshot,
+    vector: Vector,
+    embedder: str,
+    filters: SearchFilter,
+    limit: int,
+) -> list[ChunkHit]:
+    """The dense side: the snapshot's compressed vectors pick ``dense.RESCORE`` candidates,
+    read by key with their stored vectors and rescored exactly (no vector query); without
+    a dense side, the store's own vector search (logged: it is billed by the index)."""
+    if state.dense is None:
+        _log.info("no compressed vectors in the snapshot: the store's vector search answers")
+        return chunks.nearest(
+            vector, embedder=embedder, filters=filters, limit=limit, fingerprint=state.fingerprint
+        )
+    found = state.dense.candidates(
+        vector, embedder=embedder, filters=filters, limit=max(dense_side.RESCORE, limit)
+    )
+    rows = chunks.chunks_by_key([key for key, _ in found], vectors=True) if found else {}
+    return dense_side.rescored(vector, rows, embedder=embedder, limit=limit)
 
 
 def _with_texts(

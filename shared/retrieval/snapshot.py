@@ -1,4 +1,8 @@
-"""A lexical index as bytes, so a cold instance loads it instead of reading every chunk.
+"""The search snapshot as bytes, so a cold instance loads it instead of reading every chunk.
+
+Two sides: the lexical index and, when the instance had them, the chunks' compressed
+vectors (``dense.DenseIndex``: per embedder its int8 codes, scales, and each row's page,
+as a row of the lexical page table, and ordinal).
 
 The payload is the index's packed form (``lexical.Packed``): the page table and the
 heading table as columns of text joined by a separator (JSON when a value holds one),
@@ -19,13 +23,17 @@ import json
 import math
 import zipfile
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from shared.retrieval.dense import Block, DenseIndex
 from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
 
-FORMAT = 5  # 5: tokens folded by shared.text.fold (ß as ss): older vocabularies differ
+FORMAT = 6  # 6: the dense side may ride along; 5: tokens folded by shared.text.fold (ß as ss)
+_READ = (5, 6)  # a format-5 payload is read as lexical only (the store's vector search answers)
+_DENSE = ("codes", "scales", "page", "ordinal")  # arrays of one embedder's rows, as dense<i>_…
 _ROW, _TAG = "\x00", "\x1f"  # between rows of a column, between the tags of one row
 _ARRAYS = {
     "page_of": np.int32,
@@ -40,7 +48,16 @@ _ARRAYS = {
 }
 
 
-def encode(index: LexicalIndex) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """What a payload holds: the lexical index and the dense side (None: it had none)."""
+
+    index: LexicalIndex
+    dense: DenseIndex | None
+
+
+def encode(index: LexicalIndex, dense: DenseIndex | None = None) -> bytes:
+    """The payload of ``index`` and, if given, ``dense`` (whose pages must be the index's)."""
     packed = index.packed()
     pages = packed.pages
     texts = {
@@ -67,9 +84,30 @@ def encode(index: LexicalIndex) -> bytes:
     named["nulls"] = np.array([[p.page_type is None, p.category is None] for p in pages], bool)
     for name, dtype in _ARRAYS.items():
         named[name] = np.asarray(getattr(packed, name), dtype=dtype)
+    if dense is not None:
+        meta["dense"] = _dense_arrays(
+            dense.packed(), {p.slug: i for i, p in enumerate(pages)}, named
+        )
+        named["meta"] = _bytes(json.dumps(meta).encode())
     out = io.BytesIO()
     np.savez_compressed(out, **named)
     return out.getvalue()
+
+
+def _dense_arrays(dense: DenseIndex, page_ids: dict[str, int], named: dict[str, Any]) -> list[str]:
+    """Put ``dense``'s blocks (one per embedder, packed) into ``named``; the embedders."""
+    rows_page = np.array([page_ids.get(p.slug, -1) for p in dense.pages] + [-1], dtype=np.int32)
+    embedders = []
+    for i, (embedder, blocks) in enumerate(sorted(dense.blocks.items())):
+        (block,) = blocks
+        page = rows_page[block.page_of]
+        known = page >= 0  # a page the lexical side lacks has no row to filter by: left out
+        named[f"dense{i}_codes"] = block.codes[known]
+        named[f"dense{i}_scales"] = block.scales[known]
+        named[f"dense{i}_page"] = page[known]
+        named[f"dense{i}_ordinal"] = block.ordinal[known]
+        embedders.append(embedder)
+    return embedders
 
 
 def _bytes(data: bytes) -> np.ndarray[Any, np.dtype[np.uint8]]:
@@ -84,15 +122,22 @@ _COLUMNS = ("slug", "title", "page_type", "category", "tags", "headings", "vocab
 
 
 def decode(payload: bytes) -> LexicalIndex | None:
-    """The index the payload holds; None for a payload of another format or damaged."""
+    """The lexical index the payload holds; None for a payload of another format or damaged."""
+    decoded = decode_all(payload)
+    return None if decoded is None else decoded.index
+
+
+def decode_all(payload: bytes) -> Decoded | None:
+    """Both sides the payload holds; None for a payload of another format or damaged."""
     try:
         if not _sizes_declared_within_bounds(payload):
             return None
         with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
             packed = _packed(arrays)
-        if packed is None:
-            return None
-        _check(packed)
+            if packed is None:
+                return None
+            _check(packed)
+            dense = _dense(arrays, packed)
     except (
         zlib.error,
         zipfile.BadZipFile,
@@ -105,7 +150,35 @@ def decode(payload: bytes) -> LexicalIndex | None:
         MemoryError,
     ):
         return None  # any damage reads as no snapshot
-    return LexicalIndex.from_packed(packed)
+    return Decoded(LexicalIndex.from_packed(packed), dense)
+
+
+def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
+    """The dense side of an opened payload (checked like the rest); None when it has none."""
+    meta = json.loads(arrays["meta"].tobytes())
+    embedders = meta.get("dense")
+    if embedders is None:
+        return None
+    if not isinstance(embedders, list) or not all(isinstance(e, str) for e in embedders):
+        raise ValueError("dense embedders are not a list of names")
+    blocks: dict[str, list[Block]] = {}
+    for i, embedder in enumerate(embedders):
+        codes, scales, page, ordinal = (arrays[f"dense{i}_{name}"] for name in _DENSE)
+        rows = len(scales)
+        if codes.ndim != 2 or codes.shape[0] != rows or len(page) != rows or len(ordinal) != rows:
+            raise ValueError("dense arrays of different lengths")
+        if rows and (int(page.min()) < 0 or int(page.max()) >= len(packed.pages)):
+            raise ValueError("a dense row names a page the table lacks")
+        blocks[embedder] = [
+            Block(
+                codes.astype(np.int8, copy=False),
+                scales.astype(np.float32, copy=False),
+                page.astype(np.int32, copy=False),
+                ordinal.astype(np.int32, copy=False),
+                np.ones(rows, dtype=bool),
+            )
+        ]
+    return DenseIndex(packed.pages, blocks)
 
 
 def _packed(arrays: Any) -> Packed | None:
@@ -181,7 +254,7 @@ def _sizes_declared_within_bounds(payload: bytes) -> bool:
 
 def _meta(meta: object) -> dict[str, Any] | None:
     """``meta`` if it has this format's structure and types, else None."""
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") not in _READ:
         return None
     counts = meta.get("counts")
     if not isinstance(counts, dict) or not all(

@@ -340,7 +340,9 @@ def test_an_import_stores_the_snapshot_once_and_leaves_no_save_running(
     encoded: list[int] = []
     real = hybrid.stored_index.encode
     monkeypatch.setattr(
-        hybrid.stored_index, "encode", lambda index: encoded.append(len(index)) or real(index)
+        hybrid.stored_index,
+        "encode",
+        lambda index, dense=None: encoded.append(len(index)) or real(index, dense),
     )
     assert main(["import", str(wiki), "--type", "guide"]) == 0
     assert len(encoded) == 1

@@ -58,7 +58,7 @@ def chunk_document(chunk: Chunk, fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _as_array(value: Any) -> Vector:
+def as_array(value: Any) -> Vector:
     return np.asarray(list(value), dtype=np.float32)
 
 
@@ -80,7 +80,7 @@ class FirestoreChunks:
         for doc in docs:
             data = doc.to_dict() or {}
             if "hash" in data and "vector" in data:
-                out[str(data["hash"])] = _as_array(data["vector"])
+                out[str(data["hash"])] = as_array(data["vector"])
         return out
 
     def embedders(self) -> set[str]:

@@ -18,6 +18,9 @@ from shared.store.firestore.changes import ChangeLog, slugs_in_batches
 from shared.store.firestore.snapshots import Snapshots
 
 _FIELDS = ["slug", "ordinal", "heading", "text", "title", "type", "category", "tags"]
+# The same with the stored vector, for the dense side of the search snapshot: a read is
+# billed per document, not per field, so the vectors cost bytes, no reads.
+_WITH_VECTORS = [*_FIELDS, "embedder", "vector"]
 _IN_VALUES = 30  # values one ``in`` filter accepts
 _PAGE = 5000  # chunks per query of a full read
 
@@ -47,7 +50,7 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
         query = (
             self._db.collection(chunks.COLLECTION)
             .where(filter=FieldFilter("status", "==", "active"))
-            .select(_FIELDS)
+            .select(_WITH_VECTORS)
             .order_by("__name__")
             .limit(_PAGE)
         )
@@ -81,7 +84,7 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
             query = (
                 self._db.collection(chunks.COLLECTION)
                 .where(filter=FieldFilter("slug", "in", batch))
-                .select([*_FIELDS, "status"])
+                .select([*_WITH_VECTORS, "status"])
             )
             with self._db.guard("reading the chunks of written pages"):
                 docs = list(query.stream(**self._db.stream_options))
@@ -94,16 +97,16 @@ class FirestoreSearchChunks(chunks.FirestoreChunks):
         return rows
 
     def chunks_by_key(
-        self, keys: Collection[tuple[str, int]]
+        self, keys: Collection[tuple[str, int]], *, vectors: bool = False
     ) -> dict[tuple[str, int], IndexedChunk]:
-        # By document id (``slug#ordinal``) in one batched get, without the vectors. A
+        # By document id (``slug#ordinal``) in one batched get (the vectors when asked). A
         # page written in two phases keeps its chunks under keyed ids: what is not found
         # is looked up by slug and ordinal (one query per such page: large pages only).
         wanted = set(keys)
         if not wanted:
             return {}
         collection = self._db.collection(chunks.COLLECTION)
-        fields = [*_FIELDS, "status"]
+        fields = [*(_WITH_VECTORS if vectors else _FIELDS), "status"]
         refs = [collection.document(chunks.chunk_id(slug, n)) for slug, n in sorted(wanted)]
         with self._db.guard("reading the chunks of the passages"):
             found = [
@@ -149,4 +152,6 @@ def _indexed(data: dict[str, Any]) -> IndexedChunk:
         page_type=page_type if isinstance(page_type, str) else None,
         category=category if isinstance(category, str) else None,
         tags=tuple(str(t) for t in data.get("tags") or []),
+        embedder=str(data.get("embedder", "")),
+        vector=chunks.as_array(data["vector"]) if "vector" in data else None,
     )

@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,6 +93,8 @@ UPGRADES = (drop_source_types, drop_tags)
 
 # A chunk's columns as ``IndexedChunk`` reads them (its page's tags come apart).
 _COLUMNS = "slug, ordinal, heading, text, title, type, category"
+# The same with the stored vector, for the dense side of the search snapshot.
+_WITH_VECTORS = f"{_COLUMNS}, embedder, vector"
 
 
 def _page_fields(page: PageRecord) -> tuple[str, str | None, str | None, str]:
@@ -195,7 +198,7 @@ class SqliteChunks:
     def active_chunks(self) -> list[IndexedChunk]:
         conn = self._db.connection()
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM chunks WHERE status = 'active' ORDER BY slug, ordinal"  # noqa: S608
+            f"SELECT {_WITH_VECTORS} FROM chunks WHERE status = 'active' ORDER BY slug, ordinal"  # noqa: S608
         ).fetchall()
         tags = _tags_of(conn, None)
         return [_indexed(row, tags) for row in rows]
@@ -212,7 +215,7 @@ class SqliteChunks:
     def active_chunks_of(self, slugs: Collection[str]) -> list[IndexedChunk]:
         conn = self._db.connection()
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM chunks"  # noqa: S608
+            f"SELECT {_WITH_VECTORS} FROM chunks"  # noqa: S608
             " WHERE status = 'active' AND slug IN (SELECT value FROM json_each(?))"
             " ORDER BY slug, ordinal",
             (json.dumps(sorted(set(slugs))),),
@@ -221,13 +224,13 @@ class SqliteChunks:
         return [_indexed(row, tags) for row in rows]
 
     def chunks_by_key(
-        self, keys: Collection[tuple[str, int]]
+        self, keys: Collection[tuple[str, int]], *, vectors: bool = False
     ) -> dict[tuple[str, int], IndexedChunk]:
         if not keys:
             return {}
         conn = self._db.connection()
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM chunks"  # noqa: S608
+            f"SELECT {_WITH_VECTORS if vectors else _COLUMNS} FROM chunks"  # noqa: S608
             " WHERE status = 'active' AND (slug, ordinal) IN"
             " (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))",
             (json.dumps(sorted(set(keys))),),
@@ -274,7 +277,7 @@ class SqliteChunks:
     def _load(self, fingerprint: str, embedder: str) -> _Matrix:
         conn = self._db.connection()
         rows = conn.execute(
-            f"SELECT {_COLUMNS}, vector"  # noqa: S608
+            f"SELECT {_WITH_VECTORS}"  # noqa: S608
             " FROM chunks WHERE status = 'active' AND embedder = ? ORDER BY slug, ordinal",
             (embedder,),
         ).fetchall()
@@ -306,7 +309,15 @@ def _indexed(row: sqlite3.Row, tags: dict[str, tuple[str, ...]]) -> IndexedChunk
         page_type=row["type"],
         category=row["category"],
         tags=tags.get(row["slug"], ()),
+        **_vector_of(row),
     )
+
+
+def _vector_of(row: sqlite3.Row) -> dict[str, Any]:
+    """The row's embedder and vector, when the query read them."""
+    if "vector" not in row.keys():  # noqa: SIM118 (a Row's `in` tests its values)
+        return {}
+    return {"embedder": row["embedder"], "vector": np.frombuffer(row["vector"], np.float32)}
 
 
 def _hit(row: IndexedChunk, cosine: float) -> ChunkHit:
