@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from shared.text.html_tags import HTML_ELEMENTS
+
 # Where each family of source syntax shows as text. Line-start patterns (block fences)
 # look at the start of a line of the text, as the source wrote them.
 PATTERNS: dict[str, re.Pattern[str]] = {
@@ -107,11 +109,28 @@ def visible_text(html: str) -> str:
     return visible(html).prose
 
 
+# ``<color>``: an opening tag of a name alone (no attributes), in any alphabet.
+_BARE = re.compile(r"<([^\W\d_][\w-]*)>")
+
+
+def _placeholder(shown: str) -> bool:
+    """``<color>``, ``<text-align>``: a bare lowercase name that is no HTML element, what
+    docs write for a grammar's placeholder; its closing form (``</color>``) is no
+    placeholder, so a component left unrendered still shows by its end tag."""
+    bare = _BARE.fullmatch(shown)
+    if bare is None:
+        return False
+    name = bare.group(1)
+    return name == name.lower() and name not in HTML_ELEMENTS
+
+
 def findings(text: str) -> list[Finding]:
     """Every piece of raw source syntax in a visible ``text``, in order of family."""
     found: list[Finding] = []
     for kind, pattern in PATTERNS.items():
         for match in pattern.finditer(text):
+            if kind == "tag" and _placeholder(match.group(0)):
+                continue
             start = max(0, match.start() - SAMPLE_AROUND)
             end = min(len(text), match.end() + SAMPLE_AROUND)
             found.append(Finding(kind, " ".join(text[start:end].split())))

@@ -131,9 +131,10 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
         )
         for name, argv in commands().items()
     }
-    # The functions, mcp when public, the scheduler's, the alert's (created, then updated),
-    # the enrichment queue's (two topics and a binding; the policy and three bindings).
-    assert len(running) == 10 + 1 + 3 + 3 + 2 + 1 + 3 + 4
+    # The functions (ten HTTP, enrich), mcp when public, the scheduler's, the alert's
+    # (created, then updated), the enrichment queue's (two topics and a binding; the
+    # policy and three bindings).
+    assert len(running) == 11 + 1 + 3 + 3 + 2 + 1 + 3 + 4
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"

@@ -74,6 +74,14 @@ def test_a_code_block_inside_a_paragraph_hides_only_itself() -> None:
     assert "shown" in findings[0].excerpt
 
 
+def test_a_grammar_placeholder_is_text_but_an_element_or_an_end_tag_is_not() -> None:
+    """``<color>``, ``<text-align>`` (a CSS type as Textual's docs title it) are text; an
+    HTML element's tag, an end tag or a tag with attributes left as text is raw."""
+    assert raw_syntax("<h1>&lt;color&gt;</h1><p>Ver &lt;text-align&gt; y &lt;número&gt;.</p>") == []
+    for shown in ("&lt;div&gt;", "&lt;/client-only&gt;", '&lt;badge type="tip"&gt;'):
+        assert kinds(f"<p>Antes {shown} después</p>") == {"tag"}, shown
+
+
 def test_visible_text_decodes_entities_and_breaks_blocks() -> None:
     """Entities are decoded (an escaped tag reads as a tag) and blocks start lines."""
     assert visible_text("<p>&lt;Foo&gt;</p><p>b</p>") == "\n<Foo>\nb"

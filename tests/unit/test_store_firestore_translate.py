@@ -6,6 +6,10 @@ import pytest
 from google.api_core import exceptions as gexc
 from google.auth import exceptions as auth_exc
 
+# Loaded whatever ran before: the walk over the vendor's error classes sees Pub/Sub's too.
+from google.cloud.pubsub_v1.publisher import exceptions as _publisher  # noqa: F401
+from google.cloud.pubsub_v1.subscriber import exceptions as _subscriber  # noqa: F401
+
 from shared.errors import (
     Conflict,
     NotConfigured,
@@ -121,6 +125,9 @@ _BY_OUTCOME: dict[str, set[str]] = {
         "TransferStalledError",
         "UnseekableStreamError",
         "UploadCancelledError",
+        # Pub/Sub's (the enrichment's publisher and subscriber): never raised by Firestore.
+        "AcknowledgeError",
+        "PublishError",
     },
 }
 
