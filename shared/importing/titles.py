@@ -11,10 +11,13 @@ from shared.dialects import mdx
 from shared.dialects.constructs import Constructs
 
 
-def readable(title: str) -> str:
-    """``title`` with its components as their text and no tag left."""
+def readable(title: str, constructs: Constructs | None = None) -> str:
+    """``title`` with its components as their text and no tag left; what was mapped or
+    dropped (a ``<script>`` with its content) is counted in ``constructs``."""
     if "<" not in title and "{" not in title:
         return title
-    text = mdx.to_stored(title, Constructs(), mdx=True, vue=True)
+    text = mdx.to_stored(
+        title, Constructs() if constructs is None else constructs, mdx=True, vue=True
+    )
     shown = " ".join(text.split())
     return shown or title

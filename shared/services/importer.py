@@ -662,8 +662,10 @@ def _stored_form(
     if not parsed.titled and labels.get(parsed.slug):
         metadata = {**metadata, "title": labels[parsed.slug]}
     title = metadata.get("title")
-    if isinstance(title, str) and titles.readable(title) != title:
-        metadata = {**metadata, "title": titles.readable(title)}  # ``<Badge>`` in a title
+    if isinstance(title, str):
+        shown = titles.readable(title, report.constructs)  # ``<Badge>`` in a title
+        if shown != title:
+            metadata = {**metadata, "title": shown}
     if prepared.code_refs:
         stated = metadata.get("sources")
         sources = list(stated) if isinstance(stated, list) else ([stated] if stated else [])
