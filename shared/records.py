@@ -8,6 +8,7 @@ Plain frozen dataclasses, literals and aliases, with no behaviour and no I/O; th
 from __future__ import annotations
 
 import collections.abc
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -130,6 +131,17 @@ class Revision:
 
 
 ProposalStatus = Literal["open", "accepted", "rejected"]
+
+
+PROPOSAL_PREFIX = "p-"  # one id scheme for every proposal: an agent's, a merge's
+
+
+def new_proposal_id() -> str:
+    return f"{PROPOSAL_PREFIX}{secrets.token_hex(6)}"
+
+
+def is_proposal_id(target: str) -> bool:
+    return target.startswith(PROPOSAL_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """What an import learns from the docs tree that a page alone cannot tell (pure but for reads).
 
-``prepare`` turns a file's body into the stored form by the tree's dialect's named
-transforms (``shared.importing``); the helpers here are the MkDocs ones they call:
+``shared.importing.prepare`` turns a file's body into the stored form by the tree's
+dialect's named transforms; the helpers here are the MkDocs ones they call:
 snippets, included files inline as fenced code (or, when absent, left as ``{* path *}``
 and counted as code sources), API references, terminal-recording wrappers.
 ``read_nav`` reads ``mkdocs.yml``'s ``nav``.
@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from posixpath import normpath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shared import mkdocs
 from shared.dialects import markup, mkdocstrings
@@ -22,11 +22,8 @@ from shared.dialects.assets import Assets
 from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 from shared.dialects.mkdocs_config import Config
-from shared.importing.dialects import DIALECTS, Detected
+from shared.importing.dialects import DIALECTS, Detected, Dialect
 from shared.text.code_paths import code_href
-
-if TYPE_CHECKING:
-    from shared.importing.pipeline import Context
 
 MAX_INCLUDED_BYTES = 256 * 1024  # one included file; larger ones stay a link to the code
 _LANGUAGES = {
@@ -98,20 +95,32 @@ class Prepared:
     constructs: Constructs = field(default_factory=Constructs)
 
 
-def prepare(body: str, page: str, tree: Tree, room: int) -> Prepared:
-    """``body`` of the file at ``page`` (relative to the root) in the stored form: the
-    tree's dialect's transforms, in its table's order (``shared.importing``).
+@dataclass
+class Context:
+    """One file being imported: where it is, the tree around it, what it has met."""
 
-    ``room`` is how many bytes the body may still grow by (included files count).
-    """
-    # Imported here: the transforms use this module's helpers (includes, API references).
-    from shared.importing import pipeline
-    from shared.importing.transforms import REGISTRY
+    page: str  # the file's path relative to the docs folder (posix)
+    tree: Tree
+    prepared: Prepared  # code paths cited and warnings, filled as transforms run
+    room: int  # bytes the body may still grow by (included files count)
+    dialect: Dialect = field(default_factory=lambda: DIALECTS["markdown"])
 
-    out = Prepared(content="")
-    context = pipeline.Context(page, tree, out, room, tree.dialect.dialect)
-    out.content = pipeline.run(body, context, REGISTRY)
-    return out
+    @property
+    def constructs(self) -> Constructs:
+        return self.prepared.constructs
+
+    @property
+    def mdx_file(self) -> bool:
+        """Whether the file is read for components: an ``.mdx`` file, or a ``.md`` one in
+        a dialect whose Markdown holds components."""
+        return PurePosixPath(self.page).suffix.lower() == ".mdx" or self.dialect.components_in_md
+
+    def page_path(self) -> PurePosixPath:
+        return PurePosixPath(self.page)
+
+    def warn(self, message: str) -> None:
+        if message not in self.prepared.warnings:
+            self.prepared.warnings.append(message)
 
 
 # -- MkDocs' extensions and plugins ------------------------------------------------------------

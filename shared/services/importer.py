@@ -26,7 +26,8 @@ from shared.dialects.constructs import Constructs
 from shared.dialects.links import Resolver
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.importing import dialects, titles
-from shared.importing.tree import Tree, documented_objects, prepare, read_nav
+from shared.importing.prepare import prepare
+from shared.importing.tree import Tree, documented_objects, read_nav
 from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
 from shared.ports import Embedder, Store

@@ -22,7 +22,7 @@ from shared.clock import now
 from shared.dedup.merge import merged_content, merged_metadata
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
 from shared.ports import Embedder, Store
-from shared.records import PageRecord, Proposal
+from shared.records import PageRecord, Proposal, new_proposal_id
 from shared.services.wiki import merge_update, update_validated
 
 
@@ -63,7 +63,6 @@ def propose(
     keep: str, other: str, store: Store, *, actor: str, reason: str | None = None
 ) -> dict[str, Any]:
     """Record the proposal to merge ``other`` into ``keep`` (nothing is written yet)."""
-    from shared.services.review import new_proposal_id  # one id scheme for every proposal
 
     kept, merged = check_pair(keep, other, store)
     metadata = merged_metadata(keep, kept.front_matter, other, merged.front_matter)

@@ -22,7 +22,6 @@ The rules live here, not in the MCP tools or the command line:
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,7 +32,7 @@ from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict, pro
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
 from shared.ports import Embedder, Store
-from shared.records import PageRecord, Proposal
+from shared.records import PageRecord, Proposal, is_proposal_id, new_proposal_id
 from shared.retrieval.answer_page import as_page
 from shared.schema import Generated
 from shared.services import history as memory
@@ -46,17 +45,6 @@ from shared.services.wiki import (
     to_page,
     update_validated,
 )
-
-PROPOSAL_PREFIX = "p-"
-
-
-def new_proposal_id() -> str:
-    return f"{PROPOSAL_PREFIX}{secrets.token_hex(6)}"
-
-
-def is_proposal_id(target: str) -> bool:
-    return target.startswith(PROPOSAL_PREFIX)
-
 
 # -- proposing --------------------------------------------------------------------------
 

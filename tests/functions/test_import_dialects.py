@@ -158,7 +158,7 @@ def test_repo_flag_names_where_api_sources_are(
 
 def api_page(tmp_path: Path, source: str, directive: str, code_url: str | None = None) -> str:
     """The stored form of one page holding ``directive``, documenting ``pkg`` (``source``)."""
-    from shared.importing.tree import prepare
+    from shared.importing.prepare import prepare
 
     (tmp_path / ".git").mkdir(exist_ok=True)
     write(tmp_path, "pkg/__init__.py", source)
@@ -242,7 +242,7 @@ def test_a_missing_object_is_a_stand_in_linked_with_the_code_url(tmp_path: Path)
 
 def test_a_screenshot_fence_is_a_visible_note_linked_to_its_program(tmp_path: Path) -> None:
     """```` ```{.textual path="app.py"} ```` runs a program: a note names it, linked."""
-    from shared.importing.tree import prepare
+    from shared.importing.prepare import prepare
 
     docs = tmp_path / "docs"
     write(docs, "a.md", "x")
@@ -285,7 +285,7 @@ def test_files_the_config_excludes_are_not_pages(tmp_path: Path) -> None:
     write(docs, "b.md", '# B\n\n--8<-- "docs/snippets/s.md"\n')
     tree = tree_of(docs)
     assert sorted(tree.slugs) == ["a.md", "b.md", "drafts/keep.md", "x/notes.md"]
-    from shared.importing.tree import prepare
+    from shared.importing.prepare import prepare
 
     assert "Shared words." in prepare('--8<-- "docs/snippets/s.md"\n', "b.md", tree, 9999).content
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from shared.importing.dialects import DIALECTS, Detected
-from shared.importing.pipeline import Context, Transform
+from shared.importing.pipeline import Transform
+from shared.importing.prepare import prepare
 from shared.importing.source import Source
-from shared.importing.tree import Prepared, Tree, prepare
+from shared.importing.tree import Context, Prepared, Tree
 
 
 def context(

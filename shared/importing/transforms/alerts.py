@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from shared import mkdocs
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 _MARKER = re.compile(
     r"^([ \t]*)>[ \t]?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(.*?)[ \t]*$", re.I

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 _OPEN = re.compile(
     r"^(?P<indent>[ \t]*)(?P<colons>:{3,})[ \t]*"

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from shared import mkdocs
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _LABEL = re.compile(r"\[([^\]\n]+)\]")

@@ -16,8 +16,8 @@ import re
 from functools import cache
 from pathlib import Path, PurePosixPath
 
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 MAX_INCLUDED_BYTES = 256 * 1024
 MAX_NESTING = 3

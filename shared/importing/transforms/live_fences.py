@@ -8,8 +8,8 @@ components mapped, its imports dropped) by the transforms after this one.
 
 from __future__ import annotations
 
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 LIVE = frozenset({"mdx-code-block"})
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from shared.dialects import markup
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 _BLOCK = re.compile(r"^([ \t]*)\$\$(.*)$")
 _INLINE = re.compile(r"(?<![\\$\w])\$(?=[^\s$])([^$\n]{1,500}?)(?<=[^\s\\])\$(?![\w$])")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from shared import mkdocs
 from shared.dialects import autorefs, markup, mdx
 from shared.importing import tree as im
-from shared.importing.pipeline import Context
 from shared.importing.source import Source
+from shared.importing.tree import Context
 
 
 def snippets(source: Source, context: Context) -> str:
