@@ -63,8 +63,9 @@ def test_files_failing_alike_are_one_line_and_progress_is_printed_on_a_pipe(
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("created 0, updated 0, unchanged 0, failed 60")
     assert lines[1:] == [
+        "  dialect markdown (content: no generator configuration found)",
         "  failed  60 files: status must be one of: draft, active, archived (status): "
-        "p00.md, p01.md, p02.md and 57 more"
+        "p00.md, p01.md, p02.md and 57 more",
     ]
     progress = [line for line in done.stderr.splitlines() if line.startswith("import: ")]
     assert [line.split(" pages")[0] for line in progress] == [
