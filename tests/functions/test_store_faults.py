@@ -147,7 +147,9 @@ def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
     env: dict[str, str], serve: ServerFactory
 ) -> None:
     """Writes past the room are 503 "full", nothing half-written; reads work; rebuild reports."""
-    url = serve(preexec=limit_file_size)
+    # Without the enrichment worker: its proposals would take the room the writes are
+    # measured against, and its log lines the 16 KiB the tight server's stderr may hold.
+    url = serve(args=["--no-enrich"], preexec=limit_file_size)
     big = "Texto largo sobre certificados y su rotación periódica. " * 4000  # ~220 KB
     written: list[str] = []
     refusals: list[Reply] = []
@@ -172,7 +174,10 @@ def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
     # A file-size limit is per file, not a disk: the store's log and its file each have
     # their own room, and a build's few small store writes may still fit. The rebuild runs
     # where no file may grow past 16 KiB (the site's widget script is larger).
-    tight = serve(preexec=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384)))
+    tight = serve(
+        args=["--no-enrich"],
+        preexec=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384)),
+    )
     rebuilt = post(tight, "rebuild", {})
     assert rebuilt.status == 503, rebuilt.text[:300]
     assert set(rebuilt.json) >= REPORT_KEYS
