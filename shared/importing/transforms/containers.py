@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from shared.dialects.mdx import DIRECTIVES
 from shared.importing.source import Source
 from shared.importing.tree import Context
 
@@ -29,16 +30,10 @@ _MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:.*$")
 _FENCE_LABEL = re.compile(r"\[([^\]\n]+)\]")
 _FENCE_LINE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 
-# The admonition kinds of the generators, as the stored form's kinds.
+# The admonition kinds of the generators, as the stored form's kinds: the MDX
+# directives' own, and the other spellings (reST's, VitePress's) folded into them.
 KINDS: dict[str, str] = {
-    "note": "note",
-    "tip": "tip",
-    "info": "info",
-    "caution": "caution",
-    "warning": "warning",
-    "danger": "danger",
-    "important": "important",
-    "success": "success",
+    **DIRECTIVES,
     "attention": "warning",
     "error": "danger",
     "hint": "tip",
