@@ -6,6 +6,8 @@ import time
 import uuid
 from typing import Any
 
+import pytest
+
 from tests.fixtures.contract import assert_error
 from tests.fixtures.server import Api
 
@@ -120,3 +122,24 @@ def test_front_matter_over_64_kib_is_a_413_at_front_matter(api: Api) -> None:
     sources = [f"src/{'d' * 400}/m{i}.py" for i in range(CAP)]
     reply = api.post("wiki_create", {"content": "x", "front_matter": fm(sources=sources)})
     assert_error(reply, 413, "payload_too_large", "front_matter")
+
+
+@pytest.mark.parametrize("api", ["client"], indirect=True)  # the stores differ, not the route
+def test_a_page_within_every_cap_is_accepted_alike_on_both_stores(api: Api) -> None:
+    """200 tags of 64 characters and content just under its 512 KiB cap (hundreds of
+    chunks, each carrying the tags for the filters): a 201 on either store, its chunks all
+    searchable (was: SQLite 201, Firestore 413 with no field)."""
+    tags = [f"{i:03d}-" + "e" * 60 for i in range(CAP)]
+    section = "## Sección {n}\n\n" + ("Texto de relleno para la sección. " * 25) + "\n\n"
+    content = "".join(section.format(n=n) for n in range(580))
+    assert 500 * 1024 < len(content.encode()) <= 512 * 1024
+    body = {"content": content, "front_matter": fm(tags=tags)}
+    reply = api.post("wiki_create", body)
+    assert reply.status == 201, reply.text[:300]
+    slug = reply.json["slug"]
+    stored = api.store.pages.get(slug)
+    assert stored is not None
+    assert len(stored.front_matter["tags"]) == CAP
+    chunks = api.store.chunks.active_chunks_of([slug])
+    assert len(chunks) >= len(content) // 4000  # split into many, none left staged
+    assert {len(c.tags) for c in chunks} == {CAP}

@@ -128,12 +128,12 @@ def _page_bytes(page: PageRecord) -> int:
     return 2 * len(page.content.encode()) + _PAGE_OVERHEAD
 
 
-def _groups(chunks: Sequence[Chunk], limit: int) -> list[list[Chunk]]:
+def _groups(chunks: Sequence[Chunk], fields: Mapping[str, Any], limit: int) -> list[list[Chunk]]:
     """Consecutive chunks packed into staging commits of at most ``limit`` bytes."""
     groups: list[list[Chunk]] = [[]]
     size = 0
     for chunk in chunks:
-        weight = chunk_docs.estimated_bytes([chunk])
+        weight = chunk_docs.estimated_bytes([chunk], fields)
         if groups[-1] and size + weight > limit:
             groups.append([])
             size = 0
@@ -441,7 +441,8 @@ class FirestorePages:
     def _stage_if_needed(self, page: PageRecord, chunks: Sequence[Chunk]) -> str:
         """``""`` when page and chunks fit one commit; else the key of staged chunks."""
         limit = self._db.max_commit_bytes
-        if _page_bytes(page) + chunk_docs.estimated_bytes(chunks) <= limit:
+        fields = {**chunk_docs.page_fields(page), "status": STAGING}
+        if _page_bytes(page) + chunk_docs.estimated_bytes(chunks, fields) <= limit:
             return ""
         if _page_bytes(page) + _FLIP_BYTES * len(chunks) > limit:
             raise PayloadTooLarge(
@@ -450,9 +451,8 @@ class FirestorePages:
                 field="content",
             )
         key = uuid.uuid4().hex[:12]
-        fields = {**chunk_docs.page_fields(page), "status": STAGING}
         try:
-            for group in _groups(chunks, limit - _PAGE_OVERHEAD):
+            for group in _groups(chunks, fields, limit - _PAGE_OVERHEAD):
                 batch = self._db.client().batch()
                 for chunk in group:
                     batch.set(
