@@ -64,14 +64,25 @@ class BibliotecaError(Exception):
     status: int = 500
     code: ErrorCode = "internal_error"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, quoted: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        # What a provider said in its own words (an upstream error's message). It may
+        # echo our request (the system prompt, the passages), so it is shown to the
+        # operator and to callers with credentials, never to an anonymous one.
+        self.quoted = quoted
 
-    def body(self) -> dict[str, str]:
-        """The contract's error body."""
-        out = {"error": self.message, "code": self.code}
+    @property
+    def full_message(self) -> str:
+        """The message with the provider's own words, for the operator and the log."""
+        return f"{self.message} ({self.quoted})" if self.quoted else self.message
+
+    def body(self, *, quoting: bool = False) -> dict[str, str]:
+        """The contract's error body; ``quoting``: with the provider's own words."""
+        out = {"error": self.full_message if quoting else self.message, "code": self.code}
         if self.field is not None:
             out["field"] = self.field
         return out

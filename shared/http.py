@@ -33,7 +33,14 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
-from shared.logs import configure_logging, get_logger, request_trace, scrub, trace_fields
+from shared.logs import (
+    PieceScrubber,
+    configure_logging,
+    get_logger,
+    request_trace,
+    scrub,
+    trace_fields,
+)
 from shared.providers import sse
 from shared.request_body import MAX_BODY_BYTES, guard_body
 from shared.schema import invalid_input
@@ -146,7 +153,9 @@ def _handle(
             else:
                 response = json_response(status, payload)
     except BibliotecaError as exc:
-        response = error_response(exc)
+        if exc.quoted:  # the provider's own words: always in the log, to callers with a token
+            _log.warning("%s: %s", name, scrub(exc.full_message), extra={"function": name})
+        response = error_response(exc, quoting=request.environ.get(_ACTOR_KEY) is not None)
     except ValidationError as exc:
         response = error_response(invalid_input(exc))
     except Exception:
@@ -335,8 +344,7 @@ def event_stream_response(status: int, stream: EventStream, name: str) -> flask.
 
     def body() -> Iterator[bytes]:
         try:
-            for event, data in stream.events:
-                payload = data.body() if isinstance(data, ResponseBody) else data
+            for event, payload in _whole_secrets(stream.events):
                 yield scrub(sse.encode(event, payload)).encode("utf-8")
         except Exception:
             _log.exception("unhandled error in %s's stream", name, extra={"function": name})
@@ -348,8 +356,27 @@ def event_stream_response(status: int, stream: EventStream, name: str) -> flask.
     return response
 
 
-def error_response(exc: BibliotecaError) -> flask.Response:
-    response = json_response(exc.status, exc.body())
+def _whole_secrets(events: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """The events with their bodies; the ``delta`` texts through one ``PieceScrubber``,
+    so a secret the model spells across two deltas is redacted too (an end that could
+    begin one waits for the next delta, and is sent before any other event)."""
+    pieces = PieceScrubber()
+    for event, data in events:
+        if event == "delta" and isinstance(data, dict) and isinstance(data.get("text"), str):
+            if text := pieces.feed(data["text"]):
+                yield event, {**data, "text": text}
+            continue
+        if held := pieces.flush():
+            yield "delta", {"text": held}
+        yield event, data.body() if isinstance(data, ResponseBody) else data
+    if held := pieces.flush():
+        yield "delta", {"text": held}
+
+
+def error_response(exc: BibliotecaError, *, quoting: bool = False) -> flask.Response:
+    """The contract's error body; ``quoting``: with a provider's own words (``quoted``),
+    which only a caller with credentials is shown."""
+    response = json_response(exc.status, exc.body(quoting=quoting))
     if isinstance(exc, RateLimited):
         response.headers["Retry-After"] = str(exc.retry_after)
     if isinstance(exc, MethodNotAllowed):

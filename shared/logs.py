@@ -88,6 +88,37 @@ def scrub(text: str) -> str:
     return text
 
 
+def _secret_start(text: str) -> int:
+    """The length of ``text``'s longest end that begins some secret (0: none)."""
+    longest = 0
+    for secret in _secrets:
+        for size in range(min(len(secret) - 1, len(text)), longest, -1):
+            if text.endswith(secret[:size]):
+                longest = size
+                break
+    return longest
+
+
+class PieceScrubber:
+    """``scrub`` for text that arrives in pieces (a streamed answer's deltas): a secret
+    split across two pieces is caught as well. ``feed`` answers what is safe to show
+    now, holding back an end that could begin a secret until the next piece shows
+    whether it does; ``flush`` answers what is held at the end."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = scrub(self._held + piece)
+        hold = _secret_start(text)
+        self._held = text[len(text) - hold :]
+        return text[: len(text) - hold]
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return scrub(text)
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line."""
 

@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except BibliotecaError as exc:
         where = f" ({exc.field})" if exc.field else ""
-        print(plain(f"biblioteca: {exc.message}{where}"), file=sys.stderr)
+        print(plain(f"biblioteca: {exc.full_message}{where}"), file=sys.stderr)
         return 2 if exc.status == 400 else 1
     except KeyboardInterrupt:
         return 130

@@ -105,8 +105,10 @@ class ModelHttp:
                     if not isinstance(item, dict):
                         raise UpstreamError(f"{self.dialect.vendor} streamed a non-object event")
                     if "error" in item and not item.get("choices") and not item.get("candidates"):
-                        message = error_message(item, 200)
-                        raise UpstreamError(f"{self.dialect.vendor} failed mid-answer: {message}")
+                        raise UpstreamError(
+                            f"{self.dialect.vendor} failed mid-answer",
+                            quoted=error_message(item, 200),
+                        )
                     yield item
             except BibliotecaError:
                 raise
@@ -147,12 +149,13 @@ class ModelHttp:
             payload = _json_or_none(raw)
             if self.dialect.key_refused(payload, status):
                 raise NotConfigured(
-                    f"{vendor} refused the key: check {self.dialect.key_variable} "
-                    f"({self.dialect.message(payload, status)})"
+                    f"{vendor} refused the key: check {self.dialect.key_variable}",
+                    quoted=self.dialect.message(payload, status),
                 )
             if status not in upstream.RETRYABLE:
                 raise UpstreamError(
-                    f"{vendor} refused the request: {self.dialect.message(payload, status)}"
+                    f"{vendor} refused the request (HTTP {status})",
+                    quoted=self.dialect.message(payload, status),
                 )
             suggested = self.dialect.suggested_delay(payload, response.headers)
             wait = (
@@ -172,8 +175,8 @@ class ModelHttp:
                 break
             self.sleep(wait)
         raise Unavailable(
-            f"{vendor} is unavailable now ({self.dialect.message(payload, status)}); "
-            "try again later"
+            f"{vendor} is unavailable now (HTTP {status}); try again later",
+            quoted=self.dialect.message(payload, status),
         )
 
     def _read(self, response: httpx.Response, deadline: float) -> bytes:

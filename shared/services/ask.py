@@ -30,7 +30,7 @@ from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import all_gone, demote_gone, state_of
-from shared.logs import get_logger
+from shared.logs import get_logger, scrub
 from shared.loop.gap_groups import pack_vector
 from shared.ports import Answerer, Embedder, Generator, Store
 from shared.records import (
@@ -268,7 +268,7 @@ def ask_stream(request: AskRequest, using: Asking, asker: Asker) -> Iterator[Eve
             body = _finish(prepared, generation, using, asker)
             yield "done", body
         except BibliotecaError as exc:
-            _log.warning("the answer's stream failed: %s", exc.message)
+            _log.warning("the answer's stream failed: %s", scrub(exc.full_message))
             yield "error", exc.body()
 
     return events()

@@ -279,3 +279,38 @@ def test_gemini_streams_through_ask(
     assert len([n for n, _ in got if n == "delta"]) > 3
     assert got[-1][1]["answer"] == gemini.answer
     assert got[-1][1]["model"] == "gemini-fake"
+
+
+def test_a_key_the_model_spells_across_two_deltas_is_redacted(
+    client: Client, auth: dict[str, str], openai_server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registered key the model streams in two chunks reaches the caller as [redacted],
+    never whole or in halves (was: each delta scrubbed alone, so a split key passed)."""
+    key = "sk-live-0123456789abcdef"
+    load(client, auth)
+    monkeypatch.setenv("BIBLIOTECA_LLM_API_KEY", key)
+    use_openai(monkeypatch, openai_server.url)
+
+    def chunk(text: str, finish: str | None = None) -> dict[str, Any]:
+        delta = {"content": text} if text else {}
+        return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    half = len(key) // 2
+    openai_server.script(
+        Reply(
+            events=[
+                chunk(f"La clave es {key[:half]}"),
+                chunk(f"{key[half:]} [1]."),
+                chunk("", "stop"),
+                "[DONE]",
+            ]
+        )
+    )
+    reply = client("ask").post("/", json={"question": QUESTION, "stream": True})
+    text = reply.get_data(as_text=True)
+    got = streamed(reply)
+    deltas = "".join(d["text"] for n, d in got if n == "delta")
+    assert deltas.startswith("La clave es [redacted]")
+    assert key[:half] not in text
+    assert key[half:] not in text
+    assert [n for n, _ in got][-1] == "done"

@@ -151,7 +151,7 @@ def test_400_is_not_retried_and_is_a_502(gemini: FakeGemini, http: httpx.Client)
     with pytest.raises(UpstreamError) as caught:
         generator.generate("system", "prompt")
     assert caught.value.status == 502
-    assert "bad field x" in caught.value.message
+    assert "bad field x" in caught.value.quoted
     assert len(gemini.requests) == 1
 
 

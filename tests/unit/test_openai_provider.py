@@ -138,7 +138,7 @@ def test_5xx_is_retried_with_backoff_then_gives_up(
     gen, waits = generator(openai_server, http)
     with pytest.raises(Unavailable) as caught:
         gen.generate("s", "p")
-    assert "bad gateway" in caught.value.message
+    assert "bad gateway" in caught.value.full_message
     assert waits == [0.25, 0.5, 1.0]
     assert len(openai_server.requests) == 4
 
@@ -159,7 +159,7 @@ def test_other_4xx_is_a_502_without_retry(openai_server: FakeOpenAI, http: httpx
     gen, _ = generator(openai_server, http)
     with pytest.raises(UpstreamError) as caught:
         gen.generate("s", "p")
-    assert "model 'x' not found" in caught.value.message
+    assert "model 'x' not found" in caught.value.quoted
 
 
 @pytest.mark.parametrize(
