@@ -149,7 +149,18 @@ def _handle(
             if payload is None:
                 response = flask.Response(status=status)
             elif isinstance(payload, EventStream):
-                response = event_stream_response(status, payload, name)
+                # Logged when it ends, with how it ended: its status line says nothing of
+                # a stream that fails after 190 s.
+                facts = _request_facts(request, settings)
+                response = event_stream_response(
+                    status,
+                    payload,
+                    name,
+                    on_end=lambda code: _log_line(name, status, code, started, facts),
+                )
+                if cors:
+                    _cors_headers(response, origin, settings)
+                return response
             else:
                 response = json_response(status, payload)
     except BibliotecaError as exc:
@@ -337,19 +348,37 @@ def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
     )
 
 
-def event_stream_response(status: int, stream: EventStream, name: str) -> flask.Response:
+def event_stream_response(
+    status: int,
+    stream: EventStream,
+    name: str,
+    *,
+    on_end: Callable[[str | None], None] | None = None,
+) -> flask.Response:
     """``stream`` as ``text/event-stream``, each event written as soon as it is made
     (gunicorn sends each piece a WSGI app yields at once); no registered secret survives
-    in it, and a bug mid-stream ends it with an ``error`` event, logged in full."""
+    in it, and a bug mid-stream ends it with an ``error`` event, logged in full.
+
+    ``on_end`` is called once the stream is over with how it ended: ``None`` when it
+    finished, the ``error`` event's code, or ``client_closed`` when the caller left."""
 
     def body() -> Iterator[bytes]:
+        ended: str | None = "client_closed"
         try:
             for event, payload in _whole_secrets(stream.events):
+                if event == "error":
+                    ended = str(payload.get("code")) if isinstance(payload, dict) else "error"
                 yield scrub(sse.encode(event, payload)).encode("utf-8")
+            if ended == "client_closed":
+                ended = None
         except Exception:
             _log.exception("unhandled error in %s's stream", name, extra={"function": name})
             failed = {"error": "internal error: the failure was logged", "code": "internal_error"}
+            ended = "internal_error"
             yield sse.encode("error", failed).encode("utf-8")
+        finally:
+            if on_end is not None:
+                on_end(ended)
 
     response = flask.Response(body(), status=status, mimetype="text/event-stream")
     response.headers.update(STREAM_HEADERS)
@@ -404,32 +433,55 @@ def _log_request(
     started: float,
     settings: Settings | None,
 ) -> None:
-    elapsed = time.perf_counter() - started
-    severity = 40 if response.status_code >= 500 else 30 if response.status_code >= 400 else 20
     code = None
     if response.status_code >= 400 and response.mimetype == "application/json":
         try:
             code = json.loads(response.get_data()).get("code")
         except ValueError:
             code = None
+    _log_line(name, response.status_code, code, started, _request_facts(request, settings))
+
+
+def _request_facts(request: flask.Request, settings: Settings | None) -> dict[str, Any]:
+    """What the request's log line says of the request, read while it is at hand (a
+    stream's line is written after the handler returned)."""
+    return {
+        "actor": request.environ.get(_ACTOR_KEY),
+        "requestMethod": request.method,
+        "requestUrl": _logged_path(request),
+        "userAgent": request.headers.get("User-Agent", "")[:200],
+        "remoteIp": _client_id(request, settings.trusted_proxies if settings else 0),
+    }
+
+
+def _log_line(
+    name: str, status: int, code: str | None, started: float, facts: dict[str, Any]
+) -> None:
+    """One line per request: a stream's when it ended, with the code it ended with."""
+    elapsed = time.perf_counter() - started
+    if status >= 500 or (status < 400 and code not in (None, "client_closed")):
+        severity = 40  # a server-side failure, or a stream that failed after its 200
+    else:
+        severity = 30 if status >= 400 else 20
+    request_fields = {key: facts[key] for key in ("requestMethod", "requestUrl")}
     _log.log(
         severity,
-        "%s %s %d",
+        "%s %s %d%s",
         name,
-        request.method,
-        response.status_code,
+        facts["requestMethod"],
+        status,
+        f" ({code})" if code is not None and status < 400 else "",
         extra={
             "function": name,
             "code": code,
-            "actor": request.environ.get(_ACTOR_KEY),
+            "actor": facts["actor"],
             "duration_ms": round(elapsed * 1000, 1),
             "httpRequest": {
-                "requestMethod": request.method,
-                "requestUrl": _logged_path(request),
-                "status": response.status_code,
+                **request_fields,
+                "status": status,
                 "latency": f"{elapsed:.6f}s",
-                "userAgent": request.headers.get("User-Agent", "")[:200],
-                "remoteIp": _client_id(request, settings.trusted_proxies if settings else 0),
+                "userAgent": facts["userAgent"],
+                "remoteIp": facts["remoteIp"],
             },
         },
     )

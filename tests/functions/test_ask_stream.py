@@ -314,3 +314,39 @@ def test_a_key_the_model_spells_across_two_deltas_is_redacted(
     assert key[:half] not in text
     assert key[half:] not in text
     assert [n for n, _ in got][-1] == "done"
+
+
+def test_a_stream_is_logged_when_it_ends_with_how_it_ended(
+    client: Client,
+    auth: dict[str, str],
+    openai_server: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The request line of a stream is written once its last event is out: an upstream
+    failing mid-answer logs ERROR with its code and the stream's whole duration (was:
+    logged 200 INFO at the first byte, whatever happened after)."""
+    load(client, auth)
+    use_openai(monkeypatch, openai_server.url)
+    openai_server.token_delay_s = 0.3
+    piece = {"choices": [{"delta": {"content": "Empieza "}, "finish_reason": None}]}
+    openai_server.script(Reply(events=[piece, piece, "not json"]))
+    capfd.readouterr()
+    reply = client("ask").post("/", json={"question": QUESTION, "stream": True}, buffered=False)
+    before = _request_lines(capfd.readouterr().out)
+    assert [n for n, _ in streamed(reply)][-1] == "error"
+    after = _request_lines(capfd.readouterr().out)
+    assert before == []
+    assert len(after) == 1
+    line = after[0]
+    assert (line["severity"], line["code"], line["httpRequest"]["status"]) == (
+        "ERROR",
+        "upstream_error",
+        200,
+    )
+    assert line["duration_ms"] >= 500
+
+
+def _request_lines(out: str) -> list[dict[str, Any]]:
+    lines = [json.loads(t) for t in out.splitlines() if t.startswith("{")]
+    return [line for line in lines if "httpRequest" in line]
