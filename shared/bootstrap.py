@@ -535,6 +535,17 @@ class Wiring:
         )
 
 
+def rate_limit(purpose: Literal["ask", "feedback"]) -> Callable[[Settings, str], None]:
+    """The check ``shared.http.handle`` runs before it reads a body: a client over its
+    limit of ``purpose`` is a 429, and every request that gets as far as its body counts,
+    a body that is not JSON too."""
+
+    def check(settings: Settings, client_id: str) -> None:
+        wiring(settings).limiter(purpose).check(client_id)
+
+    return check
+
+
 def wiring(settings: Settings | None = None) -> Wiring:
     """The process's wiring of ``settings`` (default: ``get_settings()``), made once."""
     global _current

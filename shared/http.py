@@ -106,6 +106,7 @@ def handle(
     write: bool | Callable[[Settings], bool],
     cors: bool = False,
     private: bool = False,
+    limit: Callable[[Settings, str], None] | None = None,
 ) -> flask.Response:
     """Serve one request of the function ``name`` (see the module docstring).
 
@@ -113,12 +114,14 @@ def handle(
     the settings: ``feedback`` is open unless ``BIBLIOTECA_FEEDBACK_FROM_WIDGET=0``).
     ``private``: the function is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every
     caller passed the platform's check and may write (``mcp``, whose reading tools need
-    no credentials). Every line logged while serving carries the request's Cloud trace.
+    no credentials). ``limit``: the per-client rate limit checked before the body is
+    read (so a body that is not JSON counts as well). Every line logged while serving
+    carries the request's Cloud trace.
     """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     trace = trace_fields(dict(request.headers), os.environ.get("GOOGLE_CLOUD_PROJECT"))
     with request_trace(trace):
-        return _handle(request, name, handler, write=write, cors=cors, private=private)
+        return _handle(request, name, handler, write=write, cors=cors, private=private, limit=limit)
 
 
 def _handle(
@@ -129,6 +132,7 @@ def _handle(
     write: bool | Callable[[Settings], bool],
     cors: bool,
     private: bool,
+    limit: Callable[[Settings, str], None] | None,
 ) -> flask.Response:
     started = time.perf_counter()
     guard_body(request)  # from here on nothing reads the body past its limits, or at all
@@ -144,7 +148,14 @@ def _handle(
             response = flask.Response(status=204)
         else:
             status, payload = _serve(
-                request, name, handler, settings, write=write, private=private, origin=origin
+                request,
+                name,
+                handler,
+                settings,
+                write=write,
+                private=private,
+                origin=origin,
+                limit=limit,
             )
             if payload is None:
                 response = flask.Response(status=status)
@@ -189,17 +200,21 @@ def _serve(
     write: bool | Callable[[Settings], bool],
     private: bool,
     origin: str | None,
+    limit: Callable[[Settings, str], None] | None,
 ) -> tuple[int, dict[str, Any] | EventStream | None]:
     required = write(settings) if callable(write) else write
     actor = _check_credentials(request, settings, required=required, private=private)
     request.environ[_ACTOR_KEY] = actor  # for the request's log line
     role = settings.role_of(actor) if actor is not None else "writer"
     check_function(role, name)  # before the body: a refused role costs none of it
+    client_id = _client_id(request, settings.trusted_proxies)
+    if limit is not None:
+        limit(settings, client_id)
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
         authorized=actor is not None,
-        client_id=_client_id(request, settings.trusted_proxies),
+        client_id=client_id,
         origin=origin,
         headers={name.lower(): value for name, value in request.headers.items()},
         actor=actor,

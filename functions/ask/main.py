@@ -8,13 +8,12 @@ import flask
 import functions_framework
 
 from shared.api.models import AskRequest
-from shared.bootstrap import wiring
+from shared.bootstrap import rate_limit, wiring
 from shared.http import EventStream, RequestContext, handle
 
 
 def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any] | EventStream]:
     w = wiring(ctx.settings)
-    w.limiter("ask").check(ctx.client_id)
     request = AskRequest.parse(body)
     if request.stream:
         streamed = w.ask_stream(request, authorized=ctx.authorized, client_id=ctx.client_id)
@@ -24,4 +23,4 @@ def _ask(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]
 
 @functions_framework.http
 def ask(request: flask.Request) -> flask.Response:
-    return handle(request, "ask", _ask, write=False, cors=True)
+    return handle(request, "ask", _ask, write=False, cors=True, limit=rate_limit("ask"))

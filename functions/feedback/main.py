@@ -8,7 +8,7 @@ import flask
 import functions_framework
 
 from shared.api.models import FeedbackRequest
-from shared.bootstrap import wiring
+from shared.bootstrap import rate_limit, wiring
 from shared.config import Settings
 from shared.http import RequestContext, handle
 from shared.services.feedback import record_feedback
@@ -16,7 +16,6 @@ from shared.services.feedback import record_feedback
 
 def _feedback(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     w = wiring(ctx.settings)
-    w.limiter("feedback").check(ctx.client_id)
     request = FeedbackRequest.parse(body)
     return 200, record_feedback(
         request, w.store, client_id=ctx.client_id, authorized=ctx.authorized
@@ -30,4 +29,6 @@ def _closed(settings: Settings) -> bool:
 
 @functions_framework.http
 def feedback(request: flask.Request) -> flask.Response:
-    return handle(request, "feedback", _feedback, write=_closed, cors=True)
+    return handle(
+        request, "feedback", _feedback, write=_closed, cors=True, limit=rate_limit("feedback")
+    )

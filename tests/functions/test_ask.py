@@ -281,6 +281,21 @@ def test_rate_limit_is_429_with_retry_after(
     assert forged.status == 429  # a header the client wrote does not make it another client
 
 
+def test_bodies_that_are_not_json_count_against_the_rate_limit(
+    store_env: str, open_api: OpenApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every POST that reaches its body counts, valid or not: two bodies that are not JSON
+    use the client's 2/minute, and the next question is a 429 (was: invalid JSON was
+    refused before the limit was counted, so a client could flood for free)."""
+    monkeypatch.setenv("BIBLIOTECA_RATE_LIMIT", "2/minute")
+    api = open_api()
+    for _ in range(2):
+        assert_error(api.post("ask", data=b"{no es json", token=None), 400, "invalid_json", None)
+    limited = api.post("ask", {"question": "hola", "mode": "tutor"}, token=None)
+    assert_error(limited, 429, "rate_limited", None)
+    assert_error(api.post("ask", data=b"{", token=None), 429, "rate_limited", None)
+
+
 def test_a_write_by_another_process_is_seen_on_the_next_question(wiki: Api) -> None:
     """A second store object on the same backend writes (through the server route, this
     test's own process is another process); the next question sees the page."""
