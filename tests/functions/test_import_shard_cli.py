@@ -1,0 +1,102 @@
+"""``biblioteca import --shard I/N`` as the command line reads it: a Cloud Run task's
+variables choose the shard (said on stderr), the flag wins over them, and a malformed
+value is a usage error (exit 2) naming the flag or the variables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shared.bootstrap import reset
+from shared.cli import main
+from shared.config import get_settings
+from shared.importing.shards import shard_of
+from tests.fixtures.files import write
+from tests.fixtures.gemini import FakeGemini
+
+KEY = "AIzaFAKE-shard-key-0123456789"
+FILES = [f"guias/p{i}.md" for i in range(12)]
+
+
+@pytest.fixture
+def docs(
+    env: dict[str, str], gemini: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A dozen pages, embedded through the fake Gemini API (no model to load)."""
+    del env
+    for variable, value in {
+        "BIBLIOTECA_EMBEDDER": "gemini",
+        "GOOGLE_AI_API_KEY": KEY,
+        "GEMINI_BASE_URL": gemini.url,
+    }.items():
+        monkeypatch.setenv(variable, value)
+    monkeypatch.delenv("CLOUD_RUN_TASK_INDEX", raising=False)
+    monkeypatch.delenv("CLOUD_RUN_TASK_COUNT", raising=False)
+    get_settings.cache_clear()
+    reset()
+    root = tmp_path / "docs"
+    for path in FILES:
+        write(root, path, f"# {Path(path).stem}\n\nTexto de {path}.\n")
+    return root
+
+
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, object], str]:
+    assert main(["import", *args, "--type", "guide", "--json"]) == 0
+    out, err = capsys.readouterr()
+    return json.loads(out), err
+
+
+def test_cloud_run_task_variables_choose_the_shard_and_say_so(
+    docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Task 1 of 4: only the files hashing to shard 1 are written, and stderr says which
+    shard and why."""
+    monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "1")
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "4")
+    report, err = _report(capsys, str(docs))
+    assert report["shard"] == {"index": 1, "count": 4}
+    assert report["created"] == sum(shard_of(p, 4) == 1 for p in FILES)
+    assert "shard 1/4 (from CLOUD_RUN_TASK_INDEX and CLOUD_RUN_TASK_COUNT)" in err
+
+
+def test_the_flag_wins_over_the_task_variables_and_one_task_is_the_whole_tree(
+    docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--shard 4/4`` is shard 0, whatever the task says; a job of one task imports all."""
+    monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "1")
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "4")
+    flagged, err = _report(capsys, str(docs), "--shard", "4/4")
+    assert flagged["shard"] == {"index": 0, "count": 4}
+    assert flagged["created"] == sum(shard_of(p, 4) == 0 for p in FILES)
+    assert "CLOUD_RUN_TASK_INDEX" not in err
+    monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "0")
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "1")
+    whole, _ = _report(capsys, str(docs))
+    assert "shard" not in whole
+    assert whole["created"] == len(FILES) - flagged["created"]
+
+
+@pytest.mark.parametrize("value", ["3", "0/0", "5/4", "-1/4", "a/b", "1/4/2", ""])
+def test_a_malformed_shard_is_a_usage_error_naming_the_flag(
+    docs: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """Exit status 2, ``--shard`` named on stderr, nothing imported."""
+    with pytest.raises(SystemExit) as exited:
+        main(["import", str(docs), "--shard", value])
+    assert exited.value.code == 2
+    assert "--shard" in capsys.readouterr().err
+    assert not Path(get_settings().data_dir).exists()  # no store opened
+
+
+def test_malformed_task_variables_are_a_usage_error_naming_them(
+    docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``CLOUD_RUN_TASK_INDEX=4`` of ``CLOUD_RUN_TASK_COUNT=x``: exit 2, both named."""
+    monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "4")
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "x")
+    assert main(["import", str(docs)]) == 2
+    err = capsys.readouterr().err
+    assert "CLOUD_RUN_TASK_INDEX=4" in err
+    assert "CLOUD_RUN_TASK_COUNT=x" in err
