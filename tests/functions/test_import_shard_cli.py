@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.bootstrap import reset
+from shared.bootstrap import reset, wiring
 from shared.cli import main
 from shared.config import get_settings
 from shared.importing.shards import shard_of
@@ -100,3 +100,37 @@ def test_malformed_task_variables_are_a_usage_error_naming_them(
     err = capsys.readouterr().err
     assert "CLOUD_RUN_TASK_INDEX=4" in err
     assert "CLOUD_RUN_TASK_COUNT=x" in err
+
+
+def test_a_slug_shared_across_shards_fails_in_each_shard_naming_the_other(
+    docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Guia.md`` (shard 2 of 4) and ``guia.md`` (shard 0) share a slug: each shard
+    knows from the whole tree's listing, refuses its own file and names the other."""
+    assert (shard_of("Guia.md", 4), shard_of("guia.md", 4)) == (2, 0)
+    write(docs, "Guia.md", "# Guía\n\nUna.\n")
+    write(docs, "guia.md", "# guía\n\nOtra.\n")
+    failed = {}
+    for index in (2, 0):
+        assert (
+            main(["import", str(docs), "--type", "guide", "--json", "--shard", f"{index}/4"]) == 1
+        )
+        report = json.loads(capsys.readouterr().out)
+        failed[index] = [(f["file"], f["error"]) for f in report["failed"]]
+    assert [file for file, _ in failed[2]] == ["Guia.md"]
+    assert "guia.md" in failed[2][0][1]
+    assert [file for file, _ in failed[0]] == ["guia.md"]
+    assert "Guia.md" in failed[0][0][1]
+
+
+def test_a_link_to_a_page_of_another_shard_resolves_to_its_slug(
+    docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``origen.md`` (shard 1) links ``destino.md`` (shard 3), not yet imported: the link
+    is stored as the page's wikilink, judged against the whole tree's slugs."""
+    write(docs, "origen.md", "# Origen\n\nVer [el destino](destino.md).\n")
+    write(docs, "destino.md", "# Destino\n\nTexto.\n")
+    _report(capsys, str(docs), "--shard", "1/4")
+    w = wiring()
+    assert w.store.pages.get("destino") is None
+    assert "[[destino|el destino]]" in w.store.pages.get("origen").content
