@@ -51,14 +51,16 @@ def _report(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, o
 def test_cloud_run_task_variables_choose_the_shard_and_say_so(
     docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Task 1 of 4: only the files hashing to shard 1 are written, and stderr says which
-    shard and why."""
+    """Task 1 of 4: only the files hashing to shard 1 are written, stderr says which
+    shard and why, and ``biblioteca status`` names the shard of the last sync."""
     monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "1")
     monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "4")
     report, err = _report(capsys, str(docs))
     assert report["shard"] == {"index": 1, "count": 4}
     assert report["created"] == sum(shard_of(p, 4) == 1 for p in FILES)
     assert "shard 1/4 (from CLOUD_RUN_TASK_INDEX and CLOUD_RUN_TASK_COUNT)" in err
+    main(["status"])
+    assert "(shard 1/4) at" in capsys.readouterr().out  # the last sync is one shard's
 
 
 def test_the_flag_wins_over_the_task_variables_and_one_task_is_the_whole_tree(
