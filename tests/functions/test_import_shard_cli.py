@@ -136,3 +136,21 @@ def test_a_link_to_a_page_of_another_shard_resolves_to_its_slug(
     w = wiring()
     assert w.store.pages.get("destino") is None
     assert "[[destino|el destino]]" in w.store.pages.get("origen").content
+
+
+def test_a_page_moved_into_another_shard_is_not_retired_by_its_old_shard(
+    docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``viejo.md`` (shard 2) with ``slug: mudanza`` renamed ``nuevo.md`` (shard 3): the
+    old file's shard, with ``--sync``, sees its file gone but the slug still in the tree,
+    and retires nothing; the new file's shard updates the page's origin."""
+    write(docs, "viejo.md", "---\nslug: mudanza\n---\n# Mudanza\n\nTexto.\n")
+    _report(capsys, str(docs))
+    (docs / "viejo.md").rename(docs / "nuevo.md")
+    old, _ = _report(capsys, str(docs), "--sync", "--shard", "2/4")
+    assert old["retired"] == 0
+    new, _ = _report(capsys, str(docs), "--sync", "--shard", "3/4")
+    assert new["retired"] == 0
+    store = wiring().store
+    assert store.pages.get("mudanza").front_matter.get("status", "active") == "active"
+    assert store.pages.origins(str(docs))["mudanza"] == "nuevo.md"
