@@ -505,7 +505,8 @@ def tree_of(
 
 @dataclass(frozen=True)
 class TreeRoutes:
-    """Where the tree's generator serves each file (``shared.dialects.routes``)."""
+    """Where the tree's generator serves each file (``shared.dialects.routes``), and the
+    whole tree's listing those routes and the sidebar are computed from."""
 
     facts: routes.SiteFacts
     by_path: dict[str, list[str]]  # file path (relative to DIR) -> its addresses
