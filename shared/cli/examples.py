@@ -16,6 +16,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "import": (
         "biblioteca import docs --sync",
         "biblioteca import docs --repo . --assets static --json",
+        "biblioteca import docs --sync --shard 0/4",
     ),
     "index-code": (
         "biblioteca index-code --repo .",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,10 @@ from typing import Any
 from shared.bootstrap import wiring
 from shared.cli.output import cli_actor, emit, index_snapshot_line, progress_bar, setup
 from shared.importing.dialects import DIALECTS
+from shared.importing.shards import TASK_COUNT, TASK_INDEX, Shard, parse_shard, shard_from_env
 from shared.schema import PAGE_TYPES, STATUSES
 from shared.services.fidelity import Fidelity
-from shared.services.importer import import_directory
+from shared.services.importer import ImportReport, import_directory
 
 
 def register(subparsers: Any) -> None:
@@ -65,8 +67,44 @@ def register(subparsers: Any) -> None:
         help="exit 1 when a page lost words or shows source syntax (fidelity lossy or raw); "
         "the pages are imported all the same",
     )
+    _add_shard(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
+
+
+def _add_shard(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="import only shard I of N, files split by a stable hash of their path; the N "
+        "shards together write what one import writes. I counts from 0 (N is shard 0 "
+        f"again, so 1..N works too). Default: {TASK_INDEX} of {TASK_COUNT} when both are "
+        "set (a Cloud Run job's tasks)",
+    )
+
+
+def _shard(text: str) -> Shard:
+    """argparse's reading of ``--shard``: a bad value is a usage error naming the flag."""
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def chosen_shard(args: argparse.Namespace) -> Shard | None:
+    """``--shard``, else the Cloud Run task's shard from the environment (said on stderr);
+    a malformed environment raises ``ValueError``."""
+    if args.shard is not None:
+        return args.shard  # type: ignore[no-any-return]
+    shard = shard_from_env(os.environ)
+    if shard is not None:
+        print(
+            f"biblioteca import: shard {shard.index}/{shard.count} "
+            f"(from {TASK_INDEX} and {TASK_COUNT})",
+            file=sys.stderr,
+        )
+    return shard
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.repo is not None and not args.repo.is_dir():
         print(f"biblioteca import: --repo {args.repo} is not a directory", file=sys.stderr)
+        return 2
+    try:
+        shard = chosen_shard(args)
+    except ValueError as exc:
+        print(f"biblioteca import: {exc}", file=sys.stderr)
         return 2
     w = wiring()
     report = import_directory(
@@ -93,18 +136,9 @@ def run(args: argparse.Namespace) -> int:
         by=cli_actor(w.settings),
         dialect=args.dialect,
         tree_label=args.tree,
+        shard=shard,
     )
-    summary = (
-        f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
-        f"failed {len(report.failed)}, warnings {len(report.warnings)}"
-    )
-    if args.sync:
-        summary += f", retired {report.retired}"
-    if report.assets:
-        summary += f"; {report.assets} assets taken"
-    if report.nav is not None:
-        summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
-    lines = [summary]
+    lines = [summary_line(report, args.sync)]
     if report.constructs:
         lines.append("  constructs " + constructs_line(report.constructs.as_dict()))
     if report.dialect:
@@ -123,6 +157,23 @@ def run(args: argparse.Namespace) -> int:
         )
     emit(args, report.as_dict(), "\n".join(lines))
     return 1 if report.failed or unfaithful else 0
+
+
+def summary_line(report: ImportReport, sync: bool) -> str:
+    """``created 3, updated 1, unchanged 40, failed 0, warnings 2; …``: the counts first."""
+    summary = (
+        f"created {report.created}, updated {report.updated}, unchanged {report.unchanged}, "
+        f"failed {len(report.failed)}, warnings {len(report.warnings)}"
+    )
+    if sync:
+        summary += f", retired {report.retired}"
+    if report.assets:
+        summary += f"; {report.assets} assets taken"
+    if report.nav is not None:
+        summary += f"; mkdocs.yml nav kept ({report.nav} pages placed)"
+    if report.shard is not None:
+        summary += f"; shard {report.shard.index}/{report.shard.count}"
+    return summary
 
 
 def constructs_line(counts: dict[str, dict[str, int]]) -> str:

@@ -128,6 +128,8 @@ def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -
         last = sync["last"]
         by = f" by {last['by']}" if last.get("by") else ""
         retired = f", --sync retired {last.get('retired', 0)}" if last.get("sync") else ""
+        shard = last.get("shard")  # a sharded import: the last shard to finish
+        by += f" (shard {shard['index']}/{shard['count']})" if isinstance(shard, dict) else ""
         out.append(
             f"sync:      {last.get('actor')}{by} at {_when(last.get('at'))} · created "
             f"{last.get('created', 0)}, updated {last.get('updated', 0)}, unchanged "

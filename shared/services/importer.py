@@ -27,6 +27,7 @@ from shared.dialects.links import Resolver
 from shared.errors import BibliotecaError, InvalidInput, PayloadTooLarge, Unavailable
 from shared.importing import dialects, titles
 from shared.importing.prepare import prepare
+from shared.importing.shards import Shard
 from shared.importing.tree import Tree, documented_objects, read_nav
 from shared.logs import get_logger
 from shared.normalize import MAX_SOURCES
@@ -81,6 +82,7 @@ class ImportReport:
     constructs: Constructs = field(default_factory=Constructs)  # source syntax met, by kind
     dialect: dict[str, str] = field(default_factory=dict)  # {"name", "why"}: how it was read
     fidelity: fidelity.Fidelity = field(default_factory=fidelity.Fidelity)  # words kept, raw
+    shard: Shard | None = None  # --shard: the counts are this shard's files only
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +97,7 @@ class ImportReport:
             "constructs": self.constructs.as_dict(),
             "dialect": self.dialect,
             "fidelity": self.fidelity.as_dict(),
+            **({"shard": self.shard.as_dict()} if self.shard is not None else {}),
         }
 
 
@@ -269,6 +272,7 @@ def import_directory(
     by: str | None = None,
     dialect: str | None = None,
     tree_label: str | None = None,
+    shard: Shard | None = None,
 ) -> ImportReport:
     """Import every Markdown file under ``root``; each page written keeps its origin (this
     tree and the file's path). ``repo`` is the repository root includes, snippets and API
@@ -279,23 +283,62 @@ def import_directory(
     files are gone are archived (``retired``); no other page is touched. The tree is
     known by ``tree_label`` (``--tree``) or its repository (``tree_identity``). Its writes are
     attributed to ``import:<tree folder>``, and ``by`` (who ran it: the command line's actor,
-    a CI job's name) is kept with the import's outcome."""
-    report = ImportReport()
-    tree, tree_routes = read_tree(root, repo, code_url, assets, dialect)
+    a CI job's name) is kept with the import's outcome. ``shard`` (``--shard I/N``): only
+    that shard's files are written (``shared.importing.shards``); what concerns the whole
+    tree (slugs, links, routes, the nav) is read from the whole tree's listing, so the N
+    shards together write what one import writes."""
+    report = ImportReport(shard=shard)
+    tree, listing = read_tree(root, repo, code_url, assets, dialect)
     report.dialect = tree.dialect.as_dict()
-    name_of_tree = tree_name(root, tree_label)
-    origins: dict[str, Origin] = {}
-    actor = import_actor(root)
+    run = _Run(tree, store, embedder, tree_name(root, tree_label), import_actor(root), shard)
     nav, problems = read_nav(tree)
-    placed: list[sidebar.Placed] = []
-    # The vectors of the next pages are computed while these are parsed and written.
-    batched = EmbedAhead(embedder)
+    files = stored_files(tree, report, progress, _nav_labels(nav), shard)
+    origins = _write_pages(run, files, report, default_type, default_status)
+    _publish_assets(run, report)
+    _keep_origins(run, origins, report, sync)
+    report.warnings += _tree_warnings(tree, listing, problems)
+    _save_tree_facts(store, run.tree_name, listing, tree.slugs)
+    if nav is not None:
+        _save_nav(store, nav)
+        report.nav = _count_pages(nav["items"])
+    else:
+        _save_tree_nav(tree, listing.placed(tree.slugs), store)
+    report.fidelity.unknown = fidelity.unknown(report.constructs)
+    record_import(store, run.actor, run.tree_name, report, by, sync)
+    return report
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every step of one import is told: the tree, the store and embedder it writes
+    with, the tree's name its origins keep, the actor its writes name, its shard."""
+
+    tree: Tree
+    store: Store
+    embedder: Embedder
+    tree_name: str
+    actor: str
+    shard: Shard | None
+
+
+def _write_pages(
+    run: _Run,
+    files: Iterator[tuple[str, ParsedFile]],
+    report: ImportReport,
+    default_type: str | None,
+    default_status: str | None,
+) -> dict[str, Origin]:
+    """Write each parsed file as its page, counting it in ``report``; the origin of each
+    page written, by slug. The vectors of the next pages are computed while these are
+    parsed and written."""
+    origins: dict[str, Origin] = {}
+    batched = EmbedAhead(run.embedder)
     try:
-        files = stored_files(tree, report, progress, _nav_labels(nav))
-        for name, parsed in ahead(files, lambda f: _new_texts(f[1], store, embedder), batched):
-            placed.append(sidebar.Placed(name, parsed.slug, parsed.metadata["title"], parsed.hint))
+        for name, parsed in ahead(
+            files, lambda f: _new_texts(f[1], run.store, run.embedder), batched
+        ):
             try:
-                status = _write(parsed, store, batched, default_type, default_status, actor)
+                status = _write(parsed, run.store, batched, default_type, default_status, run.actor)
             except Unavailable:
                 raise  # every other file would fail the same way: the command says it once
             except BibliotecaError as exc:
@@ -303,45 +346,78 @@ def import_directory(
                 report.fidelity.discard(name)
                 continue
             setattr(report, status, getattr(report, status) + 1)
-            origins[parsed.slug] = Origin(name_of_tree, name)
+            origins[parsed.slug] = Origin(run.tree_name, name)
     finally:
         batched.close()
-    taken = tree.assets.taken
+    return origins
+
+
+def _publish_assets(run: _Run, report: ImportReport) -> None:
+    """Store the files the written pages link that the store does not hold yet (by their
+    content's address: two shards taking the same file write the same bytes)."""
+    taken = run.tree.assets.taken
     if taken:
-        held = store.site.held_assets(taken.keys())
+        held = run.store.site.held_assets(taken.keys())
         new_assets = {p: a.data for p, a in taken.items() if p not in held}
         if new_assets:
-            store.site.put_assets(new_assets)
+            run.store.site.put_assets(new_assets)
     report.assets = len(taken)
     report.warnings += [
-        {"file": "", "warning": f"asset left out: {r}"} for r in tree.assets.refused
+        {"file": "", "warning": f"asset left out: {r}"} for r in run.tree.assets.refused
     ]
-    known = store.pages.origins(name_of_tree)
+
+
+def _keep_origins(
+    run: _Run, origins: Mapping[str, Origin], report: ImportReport, sync: bool
+) -> None:
+    """Keep the origin of each page written where it changed; with ``sync``, archive the
+    pages whose file is gone (``_gone``)."""
+    known = run.store.pages.origins(run.tree_name)
     moved = {slug: o for slug, o in origins.items() if known.get(slug) != o.path}
     if moved:
-        store.pages.set_origins(moved)
+        run.store.pages.set_origins(moved)
     if sync:
-        present = set(tree.files)
-        gone = {s: p for s, p in known.items() if p not in present and s not in origins}
-        report.retired = _retire(gone, store, embedder, report, actor)
-    report.warnings += [{"file": tree.config.name, "warning": problem} for problem in problems]
-    report.warnings += [{"file": "", "warning": note} for note in tree_routes.facts.notes]
-    _save_tree_facts(store, name_of_tree, tree_routes, tree.slugs)
-    report.warnings += [
+        gone = _gone(run, known, origins)
+        report.retired = _retire(gone, run.store, run.embedder, report, run.actor)
+
+
+def _tree_warnings(tree: Tree, listing: TreeRoutes, problems: list[str]) -> list[dict[str, str]]:
+    """What the reader should know of the tree as a whole: its nav's problems, its routes'
+    notes, the modules griffe could not parse (every shard says them alike)."""
+    warnings = [{"file": tree.config.name, "warning": problem} for problem in problems]
+    warnings += [{"file": "", "warning": note} for note in listing.facts.notes]
+    warnings += [
         {
             "file": path,
             "warning": f"griffe could not parse this module ({why}): its directives are stand-ins",
         }
         for path, why in (tree.library.unparsed() if tree.library is not None else [])
     ]
-    if nav is not None:
-        _save_nav(store, nav)
-        report.nav = _count_pages(nav["items"])
-    else:
-        _save_tree_nav(tree, placed, store)
-    report.fidelity.unknown = fidelity.unknown(report.constructs)
-    record_import(store, actor, name_of_tree, report, by, sync)
-    return report
+    return warnings
+
+
+def _gone(run: _Run, known: Mapping[str, str], origins: Mapping[str, Origin]) -> dict[str, str]:
+    """The pages this tree imported earlier whose file is gone, by slug (their old path):
+    for a shard, only those whose old path is its own (it hashes the same way), and never
+    one whose slug a file of another shard now stands for (a page moved between shards)."""
+    present = set(run.tree.files)
+    shard = run.shard
+    elsewhere: set[str] = set()
+    if shard is not None:
+        clashing = colliding(run.tree.slugs)
+        elsewhere = {
+            slug
+            for path, slug in run.tree.slugs.items()
+            if not shard.owns(path) and path not in clashing
+        }
+    return {
+        slug: path
+        for slug, path in known.items()
+        if path not in present
+        and slug not in origins
+        and slug not in elsewhere
+        and (shard is None or shard.owns(path))
+    }
 
 
 def _new_texts(parsed: ParsedFile, store: Store, embedder: Embedder) -> list[str]:
@@ -429,10 +505,14 @@ def tree_of(
 
 @dataclass(frozen=True)
 class TreeRoutes:
-    """Where the tree's generator serves each file (``shared.dialects.routes``)."""
+    """Where the tree's generator serves each file (``shared.dialects.routes``), and the
+    whole tree's listing those routes and the sidebar are computed from."""
 
     facts: routes.SiteFacts
     by_path: dict[str, list[str]]  # file path (relative to DIR) -> its addresses
+    # Each readable file's front matter and title, by path: the whole tree's listing, read
+    # by every shard of an import (no body is converted for it).
+    heads: Mapping[str, ParsedFile] = field(default_factory=dict)
 
     def by_slug(self, slugs: Mapping[str, str]) -> dict[str, list[str]]:
         """Each page's addresses by its slug, files that share a slug left out."""
@@ -442,6 +522,21 @@ class TreeRoutes:
             for path, addresses in sorted(self.by_path.items())
             if path in slugs and path not in clashing
         }
+
+    def placed(self, slugs: Mapping[str, str]) -> list[sidebar.Placed]:
+        """Where the folders and front matter place each page of the whole tree (files
+        that share a slug left out, as they are not imported), titled as its page is."""
+        clashing = colliding(slugs)
+        return [
+            sidebar.Placed(path, head.slug, _shown_title(head.metadata["title"]), head.hint)
+            for path, head in self.heads.items()
+            if path not in clashing
+        ]
+
+
+def _shown_title(title: Any) -> Any:
+    """A title as its page shows it: components as their text (``<Badge>`` in a title)."""
+    return titles.readable(title) if isinstance(title, str) else title
 
 
 def read_tree(
@@ -479,7 +574,7 @@ def read_tree(
         dialect=dialects.detect(root, files, dialect, config.path),
     )
     tree = replace(tree, refs=documented_objects(tree, files))
-    found = TreeRoutes(facts, by_path)
+    found = TreeRoutes(facts, by_path, heads)
     aliases = {
         address: slug for slug, addresses in found.by_slug(slugs).items() for address in addresses
     }
@@ -549,6 +644,7 @@ def record_import(
         "sync": sync,
         "retired": report.retired,
         "fidelity": report.fidelity.summary(),
+        **({"shard": report.shard.as_dict()} if report.shard is not None else {}),
     }
     try:
         store.events.record("import_outcome", data)
@@ -561,10 +657,11 @@ def stored_files(
     report: ImportReport,
     progress: Callable[[Iterable[Path]], Iterable[Path]] = lambda files: files,
     labels: Mapping[str, str] | None = None,
+    shard: Shard | None = None,
 ) -> Iterator[tuple[str, ParsedFile]]:
     """Each file of the tree parsed into the stored form, by its relative name; files that
     cannot be read or parsed, and warnings, go to ``report``. ``labels`` (a nav's, by slug)
-    title the pages whose front matter and body name none."""
+    title the pages whose front matter and body name none. ``shard``: only its files."""
     if tree.excluded:
         report.warnings.append(
             {
@@ -575,7 +672,12 @@ def stored_files(
     found, refused = bounds.walk(tree.root, MARKDOWN_SUFFIXES)
     for left_out in refused:
         report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
-    files = [p for p in found if _relative(p, tree) not in tree.excluded]
+    files = [
+        p
+        for p in found
+        if _relative(p, tree) not in tree.excluded
+        and (shard is None or shard.owns(_relative(p, tree)))
+    ]
     shared_slugs = colliding(tree.slugs)
     for path in progress(files):
         name = path.relative_to(tree.root).as_posix()
