@@ -76,8 +76,11 @@ def commands() -> dict[str, list[str]]:
                 found[f"{step['id']}-{i}"] = argv
     # The docs-as-code recipes' own gcloud call (a rebuild now, through the scheduler job).
     docs = yaml.safe_load((ROOT / "deploy" / "cloudbuild-docs.yaml").read_text(encoding="utf-8"))
-    rebuild = next(s for s in docs["steps"] if s["id"] == "rebuild")
-    found["docs-rebuild"] = ["gcloud", *(substitute(a, values) for a in rebuild["args"])]
+    docs_values = values | {str(k): str(v) for k, v in docs["substitutions"].items()}
+    docs_values |= {"REPO_FULL_NAME": "org/docs", "_DOCS_BUCKET": "biblioteca-docs"}
+    for step in ("rebuild", "import"):  # a rebuild now, and the import job run to its end
+        args = next(s for s in docs["steps"] if s["id"] == step)["args"]
+        found[f"docs-{step}"] = ["gcloud", *(substitute(a, docs_values) for a in args)]
     return found
 
 
@@ -133,8 +136,8 @@ def test_gcloud_accepts_every_command_of_the_build(tmp_path: Path) -> None:
     }
     # The functions (ten HTTP, enrich), mcp when public, the scheduler's, the alert's
     # (created, then updated), the enrichment queue's (two topics and a binding; the
-    # policy and three bindings).
-    assert len(running) == 11 + 1 + 3 + 3 + 2 + 1 + 3 + 4
+    # policy and three bindings); the docs-as-code recipe's rebuild and import job.
+    assert len(running) == 11 + 1 + 3 + 3 + 2 + 1 + 3 + 4 + 1
     for name, process in running.items():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 1, f"{name} did not parse:\n{err[-1500:]}"

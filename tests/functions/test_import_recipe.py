@@ -1,5 +1,6 @@
-"""The docs-as-code recipes' exact import (`biblioteca import DIR --sync`, no `--type`)
-passes on every real docs tree: no file is refused for a type its tree never states."""
+"""The docs-as-code recipes' exact import (the import job's `biblioteca import DIR --sync
+--tree NAME`, no `--type`) passes on every real docs tree: no file is refused for a type
+its tree never states."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def test_the_recipes_import_exits_0_on_each_corpus(
     if not docs.is_dir():
         pytest.skip(f"the corpus {name} is not at {docs} (../shared/corpus beside the checkout)")
     install(type(wiring())(get_settings(), embedder=HashingEmbedder()))
-    status = main(["import", str(docs), "--sync", "--json"])
+    tree = f"github.com/org/{name}/{RECIPE_DIRS[name]}"
+    status = main(["import", str(docs), "--sync", f"--tree={tree}", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["failed"] == []
     assert status == 0
