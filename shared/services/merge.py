@@ -16,13 +16,14 @@ proposal carrying ``merge`` to this module).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from shared.clock import now
 from shared.dedup.merge import merged_content, merged_metadata
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
+from shared.json_value import JsonObject
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal, new_proposal_id
+from shared.services.review_views import MergeProposed, MergeView
 from shared.services.wiki import WriteResult, merge_update, update_validated
 
 
@@ -61,7 +62,7 @@ def check_pair(keep: str, other: str, store: Store) -> tuple[PageRecord, PageRec
 
 def propose(
     keep: str, other: str, store: Store, *, actor: str, reason: str | None = None
-) -> dict[str, Any]:
+) -> MergeProposed:
     """Record the proposal to merge ``other`` into ``keep`` (nothing is written yet)."""
 
     kept, merged = check_pair(keep, other, store)
@@ -91,14 +92,14 @@ def propose(
     }
 
 
-def view(proposal: Proposal) -> dict[str, Any]:
+def view(proposal: Proposal) -> MergeView:
     """What ``show`` adds for a merge proposal."""
     return {"other": proposal.merge, "other_version": proposal.merge_version}
 
 
 def accept(
     proposal: Proposal, page: PageRecord, store: Store, embedder: Embedder, *, actor: str
-) -> dict[str, Any]:
+) -> JsonObject:
     """Apply the merge (see the module docstring); the body names both writes."""
     assert proposal.merge is not None
     if proposal.status != "open":
@@ -182,7 +183,7 @@ def _merge_writes(
     return kept, archived
 
 
-def reject(proposal: Proposal, store: Store, *, actor: str, reason: str | None) -> dict[str, Any]:
+def reject(proposal: Proposal, store: Store, *, actor: str, reason: str | None) -> JsonObject:
     """Close the proposal and remember the pair as not duplicates."""
     assert proposal.merge is not None
     if proposal.status != "open":

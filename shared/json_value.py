@@ -1,0 +1,18 @@
+"""The type of a JSON document: what ``json.loads`` returns and ``json.dumps`` accepts.
+
+For what is free-form by nature (OpenAPI and JSON Schema documents, a body before its
+model validates it, a message of a protocol we pass through, a response model's dump).
+Anything with a known shape has a model or a ``TypedDict`` instead. Arrays and nested
+objects are read-only (``Sequence``, ``Mapping``) so that a ``list[str]`` is a JSON value
+as it is; the top-level object is a ``dict``, built and extended in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
+
+JsonValue: TypeAlias = (
+    "str | int | float | bool | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
+)
+JsonObject: TypeAlias = "dict[str, JsonValue]"
