@@ -16,3 +16,14 @@ JsonValue: TypeAlias = (
     "str | int | float | bool | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
 )
 JsonObject: TypeAlias = "dict[str, JsonValue]"
+
+
+def as_object(value: JsonValue) -> Mapping[str, JsonValue]:
+    """``value`` when it is a JSON object, else an empty one: for reading a document whose
+    shape is checked where it is read."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_array(value: JsonValue) -> Sequence[JsonValue]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else []
