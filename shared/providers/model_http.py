@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import httpx
 
 from shared.errors import BibliotecaError, NotConfigured, Unavailable, UpstreamError
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import get_logger
 from shared.providers import upstream
 from shared.providers.sse import events
@@ -72,7 +73,7 @@ class ModelHttp:
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[], float] = random.random
 
-    def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, body: Mapping[str, JsonValue]) -> JsonObject:
         """The JSON object the API answered, or one of our errors."""
         deadline = time.monotonic() + self.deadline_s
         with ExitStack() as stack:
@@ -86,7 +87,7 @@ class ModelHttp:
             raise UpstreamError(f"{self.dialect.vendor} answered with something that is not JSON")
         return payload
 
-    def stream(self, path: str, body: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    def stream(self, path: str, body: Mapping[str, JsonValue]) -> Iterator[JsonObject]:
         """Each server-sent event's JSON object, as it arrives, until the stream ends (or
         an OpenAI-style ``[DONE]``). The request is made when the first one is asked for."""
         deadline = time.monotonic() + self.deadline_s
