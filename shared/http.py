@@ -33,6 +33,7 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import configure_logging, get_logger, request_trace, scrub, trace_fields
 from shared.providers import sse
 from shared.request_body import MAX_BODY_BYTES, guard_body
@@ -86,9 +87,7 @@ STREAM_HEADERS = {
 
 # The status and JSON body of the answer; a body of None is an empty answer (a 202), an
 # ``EventStream`` an answer in events (``text/event-stream``).
-Handler = Callable[
-    [dict[str, Any], RequestContext], tuple[int, dict[str, Any] | EventStream | None]
-]
+Handler = Callable[[JsonObject, RequestContext], tuple[int, JsonObject | EventStream | None]]
 
 
 def handle(
@@ -169,7 +168,7 @@ def _serve(
     write: bool | Callable[[Settings], bool],
     private: bool,
     origin: str | None,
-) -> tuple[int, dict[str, Any] | EventStream | None]:
+) -> tuple[int, JsonObject | EventStream | None]:
     required = write(settings) if callable(write) else write
     actor = _check_credentials(request, settings, required=required, private=private)
     request.environ[_ACTOR_KEY] = actor  # for the request's log line
@@ -256,7 +255,7 @@ def iam_identity(headers: Mapping[str, str]) -> str:
     return IAM_ACTOR
 
 
-def read_json_body(request: flask.Request) -> dict[str, Any]:
+def read_json_body(request: flask.Request) -> JsonObject:
     """The body as a JSON object, after the size and media-type checks.
 
     The size is checked on the declared length before reading, then while reading (see
@@ -319,7 +318,7 @@ def _client_id(request: flask.Request, trusted_proxies: int) -> str:
     return request.remote_addr or "unknown"
 
 
-def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
+def json_response(status: int, payload: Mapping[str, JsonValue]) -> flask.Response:
     """``payload`` as the JSON body; no registered secret survives in it (see ``logs.scrub``)."""
     return flask.Response(
         scrub(json.dumps(payload, ensure_ascii=False)),

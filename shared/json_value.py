@@ -10,12 +10,14 @@ as it is; the top-level object is a ``dict``, built and extended in place.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypeAlias
+from typing import TypeAlias, Union
 
-JsonValue: TypeAlias = (
-    "str | int | float | bool | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
-)
-JsonObject: TypeAlias = "dict[str, JsonValue]"
+# Real objects at run time (not strings), so that ``JsonObject | X`` works in a module-level
+# alias; the recursion is spelled with forward references.
+JsonValue: TypeAlias = Union[  # noqa: UP007 - "X" | Y cannot be evaluated at run time
+    str, int, float, bool, Sequence["JsonValue"], Mapping[str, "JsonValue"], None
+]
+JsonObject: TypeAlias = dict[str, JsonValue]
 
 
 def as_object(value: JsonValue) -> Mapping[str, JsonValue]:
