@@ -17,6 +17,8 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 import numpy as np
 import numpy.typing as npt
 
+from shared.json_value import JsonObject
+
 Vector = npt.NDArray[np.float32]
 
 
@@ -219,7 +221,7 @@ class StoredNav(TypedDict):
     items: list[NavItem]
 
 
-def stored_nav(blob: Mapping[str, object] | None) -> StoredNav | None:
+def stored_nav(blob: JsonObject | None) -> StoredNav | None:
     """A nav as the store read it back: its items as they were saved (the site's reader
     checks each one), None when it holds no list of items."""
     if blob is None or not isinstance(blob.get("items"), list):

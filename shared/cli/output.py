@@ -57,7 +57,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def emit(args: Any, payload: Mapping[str, object], human: str) -> None:
-    """``--json``: one JSON document (``json.dumps`` escapes every control character);
+    """``--json``: one JSON document (``json.dumps`` escapes every control character;
+    ``payload`` is a command's JSON object or TypedDict, which is a ``Mapping[str, object]``);
     otherwise the human lines, each made ``plain`` (the command's own line breaks stay)."""
     if getattr(args, "json", False):
         print(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -178,7 +178,7 @@ def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> Tool
     return result
 
 
-def _failure(body: Mapping[str, object]) -> ToolResult:
+def _failure(body: Mapping[str, JsonValue]) -> ToolResult:
     # The contract's error body, as text: no structuredContent, which would have to match
     # the tool's output schema.
     return {"content": [{"type": "text", "text": _text(body)}], "isError": True}
