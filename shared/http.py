@@ -33,6 +33,7 @@ from shared.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import (
     PieceScrubber,
     configure_logging,
@@ -93,9 +94,7 @@ STREAM_HEADERS = {
 
 # The status and JSON body of the answer; a body of None is an empty answer (a 202), an
 # ``EventStream`` an answer in events (``text/event-stream``).
-Handler = Callable[
-    [dict[str, Any], RequestContext], tuple[int, dict[str, Any] | EventStream | None]
-]
+Handler = Callable[[JsonObject, RequestContext], tuple[int, JsonObject | EventStream | None]]
 
 
 def handle(
@@ -120,20 +119,24 @@ def handle(
     """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
     trace = trace_fields(dict(request.headers), os.environ.get("GOOGLE_CLOUD_PROJECT"))
+    served = _Function(name, handler, write, cors, private, limit)
     with request_trace(trace):
-        return _handle(request, name, handler, write=write, cors=cors, private=private, limit=limit)
+        return _handle(request, served)
 
 
-def _handle(
-    request: flask.Request,
-    name: str,
-    handler: Handler,
-    *,
-    write: bool | Callable[[Settings], bool],
-    cors: bool,
-    private: bool,
-    limit: Callable[[Settings, str], None] | None,
-) -> flask.Response:
+@dataclass(frozen=True)
+class _Function:
+    """What ``handle`` was told of the function it serves (its parameters, kept together)."""
+
+    name: str
+    handler: Handler
+    write: bool | Callable[[Settings], bool]
+    cors: bool
+    private: bool
+    limit: Callable[[Settings, str], None] | None
+
+
+def _handle(request: flask.Request, served: _Function) -> flask.Response:
     started = time.perf_counter()
     guard_body(request)  # from here on nothing reads the body past its limits, or at all
     origin = request.headers.get("Origin")
@@ -141,75 +144,71 @@ def _handle(
     try:
         # The method is checked before anything else, even the settings: a GET is a 405
         # whatever the state of the environment.
-        if request.method != "POST" and not (cors and request.method == "OPTIONS"):
+        if request.method != "POST" and not (served.cors and request.method == "OPTIONS"):
             raise MethodNotAllowed(f"{request.method} is not allowed here; use POST")
         settings = get_settings()  # registers its secrets with the log scrubber
-        if cors and request.method == "OPTIONS":
+        if served.cors and request.method == "OPTIONS":
             response = flask.Response(status=204)
         else:
-            status, payload = _serve(
-                request,
-                name,
-                handler,
-                settings,
-                write=write,
-                private=private,
-                origin=origin,
-                limit=limit,
+            status, payload = _serve(request, served, settings, origin=origin)
+            if isinstance(payload, EventStream):
+                return _streamed(request, served, settings, (status, payload), started)
+            response = (
+                flask.Response(status=status) if payload is None else json_response(status, payload)
             )
-            if payload is None:
-                response = flask.Response(status=status)
-            elif isinstance(payload, EventStream):
-                # Logged when it ends, with how it ended: its status line says nothing of
-                # a stream that fails after 190 s.
-                facts = _request_facts(request, settings)
-                response = event_stream_response(
-                    status,
-                    payload,
-                    name,
-                    on_end=lambda code: _log_line(name, status, code, started, facts),
-                )
-                if cors:
-                    _cors_headers(response, origin, settings)
-                return response
-            else:
-                response = json_response(status, payload)
     except BibliotecaError as exc:
         if exc.quoted:  # the provider's own words: always in the log, to callers with a token
-            _log.warning("%s: %s", name, scrub(exc.full_message), extra={"function": name})
+            _log.warning(
+                "%s: %s", served.name, scrub(exc.full_message), extra={"function": served.name}
+            )
         response = error_response(exc, quoting=request.environ.get(_ACTOR_KEY) is not None)
     except ValidationError as exc:
         response = error_response(invalid_input(exc))
     except Exception:
-        _log.exception("unhandled error in %s", name, extra={"function": name})
+        _log.exception("unhandled error in %s", served.name, extra={"function": served.name})
         response = json_response(
             500, {"error": "internal error: the failure was logged", "code": "internal_error"}
         )
-    if cors and settings is not None:
+    if served.cors and settings is not None:
         _cors_headers(response, origin, settings)
-    _log_request(request, response, name, started, settings)
+    _log_request(request, response, served.name, started, settings)
+    return response
+
+
+def _streamed(
+    request: flask.Request,
+    served: _Function,
+    settings: Settings,
+    answer: tuple[int, EventStream],
+    started: float,
+) -> flask.Response:
+    """The event stream's response; its request line is logged when it ends, with how
+    it ended (a status line says nothing of a stream that fails after 190 s)."""
+    status, stream = answer
+    facts = _request_facts(request, settings)
+    response = event_stream_response(
+        status,
+        stream,
+        served.name,
+        on_end=lambda code: _log_line(served.name, status, code, started, facts),
+    )
+    if served.cors:
+        _cors_headers(response, request.headers.get("Origin"), settings)
     return response
 
 
 def _serve(
-    request: flask.Request,
-    name: str,
-    handler: Handler,
-    settings: Settings,
-    *,
-    write: bool | Callable[[Settings], bool],
-    private: bool,
-    origin: str | None,
-    limit: Callable[[Settings, str], None] | None,
-) -> tuple[int, dict[str, Any] | EventStream | None]:
+    request: flask.Request, served: _Function, settings: Settings, *, origin: str | None
+) -> tuple[int, JsonObject | EventStream | None]:
+    write = served.write
     required = write(settings) if callable(write) else write
-    actor = _check_credentials(request, settings, required=required, private=private)
+    actor = _check_credentials(request, settings, required=required, private=served.private)
     request.environ[_ACTOR_KEY] = actor  # for the request's log line
     role = settings.role_of(actor) if actor is not None else "writer"
-    check_function(role, name)  # before the body: a refused role costs none of it
+    check_function(role, served.name)  # before the body: a refused role costs none of it
     client_id = _client_id(request, settings.trusted_proxies)
-    if limit is not None:
-        limit(settings, client_id)
+    if served.limit is not None:
+        served.limit(settings, client_id)
     body = read_json_body(request)
     context = RequestContext(
         settings=settings,
@@ -220,7 +219,7 @@ def _serve(
         actor=actor,
         role=role,
     )
-    return handler(body, context)
+    return served.handler(body, context)
 
 
 _ACTOR_KEY = "biblioteca.actor"
@@ -291,7 +290,7 @@ def iam_identity(headers: Mapping[str, str]) -> str:
     return IAM_ACTOR
 
 
-def read_json_body(request: flask.Request) -> dict[str, Any]:
+def read_json_body(request: flask.Request) -> JsonObject:
     """The body as a JSON object, after the size and media-type checks.
 
     The size is checked on the declared length before reading, then while reading (see
@@ -354,7 +353,7 @@ def _client_id(request: flask.Request, trusted_proxies: int) -> str:
     return request.remote_addr or "unknown"
 
 
-def json_response(status: int, payload: dict[str, Any]) -> flask.Response:
+def json_response(status: int, payload: Mapping[str, JsonValue]) -> flask.Response:
     """``payload`` as the JSON body; no registered secret survives in it (see ``logs.scrub``)."""
     return flask.Response(
         scrub(json.dumps(payload, ensure_ascii=False)),
@@ -377,27 +376,32 @@ def event_stream_response(
     ``on_end`` is called once the stream is over with how it ended: ``None`` when it
     finished, the ``error`` event's code, or ``client_closed`` when the caller left."""
 
-    def body() -> Iterator[bytes]:
-        ended: str | None = "client_closed"
-        try:
-            for event, payload in _whole_secrets(stream.events):
-                if event == "error":
-                    ended = str(payload.get("code")) if isinstance(payload, dict) else "error"
-                yield scrub(sse.encode(event, payload)).encode("utf-8")
-            if ended == "client_closed":
-                ended = None
-        except Exception:
-            _log.exception("unhandled error in %s's stream", name, extra={"function": name})
-            failed = {"error": "internal error: the failure was logged", "code": "internal_error"}
-            ended = "internal_error"
-            yield sse.encode("error", failed).encode("utf-8")
-        finally:
-            if on_end is not None:
-                on_end(ended)
-
-    response = flask.Response(body(), status=status, mimetype="text/event-stream")
+    body = _stream_body(stream, name, on_end)
+    response = flask.Response(body, status=status, mimetype="text/event-stream")
     response.headers.update(STREAM_HEADERS)
     return response
+
+
+def _stream_body(
+    stream: EventStream, name: str, on_end: Callable[[str | None], None] | None
+) -> Iterator[bytes]:
+    """The stream's bytes; ``on_end`` told how it ended once it is over."""
+    ended: str | None = "client_closed"
+    try:
+        for event, payload in _whole_secrets(stream.events):
+            if event == "error":
+                ended = str(payload.get("code")) if isinstance(payload, dict) else "error"
+            yield scrub(sse.encode(event, payload)).encode("utf-8")
+        if ended == "client_closed":
+            ended = None
+    except Exception:
+        _log.exception("unhandled error in %s's stream", name, extra={"function": name})
+        failed = {"error": "internal error: the failure was logged", "code": "internal_error"}
+        ended = "internal_error"
+        yield sse.encode("error", failed).encode("utf-8")
+    finally:
+        if on_end is not None:
+            on_end(ended)
 
 
 def _whole_secrets(events: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from shared.json_value import JsonObject
 from shared.records import (
     AnswerTrace,
     Chunk,
@@ -41,6 +42,7 @@ from shared.records import (
     Revision,
     SearchFilter,
     StoredFinding,
+    StoredNav,
     StoredSignature,
     StoredSnapshot,
     TextStream,
@@ -270,7 +272,7 @@ class EventLog(Protocol):
 
     def record(self, kind: EventKind, data: Mapping[str, Any]) -> None: ...
 
-    def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]: ...
+    def recent(self, kind: EventKind, limit: int = 100) -> list[JsonObject]: ...
 
 
 # -- answer traces and feedback (the curator's side of ``ask``) ------------------------
@@ -311,11 +313,11 @@ class SiteState(Protocol):
     def read_lease(self) -> Lease | None:
         """The lease as stored (expired or not), None when nobody took it or it was released."""
 
-    def load_manifest(self) -> dict[str, Any] | None: ...
+    def load_manifest(self) -> JsonObject | None: ...
 
     def save_manifest(self, manifest: Mapping[str, Any]) -> None: ...
 
-    def load_nav(self) -> dict[str, Any] | None:
+    def load_nav(self) -> StoredNav | None:
         """The navigation the last import read from ``mkdocs.yml`` (order and sections)."""
 
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:

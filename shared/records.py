@@ -12,10 +12,12 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from shared.json_value import JsonObject
 
 Vector = npt.NDArray[np.float32]
 
@@ -182,6 +184,49 @@ class Failure:
     at: datetime
     next_at: float  # epoch seconds: when the local worker may try again
     dead: bool
+
+
+# -- the stored nav -----------------------------------------------------------------------
+
+
+class NavPageItem(TypedDict):
+    """A page of a stored nav, by the slug it was imported as (``title`` when the nav
+    names it)."""
+
+    slug: str
+    title: NotRequired[str]
+
+
+class NavLinkItem(TypedDict):
+    """An outside link of a stored nav."""
+
+    title: str
+    url: str
+
+
+class NavSectionItem(TypedDict):
+    """A section of a stored nav and what it holds, in order."""
+
+    title: str
+    items: list[NavItem]
+
+
+NavItem: TypeAlias = "NavPageItem | NavLinkItem | NavSectionItem"
+
+
+class StoredNav(TypedDict):
+    """The navigation an import keeps for the site (``SiteState.save_nav``): its
+    order and sections. Read defensively (``shared.site.nav``): it is stored JSON."""
+
+    items: list[NavItem]
+
+
+def stored_nav(blob: JsonObject | None) -> StoredNav | None:
+    """A nav as the store read it back: its items as they were saved (the site's reader
+    checks each one), None when it holds no list of items."""
+    if blob is None or not isinstance(blob.get("items"), list):
+        return None
+    return cast("StoredNav", blob)
 
 
 # -- retrieval -------------------------------------------------------------------------

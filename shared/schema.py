@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from shared.errors import InvalidInput, PayloadTooLarge
+from shared.json_value import JsonObject
 from shared.normalize import as_utc_date, normalize_related, normalize_sources, normalize_tags
 from shared.records import Freshness, Kind
 from shared.text.kinds import KINDS
@@ -191,7 +192,7 @@ class FrontMatter(BaseModel):
             )
         return self
 
-    def dump(self) -> dict[str, Any]:
+    def dump(self) -> JsonObject:
         """JSON-ready front matter; ``last_seen`` left out where not given, and
         ``description`` and ``kind`` where the page has none (most pages written through
         the API)."""

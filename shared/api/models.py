@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from shared.errors import ErrorCode, InvalidInput, PayloadTooLarge
+from shared.json_value import JsonObject
 from shared.normalize import MAX_SOURCES, normalize_related
 from shared.records import FreshnessState, Kind
 from shared.retrieval.tokens import strip_invisible
@@ -558,7 +559,7 @@ class ResponseBody(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JsonObject:
         """The JSON object this response is sent as."""
         return self.model_dump(mode="json", exclude_none=True)
 
@@ -603,7 +604,7 @@ class PublicPage(FrontMatter):
         validated again: the front matter's byte cap would count the bookkeeping too."""
         return cls.model_construct(**cls.fields_of(page))
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JsonObject:
         """The JSON object the contract's ``page`` is: the front matter as stored
         (``FrontMatter.dump``: a null ``category`` or ``generated`` stays, a missing
         ``description`` and a source's missing ``last_seen`` are left out), then the
@@ -614,7 +615,7 @@ class PublicPage(FrontMatter):
         return data
 
 
-def _with_page(response: ResponseBody, page: PublicPage) -> dict[str, Any]:
+def _with_page(response: ResponseBody, page: PublicPage) -> JsonObject:
     # ``body()``'s rule (a field left None is absent) for the response's own fields, the
     # contract's page (its nulls kept) in its place.
     data = response.model_dump(mode="json", exclude_none=True)
@@ -634,7 +635,7 @@ class WriteResponse(ResponseBody):
     def of(cls, status: Literal["created", "updated", "unchanged"], page: Page) -> WriteResponse:
         return cls(status=status, slug=page.slug, version=page.version, page=PublicPage.of(page))
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JsonObject:
         return _with_page(self, self.page)
 
 
@@ -666,7 +667,7 @@ class ProposeResponse(ResponseBody):
             proposal=proposal,
         )
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JsonObject:
         return _with_page(self, self.page)
 
 

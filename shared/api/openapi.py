@@ -11,12 +11,13 @@ import json
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from shared.api.models import ENDPOINTS, ErrorBody, RebuildReport
+from shared.json_value import JsonObject
 
 FILE = Path(__file__).resolve().parents[2] / "openapi.json"
 _REF = "#/components/schemas/{model}"
@@ -106,7 +107,7 @@ _EVENTS_DOC = (
 )
 
 
-def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
+def _event(name: str, data: JsonObject) -> JsonObject:
     return {
         "type": "object",
         "required": ["event", "data"],
@@ -121,13 +122,17 @@ def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _event_stream(done: dict[str, Any], error: dict[str, Any]) -> dict[str, Any]:
-    sources = {
+def _event_stream(done: JsonObject, error: JsonObject) -> JsonObject:
+    sources: JsonObject = {
         "type": "object",
         "required": ["sources"],
         "properties": {"sources": {"type": "array", "items": {"type": "object"}}},
     }
-    delta = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}
+    delta: JsonObject = {
+        "type": "object",
+        "required": ["text"],
+        "properties": {"text": {"type": "string"}},
+    }
     return {
         "schema": {
             "description": _EVENTS_DOC,
@@ -144,10 +149,10 @@ def _event_stream(done: dict[str, Any], error: dict[str, Any]) -> dict[str, Any]
 
 
 Mode = Literal["validation", "serialization"]
-Refs = dict[tuple[type[BaseModel], Mode], dict[str, Any]]
+Refs = dict[tuple[type[BaseModel], Mode], JsonObject]
 
 
-def _schemas() -> tuple[Refs, dict[str, Any]]:
+def _schemas() -> tuple[Refs, JsonObject]:
     models: list[tuple[type[BaseModel], Mode]] = [(ErrorBody, "serialization")]
     for request, response, _ in ENDPOINTS.values():
         models += [(request, "validation"), (response, "serialization")]
@@ -156,12 +161,18 @@ def _schemas() -> tuple[Refs, dict[str, Any]]:
     return out, definitions.get("$defs", {})
 
 
-def _json(schema: dict[str, Any]) -> dict[str, Any]:
+def _json(schema: JsonObject) -> JsonObject:
     return {"application/json": {"schema": schema}}
 
 
-def _response(description: str, schema: dict[str, Any], status: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"description": description, "content": _json(schema)}
+def _response(
+    description: str, schema: JsonObject, status: int, stream: JsonObject | None = None
+) -> JsonObject:
+    """A response of ``schema`` as JSON (and, with ``stream``, as an event stream too)."""
+    content = _json(schema)
+    if stream is not None:
+        content["text/event-stream"] = stream
+    out: JsonObject = {"description": description, "content": content}
     if status in _HEADERS:
         out["headers"] = {
             name: {"description": text, "required": True, "schema": {"type": "string"}}
@@ -170,23 +181,19 @@ def _response(description: str, schema: dict[str, Any], status: int) -> dict[str
     return out
 
 
-def _operation(name: str, refs: Refs) -> Any:
+def _operation(name: str, refs: Refs) -> JsonObject:
     request, response, ok = ENDPOINTS[name]
     error = refs[(ErrorBody, "serialization")]
     statuses = {**_EVERY, **(_WRITE if name in _WRITES else {}), **_OWN[name]}
-    responses: dict[str, Any] = {
-        str(ok): _response(response.__doc__ or name, refs[(response, "serialization")], ok)
-    }
-    if name == "ask":
-        responses[str(ok)]["content"]["text/event-stream"] = _event_stream(
-            refs[(response, "serialization")], error
-        )
+    schema = refs[(response, "serialization")]
+    stream = _event_stream(schema, error) if name == "ask" else None
+    responses: JsonObject = {str(ok): _response(response.__doc__ or name, schema, ok, stream)}
     for status, text in sorted(statuses.items()):
         schema = error
         if name == "rebuild" and status in _REBUILD_REPORTED:
             schema = {"anyOf": [refs[(RebuildReport, "serialization")], error]}
         responses[str(status)] = _response(text, schema, status)
-    operation: dict[str, Any] = {
+    operation: JsonObject = {
         "operationId": name,
         "summary": (request.__doc__ or "").split("\n")[0],
         "requestBody": {"required": True, "content": _json(refs[(request, "validation")])},
@@ -198,10 +205,10 @@ def _operation(name: str, refs: Refs) -> Any:
 
 
 @cache
-def document() -> dict[str, Any]:
+def document() -> JsonObject:
     """The whole OpenAPI 3.1 document (built once per process)."""
     refs, definitions = _schemas()
-    paths: dict[str, Any] = {}
+    paths: dict[str, JsonObject] = {}
     for name in ENDPOINTS:
         paths[f"/{name}"] = {"post": _operation(name, refs)}
     paths["/ask"]["options"] = {

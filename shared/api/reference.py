@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from shared.api.openapi import document
+from shared.json_value import JsonValue, as_array, as_object
 
 FILE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 _REF = "#/components/schemas/"
@@ -39,24 +39,24 @@ def _anchor(name: str) -> str:
     return name.lower().replace(" ", "-")
 
 
-def _type(schema: dict[str, Any]) -> str:
+def _type(schema: Mapping[str, JsonValue]) -> str:
     """A field's type in a few words, linking named schemas."""
     if "$ref" in schema:
-        name = schema["$ref"].removeprefix(_REF)
+        name = str(schema["$ref"]).removeprefix(_REF)
         return f"[{name}](#{_anchor(name)})"
     if "anyOf" in schema or "oneOf" in schema:
-        options = [_type(s) for s in schema.get("anyOf") or schema.get("oneOf") or []]
-        return " or ".join(dict.fromkeys(options))
+        choices = as_array(schema.get("anyOf")) or as_array(schema.get("oneOf"))
+        return " or ".join(dict.fromkeys(_type(as_object(s)) for s in choices))
     if "enum" in schema:
-        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+        return " \\| ".join(f"`{value}`" for value in as_array(schema["enum"]))
     if "const" in schema:
         return f"`{schema['const']}`"
     kind = schema.get("type")
     if kind == "array":
-        return f"list of {_type(schema.get('items', {}))}"
+        return f"list of {_type(as_object(schema.get('items')))}"
     if kind == "object" and "additionalProperties" in schema:
         extra = schema["additionalProperties"]
-        return "object" if extra is True else f"map of {_type(extra)}"
+        return "object" if extra is True else f"map of {_type(as_object(extra))}"
     if isinstance(kind, list):
         return " or ".join(str(k) for k in kind)
     return str(kind or "any")
@@ -67,14 +67,15 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("``", "`").replace("|", "\\|")
 
 
-def _fields(schema: dict[str, Any]) -> list[str]:
-    properties = schema.get("properties", {})
+def _fields(schema: Mapping[str, JsonValue]) -> list[str]:
+    properties = as_object(schema.get("properties"))
     if not properties:
         return ["(no fields)"]
-    required = set(schema.get("required", []))
+    required = set(as_array(schema.get("required")))
     lines = ["| field | type | required | meaning |", "|---|---|---|---|"]
-    for name, field in properties.items():
-        meaning = field.get("description", "")
+    for name, value in properties.items():
+        field = as_object(value)
+        meaning = str(field.get("description", ""))
         if "default" in field and field["default"] is not None:
             meaning += f" Default `{field['default']}`."
         mark = "yes" if name in required else ""
@@ -82,37 +83,40 @@ def _fields(schema: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _schema_of(content: dict[str, Any]) -> dict[str, Any]:
-    return dict(content.get("application/json", {}).get("schema", {}))
+def _schema_of(content: JsonValue) -> Mapping[str, JsonValue]:
+    return as_object(as_object(as_object(content).get("application/json")).get("schema"))
 
 
-def _operation(path: str, operation: dict[str, Any], schemas: dict[str, Any]) -> list[str]:
+def _operation(path: str, operation: Mapping[str, JsonValue]) -> list[str]:
     secured = operation.get("security") == [{"bearer": []}]
-    lines = [f"## POST {path}", "", _cell(operation.get("summary", "")), ""]
+    lines = [f"## POST {path}", "", _cell(str(operation.get("summary", ""))), ""]
     lines.append("Credentials: " + ("required." if secured else "none (a token adds rights)."))
     lines.append("")
-    request = _schema_of(operation.get("requestBody", {}).get("content", {}))
+    request = _schema_of(as_object(operation.get("requestBody")).get("content"))
     lines += ["Request: " + _type(request), ""]
-    for status, response in operation["responses"].items():
-        schema = _schema_of(response.get("content", {}))
+    for status, value in as_object(operation["responses"]).items():
+        response = as_object(value)
+        schema = _schema_of(response.get("content"))
         body = f" — {_type(schema)}" if schema else ""
-        lines.append(f"- **{status}**{body}: {_cell(response.get('description', ''))}")
+        lines.append(f"- **{status}**{body}: {_cell(str(response.get('description', '')))}")
     return [*lines, ""]
 
 
 def text() -> str:
     """The whole page."""
     doc = document()
-    schemas: dict[str, Any] = doc["components"]["schemas"]
+    schemas = as_object(as_object(doc["components"])["schemas"])
     lines = [_INTRO]
-    for path, item in doc["paths"].items():
-        if "post" in item:
-            lines += _operation(path, item["post"], schemas)
+    for path, item in as_object(doc["paths"]).items():
+        post = as_object(item).get("post")
+        if post is not None:
+            lines += _operation(path, as_object(post))
     lines += ["## Schemas", ""]
-    for name, schema in schemas.items():
+    for name, value in schemas.items():
+        schema = as_object(value)
         lines += [f"### {name}", ""]
         if schema.get("description"):
-            lines += [_cell(schema["description"]), ""]
+            lines += [_cell(str(schema["description"])), ""]
         lines += [*_fields(schema), ""]
     return "\n".join(lines).rstrip() + "\n"
 

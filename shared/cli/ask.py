@@ -9,12 +9,13 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from shared.api.models import DEFAULT_LIMIT, MAX_LIMIT, AskRequest
+from shared.api.models import DEFAULT_LIMIT, MAX_LIMIT, AskRequest, AskResponse
 from shared.bootstrap import wiring
 from shared.cli import serve_state
 from shared.cli.output import emit, setup
 from shared.cli.store_note import describe
 from shared.config import Settings, get_settings
+from shared.json_value import JsonObject
 from shared.text import wikilinks
 
 ASK_TIMEOUT_S = 60.0  # a serve's first answer loads its model; later ones take milliseconds
@@ -60,17 +61,18 @@ def run(args: argparse.Namespace) -> int:
             )
         # The command line runs with the operator's own rights: no archive from here.
         response = wiring(settings).ask(request, authorized=False).body()
-    lines = [wikilinks.as_text(response["answer"]), ""]  # a link shows its page's title
+    answer = AskResponse.model_validate(response)  # read typed; printed as it came
+    lines = [wikilinks.as_text(answer.answer), ""]  # a link shows its page's title
     lines += [
-        f"[{i}] {s['title']} › {s['heading']}  ({s['slug']}, {s['score']:.3f})"
-        for i, s in enumerate(response["sources"], start=1)
+        f"[{i}] {s.title} › {s.heading}  ({s.slug}, {s.score:.3f})"
+        for i, s in enumerate(answer.sources, start=1)
     ]
-    lines.append(f"-- {response['model']}, {response['duration_ms']:.0f} ms")
+    lines.append(f"-- {answer.model}, {answer.duration_ms:.0f} ms")
     emit(args, response, "\n".join(lines))
     return 0
 
 
-def _from_running_serve(settings: Settings, body: dict[str, Any]) -> dict[str, Any] | None:
+def _from_running_serve(settings: Settings, body: JsonObject) -> JsonObject | None:
     """The answer of a running ``serve`` on the same store (its model is warm), or None."""
     url = serve_state.running(settings, describe(settings))
     if url is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.services.feedback_digest import by_page
+from shared.services.feedback_digest import PageVotes, by_page
 from shared.text.since import describe, parse_since
 
 DEFAULT_SINCE = "7d"
@@ -37,7 +37,7 @@ def _when(iso: str) -> str:
     return iso[:16].replace("T", " ")
 
 
-def lines(groups: list[dict[str, Any]], since: str) -> str:
+def lines(groups: list[PageVotes], since: str) -> str:
     """The groups for a terminal: a header per page, then each vote and its trace."""
     if not groups:
         return f"no feedback {since}"

@@ -27,15 +27,16 @@ def run(args: argparse.Namespace) -> int:
     setup(args)
     store = wiring().store
     result = recheck_all(store)
-    stale = [
-        {"slug": r.slug, **public(r.freshness)}
+    pages = [
+        (r.slug, public(r.freshness))
         for r in store.pages.list()
         if r.freshness is not None and r.freshness.state == "stale"
     ]
+    stale = [{"slug": slug, **freshness} for slug, freshness in pages]
     lines = [f"checked {result.read} page(s), {result.changed} changed; {len(stale)} stale"]
-    for page in stale:
-        for path in page["missing"]:
-            hint = page["suggestions"].get(path)
-            lines.append(f"  {page['slug']}: {path}" + (f" (moved to {hint}?)" if hint else ""))
+    for slug, freshness in pages:
+        for path in freshness["missing"]:
+            hint = freshness["suggestions"].get(path)
+            lines.append(f"  {slug}: {path}" + (f" (moved to {hint}?)" if hint else ""))
     emit(args, {**result.body(), "stale": stale}, "\n".join(lines))
     return 0

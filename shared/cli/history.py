@@ -23,6 +23,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     setup(args)
-    found = history(args.slug, wiring().store, limit=max(args.limit, 1)).body()
-    emit(args, found, revisions_table(found["slug"], found["revisions"]))
+    found = history(args.slug, wiring().store, limit=max(args.limit, 1))
+    emit(args, found.body(), revisions_table(found.slug, found.revisions))
     return 0

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"biblioteca index-code: {exc}", file=sys.stderr)
         return 2
     paths: dict[str, None] = {}
-    skipped: list[dict[str, Any]] = []
+    skipped: list[tuple[int, str, str]] = []  # line, path as shown, why
     for number, line in enumerate(raw, start=1):
         if not line.strip():
             continue
@@ -107,11 +107,11 @@ def run(args: argparse.Namespace) -> int:
             paths[path] = None
         else:
             shown = line[:200].encode("utf-8", errors="replace").decode()
-            skipped.append({"line": number, "path": shown, "error": problem})
+            skipped.append((number, shown, problem))
     result = index_paths(repo, list(paths), wiring().store, replace=args.replace).body()
-    result["skipped"] = skipped
+    result["skipped"] = [{"line": n, "path": p, "error": why} for n, p, why in skipped]
     mode = "replaced" if args.replace else "added to"
     lines = [f"indexed {result['indexed']} paths of '{repo}' ({mode} the index)"]
-    lines += [f"  skipped line {s['line']}: {s['error']}: {s['path']}" for s in skipped]
+    lines += [f"  skipped line {n}: {why}: {p}" for n, p, why in skipped]
     emit(args, result, "\n".join(lines))
     return 1 if skipped else 0

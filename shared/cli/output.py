@@ -7,7 +7,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.config import Settings
@@ -56,8 +56,9 @@ def _escape(match: re.Match[str]) -> str:
     return match.group().encode("unicode_escape").decode("ascii")
 
 
-def emit(args: Any, payload: dict[str, Any], human: str) -> None:
-    """``--json``: one JSON document (``json.dumps`` escapes every control character);
+def emit(args: Any, payload: Mapping[str, object], human: str) -> None:
+    """``--json``: one JSON document (``json.dumps`` escapes every control character;
+    ``payload`` is a command's JSON object or TypedDict, which is a ``Mapping[str, object]``);
     otherwise the human lines, each made ``plain`` (the command's own line breaks stay)."""
     if getattr(args, "json", False):
         print(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -11,6 +11,7 @@ from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
 from shared.cli.review_text import when
 from shared.services.bulk_review import open_proposals
+from shared.services.review_views import ProposalRow
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +23,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[ProposalRow]) -> str:
     if not rows:
         return "no proposals waiting"
     cells = [

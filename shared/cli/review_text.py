@@ -3,26 +3,24 @@ read before deciding, the result of a decision (``--json`` prints the data itsel
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from shared.api.models import RevisionEntry
 from shared.cli.drafts import TITLE_WIDTH
+from shared.json_value import JsonObject
+from shared.services.review_views import Shown
 
 
 def when(iso: str | None) -> str:
     return (iso or "?")[:16].replace("T", " ")
 
 
-def revisions_table(slug: str, revisions: list[dict[str, Any]]) -> str:
+def revisions_table(slug: str, revisions: Sequence[RevisionEntry]) -> str:
     if not revisions:
         return f"{slug}: no revisions kept (written before revisions were kept?)"
     rows = [
-        [
-            f"v{r['version']}",
-            when(r["at"]),
-            r["actor"],
-            ", ".join(r["changed"]) or "-",
-            r.get("note") or "",
-        ]
+        [f"v{r.version}", when(r.at), r.actor, ", ".join(r.changed) or "-", r.note or ""]
         for r in revisions
     ]
     header = ["VERSION", "AT", "ACTOR", "CHANGED", "NOTE"]
@@ -39,7 +37,7 @@ def _source(source: Any) -> str:
     return str(source)
 
 
-def shown(view: dict[str, Any]) -> str:
+def shown(view: Shown) -> str:
     """``biblioteca show``: what is decided on first, the text last (it may be long)."""
     lines: list[str] = []
     proposal = view.get("proposal")
@@ -87,7 +85,8 @@ def shown(view: dict[str, Any]) -> str:
     missing = f" (missing: {', '.join(freshness['missing'])})" if freshness["missing"] else ""
     lines.append(f"freshness: {freshness['state']}{missing}")
     lines.append("history:")
-    lines += ["  " + line for line in revisions_table(view["slug"], view["history"]).splitlines()]
+    history = [RevisionEntry.model_validate(entry) for entry in view["history"]]
+    lines += ["  " + line for line in revisions_table(view["slug"], history).splitlines()]
     if proposal is not None:
         lines += ["", "diff (the page now → with the proposal):", proposal["diff"] or "(none)"]
     lines += ["", "─" * 72, view["content"].rstrip(), "─" * 72]
@@ -97,7 +96,7 @@ def shown(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def decided(result: dict[str, Any]) -> str:
+def decided(result: JsonObject) -> str:
     """The line an accept or reject prints."""
     slug, status = result.get("slug", "?"), result.get("status")
     proposal = result.get("proposal")
@@ -106,5 +105,6 @@ def decided(result: dict[str, Any]) -> str:
         reason = f" ({result['reason']})" if result.get("reason") else ""
         archived = "" if proposal else ", archived"
         return f"rejected {about}{archived}{reason}"
-    page = result.get("page") or {}
-    return f"accepted {about}: now v{result.get('version')}, {page.get('status', '?')}"
+    page = result.get("page")
+    status = page.get("status", "?") if isinstance(page, Mapping) else "?"
+    return f"accepted {about}: now v{result.get('version')}, {status}"

@@ -19,9 +19,9 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from shared.config import Settings
+from shared.json_value import JsonObject
 
 STATE = "serve.json"
 # Where a command without BIBLIOTECA_DATA_DIR looks: the Settings default data folder.
@@ -166,7 +166,7 @@ def ask_rebuild(served: Served) -> str | None:
         return f"it did not answer ({exc})"
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> JsonObject:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

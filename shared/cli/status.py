@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from shared.bootstrap import wiring
 from shared.cli.output import emit, setup
-from shared.services.status import status
+from shared.json_value import JsonObject, JsonValue
+from shared.services.status import (
+    EnrichPart,
+    RebuildPart,
+    ReviewPart,
+    Status,
+    SyncPart,
+    Unreadable,
+    status,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -25,20 +35,27 @@ def _when(iso: str | None) -> str:
     return (iso or "?")[:19].replace("T", " ")
 
 
-def alarm(rebuild: dict[str, Any]) -> str | None:
+def _at(event: JsonObject) -> str | None:
+    at = event.get("at")
+    return at if isinstance(at, str) else None
+
+
+def alarm(rebuild: RebuildPart | Unreadable) -> str | None:
     """The loud line for a failed last rebuild, or None."""
-    last = rebuild.get("last")
-    if not rebuild.get("failed") or not last:
+    if "error" in rebuild:
+        return None
+    last = rebuild["last"]
+    if not rebuild["failed"] or not last:
         return None
     why = last.get("error") or f"{last.get('failed', 0)} page(s) failed"
-    published = rebuild.get("published")
+    published = rebuild["published"]
     since = f"; the site is the one published {_when(published['built_at'])}" if published else ""
-    return f"!! THE LAST REBUILD FAILED at {_when(last.get('at'))}: {why}{since} !!"
+    return f"!! THE LAST REBUILD FAILED at {_when(_at(last))}: {why}{since} !!"
 
 
-def lines(state: dict[str, Any]) -> str:
+def lines(state: Status) -> str:
     out = []
-    loud = alarm(state["rebuild"]) if "error" not in state["rebuild"] else None
+    loud = alarm(state["rebuild"])
     if loud:
         out.append(loud)
     store = state["store"]
@@ -62,7 +79,7 @@ def lines(state: dict[str, Any]) -> str:
     else:
         last = rebuild["last"]
         out.append(
-            f"rebuild:   {last.get('status')} at {_when(last.get('at'))} · built "
+            f"rebuild:   {last.get('status')} at {_when(_at(last))} · built "
             f"{last.get('built', 0)}, failed {last.get('failed', 0)}, broken links "
             f"{last.get('broken_links', 0)}"
         )
@@ -92,18 +109,20 @@ def lines(state: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _enrich_lines(enrich: dict[str, Any] | None) -> list[str]:
+def _enrich_lines(enrich: EnrichPart | Unreadable | None) -> list[str]:
     if enrich is None:
         return []
     if "error" in enrich:
         return [f"enrich:    unreadable: {enrich['error']}"]
     line = f"enrich:    {enrich['mode']}, {enrich['dead_letters']} change(s) set aside"
     out = [line + (" after 5 failures" if enrich["dead_letters"] else "")]
-    out += [f"  {d['slug']} v{d['version']}: {d['error']}" for d in enrich.get("recent_dead", [])]
+    out += [f"  {d['slug']} v{d['version']}: {d['error']}" for d in enrich["recent_dead"]]
     return out
 
 
-def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -> list[str]:
+def _review_lines(
+    waiting: ReviewPart | Unreadable | None, sync: SyncPart | Unreadable | None
+) -> list[str]:
     out: list[str] = []
     if waiting is not None and "error" in waiting:
         out.append(f"review:    unreadable: {waiting['error']}")
@@ -120,18 +139,18 @@ def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -
         ]
         if len(proposals) > 10:
             out.append(f"  … and {len(proposals) - 10} more (biblioteca status --json)")
+    last = None if sync is None or "error" in sync else sync["last"]
     if sync is not None and "error" in sync:
         out.append(f"sync:      unreadable: {sync['error']}")
-    elif sync is not None and sync["last"] is None:
+    elif sync is not None and last is None:
         out.append("sync:      no import yet (biblioteca import DIR)")
-    elif sync is not None:
-        last = sync["last"]
+    elif last is not None:
         by = f" by {last['by']}" if last.get("by") else ""
         retired = f", --sync retired {last.get('retired', 0)}" if last.get("sync") else ""
         shard = last.get("shard")  # a sharded import: the last shard to finish
         by += f" (shard {shard['index']}/{shard['count']})" if isinstance(shard, dict) else ""
         out.append(
-            f"sync:      {last.get('actor')}{by} at {_when(last.get('at'))} · created "
+            f"sync:      {last.get('actor')}{by} at {_when(_at(last))} · created "
             f"{last.get('created', 0)}, updated {last.get('updated', 0)}, unchanged "
             f"{last.get('unchanged', 0)}, failed {last.get('failed', 0)}{retired}"
         )
@@ -139,11 +158,12 @@ def _review_lines(waiting: dict[str, Any] | None, sync: dict[str, Any] | None) -
     return out
 
 
-def _fidelity_lines(fidelity: dict[str, Any] | None) -> list[str]:
+def _fidelity_lines(fidelity: JsonValue) -> list[str]:
     """The last import's fidelity: pages that lost words or show source syntax, named."""
-    if not fidelity:
+    if not fidelity or not isinstance(fidelity, Mapping):
         return []  # an import recorded before fidelity was measured
-    named = fidelity.get("files") or []
+    files_value = fidelity.get("files")
+    named = [str(f) for f in files_value] if isinstance(files_value, list) else []
     files = ", ".join(named[:5]) + (", … (--json)" if len(named) > 5 else "")
     return [
         f"fidelity:  {fidelity['pages']} pages · {fidelity['lossy']} lost words, "
@@ -157,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     w = wiring()
     state = status(w.settings, w.store, w.embedder)
     emit(args, state, lines(state))
-    failed = bool(state["rebuild"].get("failed"))
+    rebuild = state["rebuild"]
+    failed = "error" not in rebuild and rebuild["failed"]
     if failed and args.json:  # the JSON stays parseable; the alarm still reaches a person
         print(alarm(state["rebuild"]), file=sys.stderr)
     return 1 if failed else 0

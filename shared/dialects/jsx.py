@@ -205,18 +205,42 @@ class _Open:
     end: int
 
 
+def _closing_tag(text: str, i: int) -> tuple[str, int] | None:
+    """A closing tag whose name starts at ``i`` (after ``</``) as (name, end), else None."""
+    name = _NAME.match(text, i)
+    name_end = name.end() if name else i
+    space = _SPACE.match(text, name_end)
+    assert space is not None
+    if text.startswith(">", space.end()):
+        return (name.group(0) if name else "", space.end() + 1)
+    return None
+
+
+def _attribute_value(text: str, at: int, limit: int, window: int) -> tuple[Attribute, int] | None:
+    """The value after an attribute's ``=`` (from ``at``, spaces skipped): a quoted string
+    ending before ``limit`` or a ``{…}`` expression, with where it ends; None otherwise."""
+    value_at = _SPACE.match(text, at)
+    assert value_at is not None
+    i = value_at.end()
+    if i < len(text) and text[i] in "\"'":
+        close_quote = text.find(text[i], i + 1, limit)
+        if close_quote < 0:
+            return None
+        return text[i + 1 : close_quote], close_quote + 1
+    if text.startswith("{", i):
+        close = balanced(text, i, window)
+        if close is None:
+            return None
+        return Expression(text[i + 1 : close - 1]), close
+    return None
+
+
 def scan_tag(text: str, start: int, window: int = MAX_EXPRESSION) -> _Open | tuple[str, int] | None:
     """The tag at ``text[start] == '<'``: an opening or self-closing tag, a closing tag as
     (name, end), or None when it is not one (then ``<`` is text)."""
     i = start + 1
     if text.startswith("/", i):
-        name = _NAME.match(text, i + 1)
-        name_end = name.end() if name else i + 1
-        space = _SPACE.match(text, name_end)
-        assert space is not None
-        if text.startswith(">", space.end()):
-            return (name.group(0) if name else "", space.end() + 1)
-        return None
+        return _closing_tag(text, i + 1)
     if text.startswith(">", i):
         return _Open("", {}, False, i + 1)  # a fragment, <>…</>
     name = _NAME.match(text, i)
@@ -249,23 +273,10 @@ def scan_tag(text: str, start: int, window: int = MAX_EXPRESSION) -> _Open | tup
         if not text.startswith("=", space.end()):
             attributes[attr.group(0)] = True
             continue
-        value_at = _SPACE.match(text, space.end() + 1)
-        assert value_at is not None
-        i = value_at.end()
-        if i < len(text) and text[i] in "\"'":
-            close_quote = text.find(text[i], i + 1, start + window)
-            if close_quote < 0:
-                return None
-            attributes[attr.group(0)] = text[i + 1 : close_quote]
-            i = close_quote + 1
-        elif text.startswith("{", i):
-            close = balanced(text, i, window)
-            if close is None:
-                return None
-            attributes[attr.group(0)] = Expression(text[i + 1 : close - 1])
-            i = close
-        else:
+        value = _attribute_value(text, space.end() + 1, start + window, window)
+        if value is None:
             return None
+        attributes[attr.group(0)], i = value
 
 
 def _code_span_end(text: str, start: int, window: int) -> int | None:

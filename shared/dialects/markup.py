@@ -406,33 +406,10 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             out.append(line)
             i += 1
             continue
-        code_block = _CODE_BLOCK_OPEN.match(line)
-        if code_block:
-            tag = code_block.group(1) or code_block.group(2)
-            closing = f"</{tag}>"
-            end = i
-            while end < len(fenced) and closing not in fenced[end][0] and end - i < 2000:
-                end += 1
-            block = "\n".join(x for x, _ in fenced[i : end + 1])
-            constructs.count(f"html:{tag}", "mapped")
-            out += ["", *_preformatted(block), ""]
-            i = end + 1
-            continue
-        details = _DETAILS_OPEN.match(line)
-        if details:
-            last = _details_end(fenced, i)
-            if last is not None:
-                out += _details(fenced, i, last, details, constructs)
-                i = last + 1
-                continue
-        if re.match(r"^\s*<table\b", line):
-            end = i
-            while end < len(fenced) and "</table>" not in fenced[end][0] and end - i < 2000:
-                end += 1
-            block = "\n".join(x for x, _ in fenced[i : end + 1])
-            constructs.count("html-table", "mapped")
-            out += ["", *_table(block), ""]
-            i = end + 1
+        block = _html_block(fenced, i, line, constructs)
+        if block is not None:
+            lines_out, i = block
+            out += lines_out
             continue
         converted, dropping = _inline_html(line, constructs)
         if dropping:
@@ -446,6 +423,41 @@ def html_to_markdown(lines: list[str], constructs: Constructs) -> list[str]:
             out.append("")  # a wrapper's line: keep blocks apart, as the tag did
         i += 1
     return out
+
+
+def _html_block(
+    fenced: list[tuple[str, bool]], i: int, line: str, constructs: Constructs
+) -> tuple[list[str], int] | None:
+    """A block element opening at line ``i`` (preformatted code, ``<details>``, a table) as
+    Markdown, with the index of the line after it; None when none opens there."""
+    code_block = _CODE_BLOCK_OPEN.match(line)
+    if code_block:
+        tag = code_block.group(1) or code_block.group(2)
+        end = _closing_line(fenced, i, f"</{tag}>")
+        constructs.count(f"html:{tag}", "mapped")
+        return ["", *_preformatted(_joined(fenced, i, end)), ""], end + 1
+    details = _DETAILS_OPEN.match(line)
+    if details:
+        last = _details_end(fenced, i)
+        if last is not None:
+            return _details(fenced, i, last, details, constructs), last + 1
+    if re.match(r"^\s*<table\b", line):
+        end = _closing_line(fenced, i, "</table>")
+        constructs.count("html-table", "mapped")
+        return ["", *_table(_joined(fenced, i, end)), ""], end + 1
+    return None
+
+
+def _closing_line(fenced: list[tuple[str, bool]], i: int, closing: str) -> int:
+    """The line holding ``closing`` from line ``i`` on (at most 2,000 lines further)."""
+    end = i
+    while end < len(fenced) and closing not in fenced[end][0] and end - i < 2000:
+        end += 1
+    return end
+
+
+def _joined(fenced: list[tuple[str, bool]], first: int, last: int) -> str:
+    return "\n".join(x for x, _ in fenced[first : last + 1])
 
 
 # ``<details>`` with its ``<summary>``: the project's own ``/// details | summary`` block,

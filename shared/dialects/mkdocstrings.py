@@ -37,6 +37,7 @@ import yaml
 
 from shared import mkdocs
 from shared.dialects import bounded_yaml
+from shared.json_value import JsonObject, JsonValue, as_array
 from shared.text.slugs import slugify
 
 MAX_OBJECTS = 300  # objects one directive renders
@@ -47,19 +48,56 @@ MAX_VALUE = 120  # characters of an attribute's value shown in its signature
 DIRECTIVE = re.compile(r"^(?P<indent>[ \t]{0,3}):::[ \t]+(?P<id>[A-Za-z_][\w.]*)[ \t]*$")
 _OPTION_LINE = re.compile(r"^(?:[ \t]{4,}\S|[ \t]*$)")
 
-DEFAULTS: dict[str, Any] = {
-    "show_root_heading": False,
-    "heading_level": 2,
-    "members": None,
-    "filters": ["!^_[^_]"],
-    "inherited_members": False,
-    "members_order": "alphabetical",
-    "docstring_style": "google",
-    "show_if_no_docstring": False,
-    "merge_init_into_class": False,
-    "show_submodules": False,
-    "group_by_category": True,
-}
+_DEFAULT_FILTERS = ("!^_[^_]",)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """mkdocstrings-python's options this renderer honours, typed, with mkdocstrings'
+    defaults. ``of`` reads them from YAML layers (later ones win) as leniently as
+    mkdocstrings: a value of the wrong type is the default or falsy, never an error."""
+
+    show_root_heading: bool = False
+    heading_level: int = 2  # 1..6
+    members: list[str] | bool | None = None  # a list: those names at the root; False: none
+    filters: tuple[str, ...] = _DEFAULT_FILTERS  # regexes, ``!`` negates
+    inherited_members: bool | list[str] = False  # True: all; a list: those names
+    members_order: str = "alphabetical"  # or "source"
+    docstring_style: str = "google"
+    show_if_no_docstring: bool = False
+    merge_init_into_class: bool = False
+    show_submodules: bool = False
+    group_by_category: bool = True
+
+    @classmethod
+    def of(cls, *layers: Mapping[str, JsonValue]) -> Options:
+        raw: dict[str, JsonValue] = {}
+        for layer in layers:
+            raw.update(layer)
+        members = raw.get("members")
+        filters = raw.get("filters")
+        inherited = raw.get("inherited_members")
+        return cls(
+            show_root_heading=bool(raw.get("show_root_heading")),
+            heading_level=_level(raw.get("heading_level", 2)),
+            members=[str(n) for n in members]
+            if isinstance(members, list)
+            else (False if members is False else None),
+            filters=tuple(str(f) for f in filters)
+            if isinstance(filters, list)
+            else _DEFAULT_FILTERS,
+            inherited_members=[str(n) for n in inherited]
+            if isinstance(inherited, list)
+            else inherited is True,
+            members_order=str(raw.get("members_order", "alphabetical")),
+            docstring_style=str(raw.get("docstring_style") or "google"),
+            show_if_no_docstring=bool(raw.get("show_if_no_docstring")),
+            merge_init_into_class=bool(raw.get("merge_init_into_class")),
+            show_submodules=bool(raw.get("show_submodules")),
+            group_by_category=bool(raw.get("group_by_category", True)),
+        )
+
+
 _STYLES = {"google": griffe.Parser.google, "numpy": griffe.Parser.numpy}
 _STYLES["sphinx"] = griffe.Parser.sphinx
 
@@ -69,7 +107,7 @@ class Directive:
     """One ``:::`` line, its options, and the lines of the body it spans."""
 
     identifier: str
-    options: dict[str, Any]
+    options: JsonObject  # as the YAML under it says (``Options.of`` reads it)
     start: int
     end: int  # exclusive
     indent: str = ""
@@ -94,7 +132,7 @@ def directives(lines: list[str]) -> Iterator[Directive]:
         i = end
 
 
-def _options(text: str) -> dict[str, Any]:
+def _options(text: str) -> JsonObject:
     if not text.strip():
         return {}
     try:
@@ -113,7 +151,7 @@ def _dedent(text: str) -> str:
     return "\n".join(x[width:] for x in lines)
 
 
-def handler_options(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def handler_options(config: Mapping[str, Any]) -> tuple[JsonObject, list[str]]:
     """The python handler's global options and search paths from a MkDocs configuration."""
     plugins = config.get("plugins")
     entry: Any = None
@@ -128,8 +166,8 @@ def handler_options(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str
     if not isinstance(handler, dict):
         return {}, []
     found = handler.get("options")
-    options: dict[str, Any] = dict(found) if isinstance(found, dict) else {}
-    paths = handler.get("paths") or options.get("paths") or []
+    options: JsonObject = dict(found) if isinstance(found, dict) else {}
+    paths = handler.get("paths") or as_array(options.get("paths"))
     return options, [str(p) for p in paths if isinstance(p, str)]
 
 
@@ -142,7 +180,7 @@ class Library:
 
     repo: Path
     search_paths: list[Path]
-    global_options: dict[str, Any] = field(default_factory=dict)
+    global_options: JsonObject = field(default_factory=dict)
     spent: float = 0.0
     _packages: dict[str, griffe.Object | None] = field(default_factory=dict)
     _loader: _Loader | None = None
@@ -309,11 +347,9 @@ def render(directive: Directive, library: Library, code_link: str | None = None)
         unparsed = library.unparsed_module(directive.identifier) is not None
         why = "source not parsed" if unparsed else "source not found"
         return stand_in(directive.identifier, code_link, why)
-    options = {**DEFAULTS, **library.global_options, **directive.options}
-    writer = _Writer(options, library.repo)
+    writer = _Writer(Options.of(library.global_options, directive.options), library.repo)
     try:
-        level = _level(options.get("heading_level"))
-        writer.object(obj, directive.identifier, level, root=True)
+        writer.object(obj, directive.identifier, writer.options.heading_level, root=True)
     except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError):
         pass  # what was written so far stands; the rest is named below
     finally:
@@ -333,7 +369,9 @@ def stand_in(identifier: str, code_link: str | None, why: str) -> Rendered:
     return Rendered(f"**API reference:** {shown} ({why}).", [], found=False)
 
 
-def _level(value: Any) -> int:
+def _level(value: JsonValue) -> int:
+    if not isinstance(value, str | int | float):  # a list or a mapping: no level
+        return 2
     try:
         return min(max(int(value), 1), 6)
     except (TypeError, ValueError):
@@ -343,7 +381,7 @@ def _level(value: Any) -> int:
 class _Writer:
     """Markdown lines for one directive, with its bounds."""
 
-    def __init__(self, options: dict[str, Any], repo: Path) -> None:
+    def __init__(self, options: Options, repo: Path) -> None:
         self.options = options
         self.repo = repo
         self.lines: list[str] = []
@@ -351,8 +389,8 @@ class _Writer:
         self.count = 0
         self.size = 0
         self.truncated = 0
-        self.parser = _STYLES.get(str(options.get("docstring_style") or "google"))
-        self.filters = _filters(options.get("filters"))
+        self.parser = _STYLES.get(options.docstring_style)
+        self.filters = _filters(options.filters)
 
     def emit(self, *lines: str) -> None:
         self.lines.extend(lines)
@@ -369,7 +407,7 @@ class _Writer:
             return
         self.count += 1
         target = _target(obj)
-        show_heading = not root or bool(self.options.get("show_root_heading"))
+        show_heading = not root or self.options.show_root_heading
         anchor = path if show_heading else ""
         self.ids.append((path, anchor))
         if target is not None and target.path != path:
@@ -389,7 +427,7 @@ class _Writer:
 
     def docstring(self, obj: griffe.Object, path: str) -> None:
         docstring = obj.docstring
-        if docstring is None and self.options.get("merge_init_into_class") and obj.is_class:
+        if docstring is None and self.options.merge_init_into_class and obj.is_class:
             init = obj.members.get("__init__")
             docstring = init.docstring if isinstance(init, griffe.Object) else None
         if docstring is None or not docstring.value.strip():
@@ -417,20 +455,20 @@ class _Writer:
     def members(
         self, obj: griffe.Object, root: bool
     ) -> list[tuple[str, griffe.Object | griffe.Alias]]:
-        wanted = self.options.get("members")
+        wanted = self.options.members
         names: list[str] | None = None
         if wanted is False or (isinstance(wanted, list) and not wanted and not root):
             return []
         if isinstance(wanted, list) and root:
-            names = [str(n) for n in wanted]
-        found: dict[str, Any] = {}
-        inherited = self.options.get("inherited_members")
+            names = wanted
+        found: dict[str, griffe.Object | griffe.Alias] = {}
+        inherited = self.options.inherited_members
         from_bases: set[str] = set()
         if obj.is_class and inherited:
             try:
-                for name, member in obj.inherited_members.items():
+                for name, alias in obj.inherited_members.items():
                     if inherited is True or (isinstance(inherited, list) and name in inherited):
-                        found[name] = member
+                        found[name] = alias
                         from_bases.add(name)
             except (griffe.AliasResolutionError, griffe.CyclicAliasError, ValueError):
                 pass
@@ -454,7 +492,7 @@ class _Writer:
         parent: griffe.Object,
         inherited: bool = False,
     ) -> bool:
-        if name == "__init__" and self.options.get("merge_init_into_class"):
+        if name == "__init__" and self.options.merge_init_into_class:
             return False
         if not _passes(name, self.filters):
             return False
@@ -466,20 +504,20 @@ class _Writer:
         target = _target(member)
         if target is None:
             return False
-        if target.is_module and not self.options.get("show_submodules"):
+        if target.is_module and not self.options.show_submodules:
             return False
-        return bool(self.options.get("show_if_no_docstring")) or _documented(target)
+        return self.options.show_if_no_docstring or _documented(target)
 
     def ordered(
         self, members: list[tuple[str, griffe.Object | griffe.Alias]], names: list[str] | None
     ) -> list[tuple[str, griffe.Object | griffe.Alias]]:
         if names is not None:
             return sorted(members, key=lambda m: names.index(m[0]))
-        if self.options.get("members_order") == "source":
+        if self.options.members_order == "source":
             members.sort(key=lambda m: _lineno(m[1]))
         else:
             members.sort(key=lambda m: m[0])
-        if self.options.get("group_by_category", True):
+        if self.options.group_by_category:
             rank = {"attribute": 0, "class": 1, "function": 2, "module": 3}
             members.sort(key=lambda m: rank.get(_kind(m[1]), 4))
         return members
@@ -545,11 +583,10 @@ def _documented(obj: griffe.Object) -> bool:
     return False
 
 
-def _filters(value: Any) -> list[tuple[bool, re.Pattern[str]]]:
+def _filters(value: tuple[str, ...]) -> list[tuple[bool, re.Pattern[str]]]:
     """mkdocstrings' filters: regexes a member's name must match; ``!`` negates one."""
     out = []
-    for item in value if isinstance(value, list) else DEFAULTS["filters"]:
-        text = str(item)
+    for text in value:
         negative = text.startswith("!")
         try:
             out.append((negative, re.compile(text[1:] if negative else text)))
@@ -570,13 +607,13 @@ def _passes(name: str, filters: list[tuple[bool, re.Pattern[str]]]) -> bool:
     return keep
 
 
-def _signature(obj: griffe.Object, options: Mapping[str, Any]) -> str:
+def _signature(obj: griffe.Object, options: Options) -> str:
     if isinstance(obj, griffe.Function):
         return _call(f"def {obj.name}", _parameters(obj.parameters), _returns(obj))
     if isinstance(obj, griffe.Class):
         params = ""
         init = obj.members.get("__init__")
-        if options.get("merge_init_into_class") and isinstance(init, griffe.Function):
+        if options.merge_init_into_class and isinstance(init, griffe.Function):
             params = _parameters(init.parameters)
         bases = ", ".join(str(b) for b in obj.bases)
         if params:

@@ -17,11 +17,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
 from shared.dialects import bounded_yaml, bounds
+from shared.records import NavItem, NavPageItem, NavSectionItem, StoredNav
 from shared.text.sections import INDEX_NAMES, MAX_DEPTH, humanize
 
 # Front-matter keys that place a page in the nav: read here, not dropped as unknown.
@@ -117,7 +118,7 @@ def states_structure(files: list[Placed], categories: Mapping[str, Category]) ->
     )
 
 
-def tree_nav(files: list[Placed], categories: Mapping[str, Category]) -> dict[str, Any]:
+def tree_nav(files: list[Placed], categories: Mapping[str, Category]) -> StoredNav:
     """The nav of the tree (module docstring): sections nested as the folders, each
     folder's index page first, then pages and subsections by their order (those without
     one after), then by file name with numbers in numeric order (``2-x`` before ``10-x``)."""
@@ -136,8 +137,8 @@ def tree_nav(files: list[Placed], categories: Mapping[str, Category]) -> dict[st
     return {"items": _items(root)}
 
 
-def _items(folder: _Folder) -> list[dict[str, Any]]:
-    ranked: list[tuple[tuple[bool, float, tuple[Any, ...]], dict[str, Any]]] = []
+def _items(folder: _Folder) -> list[NavItem]:
+    ranked: list[tuple[tuple[bool, float, tuple[Any, ...]], NavItem]] = []
     for page in folder.pages:
         name = PurePosixPath(page.path).stem
         ranked.append((_rank(page.hint.order, name), _page_item(page)))
@@ -158,8 +159,11 @@ def _items(folder: _Folder) -> list[dict[str, Any]]:
     return [item for _, item in ranked]
 
 
-def _page_item(page: Placed) -> dict[str, Any]:
-    return {"slug": page.slug, **({"title": page.hint.label} if page.hint.label else {})}
+def _page_item(page: Placed) -> NavPageItem:
+    item: NavPageItem = {"slug": page.slug}
+    if page.hint.label:
+        item["title"] = page.hint.label
+    return item
 
 
 def _rank(order: float | None, name: str) -> tuple[bool, float, tuple[Any, ...]]:
@@ -175,26 +179,24 @@ def _natural(name: str) -> tuple[Any, ...]:
     )
 
 
-def merged(
-    stored: Mapping[str, Any] | None, nav: dict[str, Any], slugs: set[str]
-) -> dict[str, Any]:
+def merged(stored: StoredNav | None, nav: StoredNav, slugs: set[str]) -> StoredNav:
     """``nav`` after what a stored nav keeps of other trees: its entries for pages this tree
     does not hold stay, so importing a second tree does not lose the first one's order."""
     kept = _without(stored.get("items"), slugs) if stored else []
     return {"items": nav["items"] + kept}
 
 
-def _without(items: object, slugs: set[str], depth: int = 0) -> list[Any]:
+def _without(items: object, slugs: set[str], depth: int = 0) -> list[NavItem]:
     if not isinstance(items, list) or depth > MAX_DEPTH:
         return []
-    out: list[Any] = []
+    out: list[NavItem] = []
     for item in items:
         if not isinstance(item, Mapping):
             continue
         if isinstance(item.get("items"), list):
             children = _without(item["items"], slugs, depth + 1)
-            if children:
-                out.append({**item, "items": children})
+            if children:  # stored JSON, kept as it was saved (the site's reader checks it)
+                out.append(cast("NavSectionItem", {**item, "items": children}))
         elif item.get("slug") not in slugs:
-            out.append(dict(item))
+            out.append(cast("NavItem", dict(item)))
     return out

@@ -9,7 +9,7 @@ triage still stands), with a WARNING saying why.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from shared.errors import BibliotecaError
 from shared.logs import get_logger
@@ -20,6 +20,15 @@ REASON = "grounding:unresolved_code_refs"
 MAX_LISTED = 50  # unresolved paths named in a response; the counts stay exact
 
 _log = get_logger("gates.grounding")
+
+
+class GroundingJson(TypedDict):
+    """The ``grounding`` object of the contract's responses."""
+
+    checked: bool
+    cited: int
+    resolved: int
+    unresolved: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +50,7 @@ class Grounding:
     def reason(self) -> str | None:
         return REASON if self.refused else None
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> GroundingJson:
         """The ``grounding`` object of the contract's responses."""
         return {
             "checked": self.checked,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from shared.mkdocs import fenced
 from shared.records import Freshness, FreshnessState
@@ -160,13 +160,37 @@ def demote_gone(
 # -- stored and public forms ----------------------------------------------------------
 
 
-def to_stored(freshness: Freshness) -> dict[str, Any]:
+class MovedPath(TypedDict):
+    missing: str
+    moved_to: str
+
+
+class StoredFreshness(TypedDict):
+    """A page's freshness as the stores keep it (``from_stored`` reads it back)."""
+
+    state: FreshnessState
+    checked_at: str
+    cited: list[str]
+    missing: list[str]
+    suggestions: list[MovedPath]  # pairs, not a map: a path is no field name for Firestore
+    outside: list[str]
+
+
+class PublicFreshness(TypedDict):
+    """The contract's ``freshness`` object, with the suggestions for missing paths."""
+
+    state: FreshnessState
+    missing: list[str]
+    checked_at: str | None
+    suggestions: dict[str, str]
+
+
+def to_stored(freshness: Freshness) -> StoredFreshness:
     return {
         "state": freshness.state,
         "checked_at": freshness.checked_at.isoformat(),
         "cited": list(freshness.cited),
         "missing": list(freshness.missing),
-        # pairs, not a map: a path is no field name for Firestore
         "suggestions": [{"missing": k, "moved_to": v} for k, v in freshness.suggestions.items()],
         "outside": list(freshness.outside),
     }
@@ -189,7 +213,7 @@ def from_stored(data: Mapping[str, Any] | None) -> Freshness | None:
     )
 
 
-def public(freshness: Freshness | None) -> dict[str, Any]:
+def public(freshness: Freshness | None) -> PublicFreshness:
     """The contract's ``freshness`` object (plus the suggestions for missing paths)."""
     if freshness is None:
         return {"state": "unknown", "missing": [], "checked_at": None, "suggestions": {}}

@@ -6,12 +6,49 @@ the curator report show.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TypedDict
 
 from shared.records import AnswerTrace, FeedbackReason, FeedbackRecord, Rating, TracedSource
 
 
-def trace_dict(trace: AnswerTrace) -> dict[str, Any]:
+class TracedSourceJson(TypedDict):
+    slug: str
+    score: float
+    version: int | None
+
+
+class TraceJson(TypedDict):
+    """An answer's trace as kept (older records may lack a key: read with defaults)."""
+
+    answer_id: str
+    question: str
+    answer: str
+    sources: list[TracedSourceJson]
+    model: str
+    confidence: str
+    origin: str
+    created_at: str
+    expires_at: str
+    thread: list[str]
+    standalone: str | None
+
+
+class FeedbackJson(TypedDict):
+    """A vote as kept and shown, its answer's trace inside."""
+
+    id: str
+    rating: Rating
+    reason: FeedbackReason | None
+    comment: str | None
+    answer_id: str | None
+    slug: str | None
+    question: str | None
+    origin: str
+    at: str
+    trace: TraceJson | None
+
+
+def trace_dict(trace: AnswerTrace) -> TraceJson:
     return {
         "answer_id": trace.answer_id,
         "question": trace.question,
@@ -29,7 +66,7 @@ def trace_dict(trace: AnswerTrace) -> dict[str, Any]:
     }
 
 
-def trace_of(data: dict[str, Any]) -> AnswerTrace:
+def trace_of(data: TraceJson) -> AnswerTrace:
     return AnswerTrace(
         answer_id=str(data["answer_id"]),
         question=str(data.get("question", "")),
@@ -38,7 +75,7 @@ def trace_of(data: dict[str, Any]) -> AnswerTrace:
             TracedSource(
                 slug=str(s["slug"]),
                 score=float(s.get("score", 0.0)),
-                version=None if s.get("version") is None else int(s["version"]),
+                version=None if (version := s.get("version")) is None else int(version),
             )
             for s in data.get("sources") or []
         ),
@@ -52,7 +89,7 @@ def trace_of(data: dict[str, Any]) -> AnswerTrace:
     )
 
 
-def feedback_dict(item: FeedbackRecord) -> dict[str, Any]:
+def feedback_dict(item: FeedbackRecord) -> FeedbackJson:
     return {
         "id": item.id,
         "rating": item.rating,
@@ -67,12 +104,12 @@ def feedback_dict(item: FeedbackRecord) -> dict[str, Any]:
     }
 
 
-def feedback_of(data: dict[str, Any]) -> FeedbackRecord:
+def feedback_of(data: FeedbackJson) -> FeedbackRecord:
     trace = data.get("trace")
     return FeedbackRecord(
         id=str(data["id"]),
-        rating=cast(Rating, data["rating"]),
-        reason=cast(FeedbackReason | None, data.get("reason")),
+        rating=data["rating"],
+        reason=data.get("reason"),
         comment=data.get("comment"),
         answer_id=data.get("answer_id"),
         slug=data.get("slug"),

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
@@ -169,13 +169,41 @@ class Closure:
     slug: str
     written_at: datetime
 
-    def body(self) -> dict[str, str]:
+    def body(self) -> ClosedJson:
         return {
             "at": self.at.isoformat(),
             "question": self.question,
             "slug": self.slug,
             "page_written_at": self.written_at.isoformat(),
         }
+
+
+class PageCount(TypedDict):
+    """A page the gap's questions reached, and how many of them did."""
+
+    slug: str
+    count: int
+
+
+class ClosedJson(TypedDict):
+    """What closed a gap: a later well-answered question, or the page written since."""
+
+    at: str
+    question: str
+    slug: str
+    page_written_at: str
+
+
+class GapJson(TypedDict):
+    id: str
+    count: int
+    first_seen: str
+    last_seen: str
+    samples: list[str]
+    pages: list[PageCount]
+    why: dict[str, int]
+    status: str
+    closed: ClosedJson | None
 
 
 @dataclass(frozen=True)
@@ -209,11 +237,11 @@ class Gap:
             seen.setdefault(s.question, None)
         return list(seen)[:SAMPLES]
 
-    def pages(self) -> list[dict[str, Any]]:
+    def pages(self) -> list[PageCount]:
         reached = Counter(slug for s in self.signals for slug in s.slugs)
         return [{"slug": slug, "count": n} for slug, n in reached.most_common(TOP_PAGES)]
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> GapJson:
         return {
             "id": self.id,
             "count": self.count,

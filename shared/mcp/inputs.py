@@ -14,6 +14,7 @@ from typing import Any
 
 from shared.api.models import RequestBody
 from shared.errors import BibliotecaError, InvalidInput
+from shared.json_value import JsonObject
 
 _REF = "#/$defs/"
 
@@ -27,7 +28,7 @@ class ToolInput:
     required: tuple[str, ...] = ()  # arguments the tool needs beyond what the model requires
     fixed: Mapping[str, Any] = field(default_factory=dict)  # fields the tool sets itself
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JsonObject:
         """The tool's ``inputSchema``: the model's properties, ``$ref``s inlined (some
         clients hand schemas to models that do not follow references)."""
         full = self.model.model_json_schema(mode="validation")
@@ -94,9 +95,9 @@ def _inline(schema: Any, definitions: Mapping[str, Any]) -> Any:
     return {k: _inline(v, definitions) for k, v in schema.items()}
 
 
-def output_schema(model: type[Any]) -> dict[str, Any]:
+def output_schema(model: type[Any]) -> JsonObject:
     """A response model's JSON schema as a tool's ``outputSchema`` (references inlined)."""
     full = model.model_json_schema(mode="serialization")
     definitions = full.pop("$defs", {})
-    schema: dict[str, Any] = _inline(full, definitions)
+    schema: JsonObject = _inline(full, definitions)
     return schema

@@ -14,11 +14,21 @@ import json
 import time
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from shared.bootstrap import Wiring
 from shared.errors import BibliotecaError
+from shared.json_value import JsonValue
 from shared.logs import get_logger
+from shared.mcp.messages import (
+    ErrorResponse,
+    RequestId,
+    Response,
+    Result,
+    RpcError,
+    ToolDefinition,
+    ToolResult,
+)
 from shared.mcp.tools import BY_NAME, TOOLS, Caller
 
 # Newest first: the answer to a client that asks for a revision we do not know.
@@ -45,14 +55,14 @@ _log = get_logger("mcp")
 class ProtocolError(Exception):
     """A JSON-RPC error: the request itself is wrong (not a tool's failure)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: JsonValue = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
 
-    def response(self, request_id: Any) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+    def response(self, request_id: RequestId) -> ErrorResponse:
+        error: RpcError = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
         return {"jsonrpc": "2.0", "id": request_id, "error": error}
@@ -66,12 +76,12 @@ def negotiate(requested: object) -> str:
     return PROTOCOL_VERSIONS[0]
 
 
-def valid_id(value: object) -> bool:
+def valid_id(value: object) -> TypeGuard[str | int]:
     """Whether ``value`` may be a request's id: a string or an integer (never null)."""
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-def handle(message: object, wiring: Wiring, caller: Caller) -> dict[str, Any] | None:
+def handle(message: object, wiring: Wiring, caller: Caller) -> Response | None:
     """The response to one JSON-RPC message, or None for a notification or a response."""
     if not isinstance(message, dict):
         return ProtocolError(INVALID_REQUEST, "a message is a JSON object").response(None)
@@ -98,13 +108,11 @@ def handle(message: object, wiring: Wiring, caller: Caller) -> dict[str, Any] | 
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def _echo(request_id: object) -> Any:
+def _echo(request_id: object) -> RequestId:
     return request_id if valid_id(request_id) else None
 
 
-def _dispatch(
-    method: str, params: Mapping[str, Any], wiring: Wiring, caller: Caller
-) -> dict[str, Any]:
+def _dispatch(method: str, params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> Result:
     if method == "initialize":
         return {
             "protocolVersion": negotiate(params.get("protocolVersion")),
@@ -122,12 +130,12 @@ def _dispatch(
 
 
 @cache
-def definitions() -> list[dict[str, Any]]:
+def definitions() -> list[ToolDefinition]:
     """Every tool as ``tools/list`` shows it (their schemas are built once per process)."""
     return [tool.definition() for tool in TOOLS]
 
 
-def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> dict[str, Any]:
+def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> ToolResult:
     """``tools/call``: the tool's result, or its failure as a result with ``isError``."""
     name = params.get("name")
     tool = BY_NAME.get(name) if isinstance(name, str) else None
@@ -140,6 +148,7 @@ def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> dict
         raise ProtocolError(INVALID_PARAMS, "arguments must be an object")
     started = time.perf_counter()
     code: str | None = None
+    result: ToolResult
     try:
         structured = tool.call(arguments, wiring, caller)
     except BibliotecaError as exc:
@@ -169,7 +178,7 @@ def call_tool(params: Mapping[str, Any], wiring: Wiring, caller: Caller) -> dict
     return result
 
 
-def _failure(body: dict[str, Any]) -> dict[str, Any]:
+def _failure(body: Mapping[str, JsonValue]) -> ToolResult:
     # The contract's error body, as text: no structuredContent, which would have to match
     # the tool's output schema.
     return {"content": [{"type": "text", "text": _text(body)}], "isError": True}

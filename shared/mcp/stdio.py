@@ -13,11 +13,12 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO
 
 from shared.bootstrap import Wiring
 from shared.http import has_lone_surrogate
 from shared.logs import scrub
+from shared.mcp.messages import Response
 from shared.mcp.protocol import INVALID_REQUEST, PARSE_ERROR, ProtocolError, handle
 from shared.mcp.tools import MCP_ACTOR, Caller
 from shared.request_body import MAX_BODY_BYTES
@@ -56,7 +57,7 @@ def serve(stdin: IO[str], stdout: IO[str], wiring: Wiring, caller: Caller) -> in
     if caller.actor == MCP_ACTOR:
         caller = dataclasses.replace(caller, actor=f"{MCP_ACTOR}:stdio")
     for line in _lines(stdin):
-        response: dict[str, Any] | None
+        response: Response | None
         if line is None:
             response = ProtocolError(
                 INVALID_REQUEST, f"a message is at most {MAX_LINE_CHARS} characters on one line"

@@ -9,12 +9,12 @@ with no body, and GET or DELETE the edge's 405. Credentials are the edge's: with
 
 from __future__ import annotations
 
-from typing import Any
-
 from shared.bootstrap import wiring
 from shared.config import Settings
 from shared.errors import BibliotecaError, Forbidden, NotConfigured, Unauthorized
 from shared.http import RequestContext
+from shared.json_value import JsonObject
+from shared.mcp.messages import Response
 from shared.mcp.protocol import (
     INVALID_REQUEST,
     PROTOCOL_VERSIONS,
@@ -27,7 +27,7 @@ from shared.mcp.tools import MCP_ACTOR, Caller
 VERSION_HEADER = "mcp-protocol-version"
 
 
-def exchange(body: dict[str, Any], ctx: RequestContext) -> tuple[int, dict[str, Any] | None]:
+def exchange(body: JsonObject, ctx: RequestContext) -> tuple[int, Response | None]:
     """Answer one POSTed message: ``(status, JSON-RPC response or None for a 202)``."""
     if ctx.origin is not None and ctx.origin.rstrip("/") not in ctx.settings.allowed_origins:
         # What a local server must refuse (DNS rebinding): a web page's request from an

@@ -30,7 +30,9 @@ from shared.api.models import (
 )
 from shared.bootstrap import Wiring
 from shared.errors import BibliotecaError, Conflict
+from shared.json_value import JsonObject
 from shared.mcp.inputs import ToolInput, output_schema
+from shared.mcp.messages import ToolDefinition
 from shared.services import review
 from shared.services.duplicates import duplicate_of
 from shared.services.feedback import record_feedback
@@ -51,7 +53,7 @@ class Caller:
     actor: str = MCP_ACTOR  # who the revisions and proposals name: mcp:<client name>
 
 
-Run = Callable[[Any, Wiring, Caller], dict[str, Any]]
+Run = Callable[[Any, Wiring, Caller], JsonObject]  # the response model's body
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class Tool:
     writes: bool = False
     records: bool = False  # keeps what the caller says (feedback), without write credentials
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ToolDefinition:
         """The tool as ``tools/list`` shows it."""
         return {
             "name": self.name,
@@ -85,7 +87,9 @@ class Tool:
             },
         }
 
-    def call(self, arguments: Mapping[str, Any] | None, wiring: Wiring, caller: Caller) -> Any:
+    def call(
+        self, arguments: Mapping[str, Any] | None, wiring: Wiring, caller: Caller
+    ) -> JsonObject:
         """Credentials first (a refused writer's arguments are not even read), then the
         arguments, then the work; any ``BibliotecaError`` is the caller's to see."""
         if self.writes and not caller.may_write:
@@ -105,24 +109,24 @@ def _rate_limited(caller: Caller, w: Wiring) -> None:
 # -- the tools: each parses its arguments (``Tool.call``), calls one service, answers ---
 
 
-def _search(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _search(request: AskRequest, w: Wiring, caller: Caller) -> JsonObject:
     _rate_limited(caller, w)
     return w.search(request, client_id=None if caller.may_write else caller.client_id).body()
 
 
-def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _get_page(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> JsonObject:
     return page_view(
         request.slug, w.store, unpublished=caller.may_write, site_url=w.settings.site_url
     ).body()
 
 
-def _ask(request: AskRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _ask(request: AskRequest, w: Wiring, caller: Caller) -> JsonObject:
     _rate_limited(caller, w)
     # The tool never archives: ``archive`` is not one of its arguments.
     return w.ask(request, authorized=False, client_id=caller.client_id or "", origin="mcp").body()
 
 
-def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> JsonObject:
     # A page that restates one readers already have is a second answer to one question:
     # the agent is told which page to propose_update instead.
     title = request.front_matter.title
@@ -138,11 +142,11 @@ def _propose_page(request: WikiCreateRequest, w: Wiring, caller: Caller) -> dict
     ).body()
 
 
-def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _propose_update(request: WikiUpdateRequest, w: Wiring, caller: Caller) -> JsonObject:
     return w.propose_update(request, actor=caller.actor).body()
 
 
-def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> JsonObject:
     del caller
     return w.pages_citing(request.path).body()
 
@@ -151,7 +155,7 @@ def _pages_citing(request: PagesCitingRequest, w: Wiring, caller: Caller) -> dic
 LOCAL_CLIENT = "mcp-stdio"
 
 
-def _report_issue(request: FeedbackRequest, w: Wiring, caller: Caller) -> dict[str, Any]:
+def _report_issue(request: FeedbackRequest, w: Wiring, caller: Caller) -> JsonObject:
     if caller.client_id is not None:
         w.limiter("feedback").check(caller.client_id)
     return record_feedback(

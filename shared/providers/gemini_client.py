@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import register_secret
 from shared.providers.model_http import (
     DEFAULT_DEADLINE_S,
@@ -95,10 +96,10 @@ class GeminiClient:
             jitter=jitter,
         )
 
-    def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, body: Mapping[str, JsonValue]) -> JsonObject:
         """The JSON object the API answered, or one of our errors (see the module doc)."""
         return self._calls.post(path, body)
 
-    def stream(self, path: str, body: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    def stream(self, path: str, body: Mapping[str, JsonValue]) -> Iterator[JsonObject]:
         """``path`` (a ``:streamGenerateContent``) with ``alt=sse``: each event's object."""
         return self._calls.stream(f"{path}?alt=sse", body)

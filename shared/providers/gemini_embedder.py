@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.errors import UpstreamError
+from shared.json_value import JsonObject
 from shared.providers.gemini_client import GeminiClient
 from shared.records import Vector
 
@@ -30,7 +31,7 @@ class GeminiEmbedder:
         self._dims = dimensions
         self.name = f"gemini:{self._model}@{dimensions}"
 
-    def _request(self, text: str, task: str) -> dict[str, Any]:
+    def _request(self, text: str, task: str) -> JsonObject:
         return {
             "model": f"models/{self._model}",
             "content": {"parts": [{"text": text[:MAX_INPUT_CHARS]}]},

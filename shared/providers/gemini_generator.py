@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from shared.errors import UpstreamError
+from shared.json_value import JsonObject
 from shared.providers.gemini_client import GeminiClient
 from shared.records import Generation, TextStream
 
@@ -34,7 +35,7 @@ class GeminiGenerator:
         self._temperature = temperature
         self.name = f"gemini:{self._model}"
 
-    def _body(self, system: str, prompt: str, max_tokens: int) -> dict[str, Any]:
+    def _body(self, system: str, prompt: str, max_tokens: int) -> JsonObject:
         return {
             "systemInstruction": {"parts": [{"text": system}]},
             "contents": [{"role": "user", "parts": [{"text": prompt}]}],
@@ -65,7 +66,7 @@ class GeminiGenerator:
         return Generation(text=text, model=last.model, finish=last.finish, usage=last.usage)
 
 
-def parse_generation(answer: dict[str, Any], model: str, *, partial: bool = False) -> Generation:
+def parse_generation(answer: JsonObject, model: str, *, partial: bool = False) -> Generation:
     """Our ``Generation`` from a generateContent body; ``UpstreamError`` if it makes no sense.
 
     ``partial``: one event of a stream, which may hold no text (its finish is then

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import httpx
 
 from shared.errors import BibliotecaError, NotConfigured, Unavailable, UpstreamError
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import get_logger
 from shared.providers import upstream
 from shared.providers.sse import events
@@ -72,7 +73,7 @@ class ModelHttp:
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[], float] = random.random
 
-    def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, body: Mapping[str, JsonValue]) -> JsonObject:
         """The JSON object the API answered, or one of our errors."""
         deadline = time.monotonic() + self.deadline_s
         with ExitStack() as stack:
@@ -86,7 +87,7 @@ class ModelHttp:
             raise UpstreamError(f"{self.dialect.vendor} answered with something that is not JSON")
         return payload
 
-    def stream(self, path: str, body: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    def stream(self, path: str, body: Mapping[str, JsonValue]) -> Iterator[JsonObject]:
         """Each server-sent event's JSON object, as it arrives, until the stream ends (or
         an OpenAI-style ``[DONE]``). The request is made when the first one is asked for."""
         deadline = time.monotonic() + self.deadline_s
@@ -147,16 +148,9 @@ class ModelHttp:
             finally:
                 response.close()
             payload = _json_or_none(raw)
-            if self.dialect.key_refused(payload, status):
-                raise NotConfigured(
-                    f"{vendor} refused the key: check {self.dialect.key_variable}",
-                    quoted=self.dialect.message(payload, status),
-                )
-            if status not in upstream.RETRYABLE:
-                raise UpstreamError(
-                    f"{vendor} refused the request (HTTP {status})",
-                    quoted=self.dialect.message(payload, status),
-                )
+            refused = self._refused(payload, status)
+            if refused is not None:
+                raise refused
             suggested = self.dialect.suggested_delay(payload, response.headers)
             wait = (
                 suggested + self.jitter() * 0.25
@@ -178,6 +172,16 @@ class ModelHttp:
             f"{vendor} is unavailable now (HTTP {status}); try again later",
             quoted=self.dialect.message(payload, status),
         )
+
+    def _refused(self, payload: Any, status: int) -> BibliotecaError | None:
+        """The error of an answer that trying again cannot mend (a refused key, a 4xx)."""
+        vendor, said = self.dialect.vendor, self.dialect.message(payload, status)
+        if self.dialect.key_refused(payload, status):
+            key = self.dialect.key_variable
+            return NotConfigured(f"{vendor} refused the key: check {key}", quoted=said)
+        if status not in upstream.RETRYABLE:
+            return UpstreamError(f"{vendor} refused the request (HTTP {status})", quoted=said)
+        return None
 
     def _read(self, response: httpx.Response, deadline: float) -> bytes:
         raw = bytearray()

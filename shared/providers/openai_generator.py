@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from shared.errors import UpstreamError
+from shared.json_value import JsonObject
 from shared.logs import register_secret
 from shared.providers.model_http import ModelHttp, error_message
 from shared.providers.upstream import KEY_REFUSED, retry_after
@@ -64,7 +65,7 @@ class OpenAIGenerator:
         self._temperature = temperature
         self.name = f"openai:{model}"
 
-    def _body(self, system: str, prompt: str, max_tokens: int) -> dict[str, Any]:
+    def _body(self, system: str, prompt: str, max_tokens: int) -> JsonObject:
         return {
             "model": self._model,
             "messages": [
@@ -108,7 +109,7 @@ class OpenAIGenerator:
         return Generation(text="".join(pieces), model=model, finish=finish or "stop", usage=usage)
 
 
-def parse_completion(reply: dict[str, Any], model: str) -> Generation:
+def parse_completion(reply: JsonObject, model: str) -> Generation:
     """Our ``Generation`` from a chat completion; ``UpstreamError`` if it makes no sense."""
     choices = reply.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):

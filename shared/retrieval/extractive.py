@@ -179,16 +179,7 @@ def compose(
     number = lead.passage.number
     quoted = [lead.units[i] for i in window if lead.units[i].prose]
     covered = frozenset().union(*(lead.matched[i] for i in window))
-    shown: list[Unit] = []
-    for unit in (lead.units[i] for i in _introduced(lead.units, window, how)):
-        # A page may include one example twice (other lines highlighted): show it once.
-        if all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
-            shown.append(unit)
-        elif shown and shown[-1].prose and shown[-1].text.endswith(":"):
-            shown.pop()  # its lead-in would introduce nothing: the example is shown above
-
-    if how and not any(_actionable(u) for u in shown):
-        shown += _what_to_do(lead, window)
+    shown = _shown(lead, window, how)
     body: list[str] = []
     if shown:
         body.append(_cite(_render(shown, lang), number))
@@ -218,6 +209,21 @@ def compose(
         for title, numbers in _by_page(passages, cited).items()
     )
     return "\n\n".join([opening, *body, f"{_SEE[lang]}: {pages}."])
+
+
+def _shown(lead: _Read, window: list[int], how: bool) -> list[Unit]:
+    """The lead passage's units the answer quotes: the window and what introduces it, each
+    once, and for a "how" question something to do."""
+    shown: list[Unit] = []
+    for unit in (lead.units[i] for i in _introduced(lead.units, window, how)):
+        # A page may include one example twice (other lines highlighted): show it once.
+        if all((u.kind, u.text) != (unit.kind, unit.text) for u in shown):
+            shown.append(unit)
+        elif shown and shown[-1].prose and shown[-1].text.endswith(":"):
+            shown.pop()  # its lead-in would introduce nothing: the example is shown above
+    if how and not any(_actionable(u) for u in shown):
+        shown += _what_to_do(lead, window)
+    return shown
 
 
 def _lead(reads: Sequence[_Read], weight: _Weights, how: bool) -> tuple[_Read, list[int]]:

@@ -97,6 +97,69 @@ class Packed:
     tf: npt.NDArray[np.uint16]
 
 
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The per-chunk numbers of rows being appended, filled row by row."""
+
+    page_of: Ints
+    ordinal: Ints
+    heading: Ints
+    chars: Ints
+    digest: npt.NDArray[np.uint32]
+    lengths: npt.NDArray[np.float32]
+
+    @classmethod
+    def empty(cls, n: int) -> _Columns:
+        return cls(
+            page_of=np.empty(n, dtype=np.int32),
+            ordinal=np.empty(n, dtype=np.int32),
+            heading=np.empty(n, dtype=np.int32),
+            chars=np.empty(n, dtype=np.int32),
+            digest=np.empty(n, dtype=np.uint32),
+            lengths=np.empty(n, dtype=np.float32),
+        )
+
+    def put(self, offset: int, row: IndexedChunk, *, page: int, heading: int, length: int) -> None:
+        self.page_of[offset] = page
+        self.ordinal[offset] = row.ordinal
+        self.heading[offset] = heading
+        self.chars[offset] = len(row.text)
+        self.digest[offset] = text_digest(row.text)
+        self.lengths[offset] = length
+
+    def after(self, base: Packed, pages: list[PageFields], headings: list[str]) -> Packed:
+        """``base`` with these rows' numbers after its own; its postings unchanged."""
+        return Packed(
+            pages=pages,
+            headings=headings,
+            vocabulary=base.vocabulary,  # the new tokens are in the index's ``new_terms``
+            page_of=np.concatenate([base.page_of, self.page_of]),
+            ordinal=np.concatenate([base.ordinal, self.ordinal]),
+            heading=np.concatenate([base.heading, self.heading]),
+            chars=np.concatenate([base.chars, self.chars]),
+            digest=np.concatenate([base.digest, self.digest]),
+            lengths=np.concatenate([base.lengths, self.lengths]),
+            offsets=base.offsets,
+            docs=base.docs,
+            tf=base.tf,
+        )
+
+
+def _merged_postings(
+    extra: Mapping[int, Postings], added: Mapping[int, tuple[list[int], list[int]]]
+) -> dict[int, Postings]:
+    """The appended postings of each term after the ones it already had."""
+    merged = dict(extra)
+    for term, (slots, counts) in added.items():
+        docs = np.asarray(slots, dtype=np.int32)
+        tf = np.minimum(np.asarray(counts), MAX_TF).astype(np.uint16)
+        if term in merged:
+            old_docs, old_tf = merged[term]
+            docs, tf = np.concatenate([old_docs, docs]), np.concatenate([old_tf, tf])
+        merged[term] = (docs, tf)
+    return merged
+
+
 class LexicalIndex:
     """An inverted index over chunks with their filterable page fields.
 
@@ -286,12 +349,7 @@ class LexicalIndex:
         headings = list(self._headings)
         heading_ids: dict[str, int] = {}
         start = len(self._live)
-        page_of = np.empty(len(rows), dtype=np.int32)
-        ordinal = np.empty(len(rows), dtype=np.int32)
-        heading = np.empty(len(rows), dtype=np.int32)
-        chars = np.empty(len(rows), dtype=np.int32)
-        digest = np.empty(len(rows), dtype=np.uint32)
-        lengths = np.empty(len(rows), dtype=np.float32)
+        columns = _Columns.empty(len(rows))
         new_terms = dict(self._new_terms)
         added: dict[int, tuple[list[int], list[int]]] = {}
         for offset, row in enumerate(rows):
@@ -306,12 +364,7 @@ class LexicalIndex:
                 hid = heading_ids[row.heading] = len(headings)
                 headings.append(row.heading)
             doc = tokens(row.text) + tokens(f"{row.title} {row.heading}") * FIELD_REPEAT
-            page_of[offset] = len(pages) - 1
-            ordinal[offset] = row.ordinal
-            heading[offset] = hid
-            chars[offset] = len(row.text)
-            digest[offset] = text_digest(row.text)
-            lengths[offset] = len(doc)
+            columns.put(offset, row, page=len(pages) - 1, heading=hid, length=len(doc))
             for token, n in Counter(doc).items():
                 term = self._term(token)
                 if term is None:
@@ -321,28 +374,8 @@ class LexicalIndex:
                 slots, counts = added.setdefault(term, ([], []))
                 slots.append(start + offset)
                 counts.append(n)
-        extra = dict(self._extra)
-        for term, (slots, counts) in added.items():
-            docs = np.asarray(slots, dtype=np.int32)
-            tf = np.minimum(np.asarray(counts), MAX_TF).astype(np.uint16)
-            if term in extra:
-                old_docs, old_tf = extra[term]
-                docs, tf = np.concatenate([old_docs, docs]), np.concatenate([old_tf, tf])
-            extra[term] = (docs, tf)
-        grown = Packed(
-            pages=pages,
-            headings=headings,
-            vocabulary=base.vocabulary,  # the new tokens are in ``new_terms``
-            page_of=np.concatenate([base.page_of, page_of]),
-            ordinal=np.concatenate([base.ordinal, ordinal]),
-            heading=np.concatenate([base.heading, heading]),
-            chars=np.concatenate([base.chars, chars]),
-            digest=np.concatenate([base.digest, digest]),
-            lengths=np.concatenate([base.lengths, lengths]),
-            offsets=base.offsets,
-            docs=base.docs,
-            tf=base.tf,
-        )
+        extra = _merged_postings(self._extra, added)
+        grown = columns.after(base, pages, headings)
         index = LexicalIndex.__new__(LexicalIndex)
         index._install(grown, live, self._vocab, new_terms, pages, headings, extra, spans)
         return index

@@ -24,9 +24,10 @@ import math
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 
 import numpy as np
+import numpy.typing as npt
 
 from shared.retrieval.dense import Block, DenseIndex
 from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
@@ -48,6 +49,30 @@ _ARRAYS = {
 }
 
 
+Column = Literal["slug", "title", "page_type", "category", "tags", "headings", "vocabulary"]
+
+
+class _Counts(TypedDict):
+    pages: int
+    headings: int
+
+
+class _Meta(TypedDict):
+    """The payload's ``meta`` member: its format and table sizes, the embedders of its
+    dense side, and each text column that goes as JSON (a separator inside a value)."""
+
+    format: int
+    tags: NotRequired[list[list[str]]]  # as lists, when a tag holds the tag separator
+    slug: NotRequired[list[str]]
+    title: NotRequired[list[str]]
+    page_type: NotRequired[list[str]]
+    category: NotRequired[list[str]]
+    headings: NotRequired[list[str]]
+    vocabulary: NotRequired[list[str]]
+    counts: NotRequired[_Counts]  # always written; checked when read
+    dense: NotRequired[list[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class Decoded:
     """What a payload holds: the lexical index and the dense side (None: it had none)."""
@@ -60,7 +85,7 @@ def encode(index: LexicalIndex, dense: DenseIndex | None = None) -> bytes:
     """The payload of ``index`` and, if given, ``dense`` (whose pages must be the index's)."""
     packed = index.packed()
     pages = packed.pages
-    texts = {
+    texts: dict[Column, list[str]] = {
         "slug": [p.slug for p in pages],
         "title": [p.title for p in pages],
         "page_type": [p.page_type or "" for p in pages],
@@ -69,11 +94,11 @@ def encode(index: LexicalIndex, dense: DenseIndex | None = None) -> bytes:
         "headings": packed.headings,
         "vocabulary": packed.vocabulary,
     }
-    meta: dict[str, Any] = {"format": FORMAT}
+    meta: _Meta = {"format": FORMAT}
     if any(_TAG in t for p in pages for t in p.tags):
         meta["tags"] = [list(p.tags) for p in pages]
         texts["tags"] = []
-    named: dict[str, Any] = {}
+    named: dict[str, npt.NDArray[Any]] = {}
     for name, values in texts.items():
         if any(_ROW in v for v in values):
             meta[name] = values  # a separator inside a value: this column goes as JSON
@@ -82,19 +107,21 @@ def encode(index: LexicalIndex, dense: DenseIndex | None = None) -> bytes:
     meta["counts"] = {"pages": len(pages), "headings": len(packed.headings)}
     named["meta"] = _bytes(json.dumps(meta).encode())
     named["nulls"] = np.array([[p.page_type is None, p.category is None] for p in pages], bool)
-    for name, dtype in _ARRAYS.items():
-        named[name] = np.asarray(getattr(packed, name), dtype=dtype)
+    for array, dtype in _ARRAYS.items():
+        named[array] = np.asarray(getattr(packed, array), dtype=dtype)
     if dense is not None:
         meta["dense"] = _dense_arrays(
             dense.packed(), {p.slug: i for i, p in enumerate(pages)}, named
         )
         named["meta"] = _bytes(json.dumps(meta).encode())
     out = io.BytesIO()
-    np.savez_compressed(out, **named)
+    np.savez_compressed(out, allow_pickle=False, **named)  # no object arrays: none written
     return out.getvalue()
 
 
-def _dense_arrays(dense: DenseIndex, page_ids: dict[str, int], named: dict[str, Any]) -> list[str]:
+def _dense_arrays(
+    dense: DenseIndex, page_ids: dict[str, int], named: dict[str, npt.NDArray[Any]]
+) -> list[str]:
     """Put ``dense``'s blocks (one per embedder, packed) into ``named``; the embedders."""
     rows_page = np.array([page_ids.get(p.slug, -1) for p in dense.pages] + [-1], dtype=np.int32)
     embedders = []
@@ -118,7 +145,7 @@ def _bytes(data: bytes) -> np.ndarray[Any, np.dtype[np.uint8]]:
 # snapshot inflates under 4x (its postings and columns are already dense; measured on
 # the three corpora: 3.8x, 3.7x, 0.7x); deflate can reach ~1,000x, which is what a bomb uses.
 MAX_INFLATION = 64
-_COLUMNS = ("slug", "title", "page_type", "category", "tags", "headings", "vocabulary")
+_COLUMNS: tuple[Column, ...] = get_args(Column)
 
 
 def decode(payload: bytes) -> LexicalIndex | None:
@@ -187,17 +214,15 @@ def _packed(arrays: Any) -> Packed | None:
     if meta is None:
         return None
     counts = meta["counts"]
-    columns = {
-        name: _column(meta, arrays, name, size)
-        for name, size in (
-            ("slug", counts["pages"]),
-            ("title", counts["pages"]),
-            ("page_type", counts["pages"]),
-            ("category", counts["pages"]),
-            ("headings", counts["headings"]),
-            ("vocabulary", None),
-        )
-    }
+    sizes: tuple[tuple[Column, int | None], ...] = (
+        ("slug", counts["pages"]),
+        ("title", counts["pages"]),
+        ("page_type", counts["pages"]),
+        ("category", counts["pages"]),
+        ("headings", counts["headings"]),
+        ("vocabulary", None),
+    )
+    columns = {name: _column(meta, arrays, name, size) for name, size in sizes}
     tags = (
         [tuple(t) for t in meta["tags"]]
         if "tags" in meta
@@ -252,7 +277,7 @@ def _sizes_declared_within_bounds(payload: bytes) -> bool:
     return True
 
 
-def _meta(meta: object) -> dict[str, Any] | None:
+def _meta(meta: object) -> _Meta | None:
     """``meta`` if it has this format's structure and types, else None."""
     if not isinstance(meta, dict) or meta.get("format") not in _READ:
         return None
@@ -272,10 +297,10 @@ def _meta(meta: object) -> dict[str, Any] | None:
             isinstance(meta[name], list) and all(isinstance(v, str) for v in meta[name])
         ):
             return None
-    return meta
+    return cast("_Meta", meta)  # its structure and types checked above
 
 
-def _column(meta: dict[str, Any], arrays: Any, name: str, size: int | None = None) -> list[str]:
+def _column(meta: _Meta, arrays: Any, name: Column, size: int | None = None) -> list[str]:
     if name in meta:
         values = [str(v) for v in meta[name]]
     else:

@@ -14,7 +14,7 @@ import collections.abc
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from shared.api.models import (
     MAX_QUESTION_CHARS,
@@ -30,6 +30,7 @@ from shared.config import Settings
 from shared.errors import BibliotecaError, ReindexRequired
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import all_gone, demote_gone, state_of
+from shared.json_value import JsonObject, JsonValue
 from shared.logs import get_logger, scrub
 from shared.loop.gap_groups import pack_vector
 from shared.ports import Answerer, Embedder, Generator, Store
@@ -231,7 +232,7 @@ def _finish(prepared: Prepared, generation: Generation, using: Asking, asker: As
 
 # One event of ``ask``'s stream: its name and its data (a JSON object; ``done``'s is the
 # whole response, which the edge serialises as ``ask``'s body).
-Event = tuple[str, dict[str, Any] | AskResponse]
+Event = tuple[str, Mapping[str, JsonValue] | AskResponse]
 
 
 def ask_stream(request: AskRequest, using: Asking, asker: Asker) -> Iterator[Event]:
@@ -688,7 +689,7 @@ def record_hit(
     mark what the wiki answered weakly); ``origin`` is the door (``ask``, ``mcp``) and
     ``tool`` the agent's tool; ``client_id``, an anonymous caller, whose gap signals are
     capped (``gaps.SIGNALS_PER_CLIENT``). A failure is logged, never the caller's problem."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "question": question.text,
         "mode": question.mode,
         "origin": origin,

@@ -13,13 +13,14 @@ sources of a page does not leave its description in conflict.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from shared.clock import now
 from shared.errors import BibliotecaError, Conflict
+from shared.json_value import JsonObject
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal
 from shared.services import review
+from shared.services.review_views import BulkBody, BulkRefused, BulkRow, ProposalRow
 from shared.services.wiki import update_validated
 
 
@@ -29,7 +30,7 @@ def by_actor(proposal: Proposal, actor: str | None) -> bool:
     return actor is None or proposal.actor == actor or proposal.actor.startswith(f"{actor}:")
 
 
-def open_proposals(store: Store, actor: str | None = None) -> list[dict[str, Any]]:
+def open_proposals(store: Store, actor: str | None = None) -> list[ProposalRow]:
     """The open proposals, oldest first, of ``actor`` (every author: None)."""
     return [
         review.proposal_row(p) for p in store.proposals.list(status="open") if by_actor(p, actor)
@@ -41,10 +42,10 @@ class BulkAccepted:
     """What a bulk accept did: each applied proposal's write, each refused one's reason."""
 
     actor: str
-    accepted: list[dict[str, Any]] = field(default_factory=list)
-    refused: list[dict[str, Any]] = field(default_factory=list)
+    accepted: list[BulkRow] = field(default_factory=list)
+    refused: list[BulkRefused] = field(default_factory=list)
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> BulkBody:
         return {"by": self.actor, "accepted": self.accepted, "refused": self.refused}
 
 
@@ -69,17 +70,15 @@ def accept_by(actor: str, store: Store, embedder: Embedder, *, curator: str) -> 
                 and page.version != proposal.base_version
                 and rebased(proposal, page, store)
             ):
-                written = _apply_rebased(proposal, page, store, embedder, curator)
+                version = _apply_rebased(proposal, page, store, embedder, curator)
             else:
-                written = review.accept(proposal.id, store, embedder, actor=curator)
+                version = _version(review.accept(proposal.id, store, embedder, actor=curator))
         except BibliotecaError as exc:
             done.refused.append(
                 {"proposal": proposal.id, "slug": proposal.slug, "error": exc.message}
             )
             continue
-        done.accepted.append(
-            {"proposal": proposal.id, "slug": proposal.slug, "version": written["version"]}
-        )
+        done.accepted.append({"proposal": proposal.id, "slug": proposal.slug, "version": version})
     return done
 
 
@@ -96,7 +95,8 @@ def rebased(proposal: Proposal, page: PageRecord, store: Store) -> bool:
 
 def _apply_rebased(
     proposal: Proposal, page: PageRecord, store: Store, embedder: Embedder, curator: str
-) -> dict[str, Any]:
+) -> int:
+    """Apply a rebased proposal to the page as it is; the version written."""
     written = update_validated(
         page.slug,
         proposal.metadata,
@@ -118,4 +118,11 @@ def _apply_rebased(
     )
     if not store.proposals.close(closed):
         raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
-    return {**written.response().body(), "proposal": proposal.id}
+    return written.page.version
+
+
+def _version(written: JsonObject) -> int:
+    """The page's version in an accept's body (the contract's ``version``)."""
+    version = written["version"]
+    assert isinstance(version, int)
+    return version

@@ -10,17 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from shared import clock
 from shared.logs import get_logger
-from shared.loop.feedback_json import feedback_dict
+from shared.loop.feedback_json import FeedbackJson, feedback_dict
 from shared.ports import Store
 from shared.records import FeedbackRecord
 
 NO_PAGE = ""  # the group of votes on answers that cited no page
 REPORT_WINDOW = timedelta(days=30)  # what the curator report lists
 _log = get_logger("feedback")
+
+
+class PageVotes(TypedDict):
+    """The votes about one page (``slug`` None: about no page), newest first."""
+
+    slug: str | None
+    down: int
+    up: int
+    latest: str
+    items: list[FeedbackJson]
 
 
 def page_of(item: FeedbackRecord) -> str:
@@ -32,12 +42,12 @@ def page_of(item: FeedbackRecord) -> str:
     return NO_PAGE
 
 
-def by_page(items: Iterable[FeedbackRecord]) -> list[dict[str, Any]]:
+def by_page(items: Iterable[FeedbackRecord]) -> list[PageVotes]:
     """Groups ``{slug, down, up, latest, items}``: most 👎 first, then the latest vote."""
     groups: dict[str, list[FeedbackRecord]] = {}
     for item in items:
         groups.setdefault(page_of(item), []).append(item)
-    out = []
+    out: list[PageVotes] = []
     for slug, votes in groups.items():
         votes.sort(key=lambda v: v.at, reverse=True)
         out.append(
@@ -58,7 +68,7 @@ def recent(store: Store, window: timedelta, now: datetime | None = None) -> list
     return store.feedback.list(since=(now or clock.now()) - window)
 
 
-def report_section(store: Store) -> list[dict[str, Any]]:
+def report_section(store: Store) -> list[PageVotes]:
     """The curator report's feedback (last 30 days); a store failure is logged, not fatal."""
     try:
         return by_page(recent(store, REPORT_WINDOW))

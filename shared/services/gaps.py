@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from shared import clock
+from shared.json_value import JsonValue
 from shared.loop.gap_groups import (
     Answered,
     Gap,
+    GapJson,
     Signal,
     answered_of,
     centroid,
@@ -57,6 +59,22 @@ def admits(hit: Mapping[str, Any], client: str | None, limits: Limiters) -> bool
     return limits.get(SIGNALS_PER_CLIENT, purpose="gap-signals").allow(client)
 
 
+class WantedPage(TypedDict):
+    """A page people want written: the latest question of an open gap."""
+
+    question: str
+    asked: int
+    gap: str
+
+
+class GapReportJson(TypedDict):
+    since: str
+    signals: int
+    open: list[GapJson]
+    closed: list[GapJson]
+    wanted_pages: list[WantedPage]
+
+
 @dataclass(frozen=True)
 class GapReport:
     """Open gaps (most asked first), closed ones, and the pages people want written."""
@@ -66,11 +84,11 @@ class GapReport:
     closed: list[Gap]
     signals: int
 
-    def wanted_pages(self) -> list[dict[str, Any]]:
+    def wanted_pages(self) -> list[WantedPage]:
         """One wanted page per open gap: its most recent question names what to write."""
         return [{"question": g.samples()[0], "asked": g.count, "gap": g.id} for g in self.open]
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> GapReportJson:
         return {
             "since": self.since.isoformat(),
             "signals": self.signals,
@@ -80,7 +98,7 @@ class GapReport:
         }
 
 
-def _at(hit: dict[str, Any]) -> datetime | None:
+def _at(hit: Mapping[str, JsonValue]) -> datetime | None:
     try:
         at = datetime.fromisoformat(str(hit.get("at")))
     except ValueError:

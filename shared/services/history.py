@@ -14,6 +14,7 @@ from typing import Any
 
 from shared.api.models import RevisionEntry, WikiHistoryResponse
 from shared.errors import InvalidInput, NotFound
+from shared.json_value import JsonObject
 from shared.ports import Embedder, Store
 from shared.records import Revision
 from shared.schema import FRONT_MATTER_KEYS
@@ -125,7 +126,7 @@ def revert(slug: str, to: int, store: Store, embedder: Embedder, *, actor: str) 
         raise NotFound(f"no page with slug '{slug}'", field="slug")
     # Keys the target lacks are cleared: N's front matter exactly, not merged over now's.
     required = ("title", "type", "status")
-    metadata: dict[str, Any] = {k: None for k in FRONT_MATTER_KEYS if k not in required}
+    metadata: JsonObject = {k: None for k in FRONT_MATTER_KEYS if k not in required}
     metadata |= {k: v for k, v in target.front_matter.items() if k in FRONT_MATTER_KEYS}
     return update_validated(
         slug,

@@ -16,14 +16,15 @@ proposal carrying ``merge`` to this module).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from shared.clock import now
 from shared.dedup.merge import merged_content, merged_metadata
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict
+from shared.json_value import JsonObject
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal, new_proposal_id
-from shared.services.wiki import merge_update, update_validated
+from shared.services.review_views import MergeProposed, MergeView
+from shared.services.wiki import WriteResult, merge_update, update_validated
 
 
 def _page(store: Store, slug: str, field: str) -> PageRecord:
@@ -61,7 +62,7 @@ def check_pair(keep: str, other: str, store: Store) -> tuple[PageRecord, PageRec
 
 def propose(
     keep: str, other: str, store: Store, *, actor: str, reason: str | None = None
-) -> dict[str, Any]:
+) -> MergeProposed:
     """Record the proposal to merge ``other`` into ``keep`` (nothing is written yet)."""
 
     kept, merged = check_pair(keep, other, store)
@@ -91,19 +92,36 @@ def propose(
     }
 
 
-def view(proposal: Proposal) -> dict[str, Any]:
+def view(proposal: Proposal) -> MergeView:
     """What ``show`` adds for a merge proposal."""
     return {"other": proposal.merge, "other_version": proposal.merge_version}
 
 
 def accept(
     proposal: Proposal, page: PageRecord, store: Store, embedder: Embedder, *, actor: str
-) -> dict[str, Any]:
+) -> JsonObject:
     """Apply the merge (see the module docstring); the body names both writes."""
     assert proposal.merge is not None
     if proposal.status != "open":
         raise Conflict(f"proposal {proposal.id} is already {proposal.status}", field="target")
     other = _page(store, proposal.merge, "target")
+    _unmoved(proposal, page, other)
+    check_pair(page.slug, other.slug, store)
+    kept, archived = _merge_writes(proposal, page, other, store, embedder, actor=actor)
+    closed = replace(
+        proposal, status="accepted", closed_at=now(), closed_by=actor, version=kept.page.version
+    )
+    if not store.proposals.close(closed):
+        raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
+    return {
+        **kept.response().body(),
+        "proposal": proposal.id,
+        "merged": {"slug": other.slug, "version": archived.page.version},
+    }
+
+
+def _unmoved(proposal: Proposal, page: PageRecord, other: PageRecord) -> None:
+    """Both pages still at the versions the merge was proposed against, or a Conflict."""
     moved = [
         f"'{slug}' is at version {now_at}, the merge was proposed at {then}"
         for slug, now_at, then in (
@@ -118,7 +136,19 @@ def accept(
             "merge again against the pages as they are",
             field="target",
         )
-    check_pair(page.slug, other.slug, store)
+
+
+def _merge_writes(
+    proposal: Proposal,
+    page: PageRecord,
+    other: PageRecord,
+    store: Store,
+    embedder: Embedder,
+    *,
+    actor: str,
+) -> tuple[WriteResult, WriteResult]:
+    """The two writes of a merge: the kept page with the merged text, the other archived
+    as a redirect to it."""
     note = f"accepted {proposal.id} (by {actor}): merged '{other.slug}'"
     try:
         kept = update_validated(
@@ -150,19 +180,10 @@ def accept(
             f"a page of {proposal.id} changed while it was being merged: show it again",
             field="target",
         ) from exc
-    closed = replace(
-        proposal, status="accepted", closed_at=now(), closed_by=actor, version=kept.page.version
-    )
-    if not store.proposals.close(closed):
-        raise Conflict(f"proposal {proposal.id} was closed by someone else meanwhile")
-    return {
-        **kept.response().body(),
-        "proposal": proposal.id,
-        "merged": {"slug": other.slug, "version": archived.page.version},
-    }
+    return kept, archived
 
 
-def reject(proposal: Proposal, store: Store, *, actor: str, reason: str | None) -> dict[str, Any]:
+def reject(proposal: Proposal, store: Store, *, actor: str, reason: str | None) -> JsonObject:
     """Close the proposal and remember the pair as not duplicates."""
     assert proposal.merge is not None
     if proposal.status != "open":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from shared.clock import now
 from shared.errors import BibliotecaError, VersionConflict
@@ -22,6 +22,12 @@ from shared.services.wiki import to_page
 _RETRIES = 3
 
 
+class ReindexJson(TypedDict):
+    reindexed: int
+    unchanged: int
+    failed: list[dict[str, str]]  # each {slug, error}
+
+
 @dataclass
 class ReindexReport:
     """How many pages were rewritten, already up to date, or failed (with why)."""
@@ -30,7 +36,7 @@ class ReindexReport:
     unchanged: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ReindexJson:
         return {"reindexed": self.reindexed, "unchanged": self.unchanged, "failed": self.failed}
 
 

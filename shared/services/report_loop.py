@@ -7,7 +7,7 @@ that is not configured, a store that does not answer) is reported as unavailable
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 from shared import clock
 from shared.errors import BibliotecaError
@@ -15,12 +15,43 @@ from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.records import stale_notice
 from shared.schema import Page
-from shared.services.gaps import DEFAULT_SINCE, REPORT_HITS, REPORT_SIGNALS, find_gaps
+from shared.services.gaps import (
+    DEFAULT_SINCE,
+    REPORT_HITS,
+    REPORT_SIGNALS,
+    GapReportJson,
+    find_gaps,
+)
 
 _log = get_logger("rebuild")
 
 
-def stale_pages(published: Mapping[str, Page]) -> list[dict[str, Any]]:
+class StalePage(TypedDict):
+    """A published page citing code that is gone."""
+
+    slug: str
+    title: str
+    missing: list[dict[str, str | None]]  # each path and its suggestion
+    checked_at: str
+
+
+class Unavailable(TypedDict):
+    available: bool  # False
+    why: str
+
+
+class GapsSection(GapReportJson):
+    """The gap report, marked available (first, as the report shows it)."""
+
+    available: bool
+
+
+class LoopSections(TypedDict):
+    stale: list[StalePage]
+    gaps: GapsSection | Unavailable
+
+
+def stale_pages(published: Mapping[str, Page]) -> list[StalePage]:
     """Published pages citing code that is gone: the paths and suggestions, by slug."""
     return [
         {
@@ -34,7 +65,7 @@ def stale_pages(published: Mapping[str, Page]) -> list[dict[str, Any]]:
     ]
 
 
-def gaps_section(store: Store, embedder: Embedder | None) -> dict[str, Any]:
+def gaps_section(store: Store, embedder: Embedder | None) -> GapsSection | Unavailable:
     """The gaps of the last 7 days, or why they are not shown."""
     if embedder is None:
         return {"available": False, "why": "no embedder was given to this build"}
@@ -51,5 +82,5 @@ def gaps_section(store: Store, embedder: Embedder | None) -> dict[str, Any]:
 
 def loop_sections(
     published: Mapping[str, Page], store: Store, embedder: Embedder | None
-) -> dict[str, Any]:
+) -> LoopSections:
     return {"stale": stale_pages(published), "gaps": gaps_section(store, embedder)}

@@ -31,12 +31,14 @@ from shared.clock import now
 from shared.errors import Conflict, InvalidInput, NotFound, VersionConflict, proposal_closed
 from shared.gates.grounding import check_grounding
 from shared.gates.staleness import state_of
+from shared.json_value import JsonObject
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, Proposal, is_proposal_id, new_proposal_id
 from shared.retrieval.answer_page import as_page
 from shared.schema import Generated
 from shared.services import history as memory
 from shared.services import merge as merging
+from shared.services.review_views import ProposalRow, ProposalView, Shown, Waiting
 from shared.services.wiki import (
     PageTurns,
     WriteResult,
@@ -168,14 +170,14 @@ def cited_pages(front_matter: Mapping[str, Any]) -> list[str]:
 # -- show -------------------------------------------------------------------------------
 
 
-def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any]:
+def show(target: str, store: Store, *, history_limit: int = 10) -> Shown:
     """Everything a curator reads before deciding: the whole text, sources, grounding,
     freshness and history of the page; for a proposal, also its diff against the page
     as it is now (and whether the page moved on since it was proposed)."""
     found = find(target, store)
     page = found.page
     fm = page.front_matter
-    out: dict[str, Any] = {
+    out: Shown = {
         "slug": page.slug,
         "title": fm.get("title"),
         "type": fm.get("type"),
@@ -197,23 +199,22 @@ def show(target: str, store: Store, *, history_limit: int = 10) -> dict[str, Any
         "content": page.content,
     }
     if found.proposal is not None:
-        out["proposal"] = _proposal_view(found.proposal, page)
+        view = _proposal_view(found.proposal, page)
         if found.proposal.merge is not None:
-            out["proposal"]["merge"] = merging.view(found.proposal)
+            view["merge"] = merging.view(found.proposal)
+        out["proposal"] = view
     return out
 
 
-def _proposal_view(proposal: Proposal, page: PageRecord) -> dict[str, Any]:
-    view: dict[str, Any] = {
+def _proposal_view(proposal: Proposal, page: PageRecord) -> ProposalView:
+    view: ProposalView = {
         "id": proposal.id,
         "status": proposal.status,
         "actor": proposal.actor,
         "created_at": proposal.created_at.isoformat(),
         "base_version": proposal.base_version,
         "page_moved_on": page.version != proposal.base_version,
-        "changes": sorted(
-            [*(["content"] if proposal.content is not None else []), *proposal.metadata]
-        ),
+        "changes": _changes(proposal),
     }
     if proposal.reason:
         view["reason"] = proposal.reason
@@ -243,7 +244,7 @@ def accept(
     *,
     actor: str,
     version: int | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """Promote a draft or apply a proposal (see the module docstring); the write's body,
     plus ``proposal`` when one was applied. ``version``: the page's version the curator
     read (``show``); refused, with nothing written, when the page is no longer there."""
@@ -283,7 +284,7 @@ def accept(
 
 def _accept_proposal(
     proposal: Proposal, page: PageRecord, store: Store, embedder: Embedder, actor: str
-) -> dict[str, Any]:
+) -> JsonObject:
     if proposal.status != "open":
         raise Conflict(f"proposal {proposal.id} is already {proposal.status}", field="target")
     if page.version != proposal.base_version:
@@ -369,7 +370,7 @@ def reject(
     *,
     actor: str,
     reason: str | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """Archive a draft, or close a proposal with ``reason``."""
     found = find(target, store)
     why = " ".join((reason or "").split())[:500] or None
@@ -399,7 +400,7 @@ def reject(
 # -- what waits -------------------------------------------------------------------------
 
 
-def waiting(store: Store) -> dict[str, Any]:
+def waiting(store: Store) -> Waiting:
     """The review queue: drafts, oldest first, and open proposals (status, the report)."""
     drafts = sorted(store.pages.list(status="draft"), key=lambda r: (r.created_at, r.slug))
     proposals = store.proposals.list(status="open")
@@ -417,14 +418,17 @@ def waiting(store: Store) -> dict[str, Any]:
     }
 
 
-def proposal_row(proposal: Proposal) -> dict[str, Any]:
+def proposal_row(proposal: Proposal) -> ProposalRow:
     return {
         "id": proposal.id,
         "slug": proposal.slug,
         "actor": proposal.actor,
         "created_at": proposal.created_at.isoformat(),
         "base_version": proposal.base_version,
-        "changes": sorted(
-            [*(["content"] if proposal.content is not None else []), *proposal.metadata]
-        ),
+        "changes": _changes(proposal),
     }
+
+
+def _changes(proposal: Proposal) -> list[str]:
+    """What a proposal changes: ``content`` and the front-matter keys it writes."""
+    return sorted([*(["content"] if proposal.content is not None else []), *proposal.metadata])

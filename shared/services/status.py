@@ -10,22 +10,113 @@ on its own: one that cannot be read says so instead of hiding the others.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import NotRequired, TypedDict, TypeVar, final
 
 from shared import clock
 from shared.config import Settings
+from shared.json_value import JsonObject
 from shared.logs import get_logger
 from shared.ports import Embedder, Store
 from shared.services import review
 from shared.services.gaps import DEFAULT_SINCE, find_gaps
+from shared.services.review_views import ProposalRow
 from shared.site.manifest import Manifest
 
 FEEDBACK_WINDOW = timedelta(days=7)
 _log = get_logger("status")
 
 
-def store_line(settings: Settings) -> dict[str, Any]:
+@final
+class Unreadable(TypedDict):
+    """A part of the status that could not be read, and why. (The parts are ``final``:
+    ``"error" in part`` tells them apart.)"""
+
+    error: str
+
+
+class StoreLine(TypedDict):
+    kind: str
+    where: str
+
+
+@final
+class PagesPart(TypedDict):
+    total: int
+    by_status: dict[str, int]
+    stale: list[str]
+
+
+class Published(TypedDict):
+    build_id: str
+    built_at: str
+
+
+@final
+class RebuildPart(TypedDict):
+    last: JsonObject | None  # the last ``rebuild_outcome`` event, as recorded
+    published: Published | None
+    failed: bool
+
+
+@final
+class ReviewPart(TypedDict):
+    drafts: int
+    proposals: list[ProposalRow]
+
+
+@final
+class SyncPart(TypedDict):
+    last: JsonObject | None  # the last ``import_outcome`` event, as recorded
+
+
+class DeadLetter(TypedDict):
+    slug: str
+    version: int
+    attempts: int
+    error: str
+
+
+@final
+class EnrichPart(TypedDict):
+    mode: str
+    dead_letters: int
+    recent_dead: list[DeadLetter]
+
+
+@final
+class GapsPart(TypedDict):
+    days: int
+    open: int
+    closed: int
+
+
+@final
+class FeedbackPart(TypedDict):
+    days: int
+    count: int
+    down: int
+    up: int
+
+
+class Status(TypedDict):
+    """``biblioteca status --json``: each part, or why it could not be read."""
+
+    store: StoreLine
+    pages: PagesPart | Unreadable
+    rebuild: RebuildPart | Unreadable
+    review: ReviewPart | Unreadable
+    sync: SyncPart | Unreadable
+    feedback: FeedbackPart | Unreadable
+    enrich: EnrichPart | Unreadable
+    gaps: NotRequired[GapsPart | Unreadable]  # only with an embedder
+
+
+Part = TypeVar("Part")
+
+
+def store_line(settings: Settings) -> StoreLine:
     if settings.store == "firestore":
         return {"kind": "firestore", "where": f"project {settings.google_cloud_project}"}
     return {"kind": "sqlite", "where": str(settings.data_dir)}
@@ -36,11 +127,11 @@ def status(
     store: Store,
     embedder: Embedder | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> Status:
     """Every part of the status; a part that could not be read has ``error``. Open gaps
     need the embedder (they group questions by meaning): without one they are left out."""
     moment = now or clock.now()
-    state = {
+    state: Status = {
         "store": store_line(settings),
         "pages": _part(lambda: _pages(store)),
         "rebuild": _part(lambda: _rebuild(store)),
@@ -54,7 +145,7 @@ def status(
     return state
 
 
-def _enrich(settings: Settings, store: Store) -> dict[str, Any]:
+def _enrich(settings: Settings, store: Store) -> EnrichPart:
     """The enrichment queue: its mode, and the changes set aside after 5 failures."""
     ledger = store.enrichment
     dead = ledger.dead(limit=5)
@@ -68,16 +159,16 @@ def _enrich(settings: Settings, store: Store) -> dict[str, Any]:
     }
 
 
-def _part(read: Any) -> dict[str, Any]:
+def _part(read: Callable[[], Part]) -> Part | Unreadable:
     try:
-        part: dict[str, Any] = read()
+        part = read()
     except Exception as exc:  # one unreadable part must not hide the others
         _log.warning("status: %s", exc)
         return {"error": str(getattr(exc, "message", exc))}
     return part
 
 
-def _pages(store: Store) -> dict[str, Any]:
+def _pages(store: Store) -> PagesPart:
     records = store.pages.list()
     counts = Counter(
         str(r.front_matter.get("status", "active")) if hasattr(r.front_matter, "get") else "?"
@@ -93,7 +184,7 @@ def _pages(store: Store) -> dict[str, Any]:
     }
 
 
-def _rebuild(store: Store) -> dict[str, Any]:
+def _rebuild(store: Store) -> RebuildPart:
     """The last run's outcome and the last publication (the manifest): when a run failed,
     the site is still the one published then."""
     last = store.events.recent("rebuild_outcome", limit=1)
@@ -107,25 +198,25 @@ def _rebuild(store: Store) -> dict[str, Any]:
     }
 
 
-def _review(store: Store) -> dict[str, Any]:
+def _review(store: Store) -> ReviewPart:
     """What waits for a curator: drafts and open proposals (``biblioteca show``)."""
     waiting = review.waiting(store)
     return {"drafts": len(waiting["drafts"]), "proposals": waiting["proposals"]}
 
 
-def _sync(store: Store) -> dict[str, Any]:
+def _sync(store: Store) -> SyncPart:
     """The last import (what a docs-as-code job runs on each push): when, which tree, by
     whom, and what it did."""
     last = store.events.recent("import_outcome", limit=1)
     return {"last": last[0] if last else None}
 
 
-def _gaps(store: Store, embedder: Embedder, now: datetime) -> dict[str, Any]:
+def _gaps(store: Store, embedder: Embedder, now: datetime) -> GapsPart:
     report = find_gaps(store, embedder, since=now - DEFAULT_SINCE)
     return {"days": DEFAULT_SINCE.days, "open": len(report.open), "closed": len(report.closed)}
 
 
-def _feedback(store: Store, now: datetime) -> dict[str, Any]:
+def _feedback(store: Store, now: datetime) -> FeedbackPart:
     items = store.feedback.list(since=now - FEEDBACK_WINDOW)
     return {
         "days": FEEDBACK_WINDOW.days,

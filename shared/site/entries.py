@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
+from shared.records import StoredNav
 from shared.schema import PAGE_TYPES, Page
 from shared.site import lang
 from shared.site import links as graph
@@ -77,7 +77,7 @@ class SiteView:
 
     entries: Mapping[str, Entry]
     links: Mapping[str, Sequence[str]]
-    stored_nav: Mapping[str, Any] | None = None  # SiteState.load_nav(): order and sections
+    stored_nav: StoredNav | None = None  # SiteState.load_nav(): order and sections
     # Each page's ids, as parsed or as last built: links spell anchors to match them.
     anchors: Mapping[str, Collection[str]] = field(default_factory=dict)
     # Merged slug -> the published page that kept its text (links to it lead there).

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from shared.json_value import JsonObject
 from shared.records import freshness_key
 from shared.schema import Page
 from shared.site.refs import Refs
@@ -69,7 +70,7 @@ class PageState:
     # page (shared.site.search.PageTerms), so unchanged pages are not read to build them.
     terms: tuple[tuple[str, str, str], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "v": self.version,
             "h": self.hash,
@@ -110,7 +111,7 @@ class Held:
     kind: str  # DRAFT, ARCHIVED, INVALID or UNRENDERED
     info: Mapping[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"k": self.kind, "i": dict(self.info) if self.info is not None else None}
 
     @classmethod
@@ -151,7 +152,7 @@ class Manifest:
             return None
         return moment - timedelta(seconds=READ_MARGIN_SECONDS)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "format": FORMAT,
             "build_id": self.build_id,

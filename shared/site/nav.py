@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from shared.records import StoredNav
 from shared.schema import PAGE_TYPES
 from shared.site import lang
 from shared.site.collate import sort_key
@@ -211,7 +212,7 @@ def _stored(
 
 
 def build(
-    entries: Mapping[str, Entry], stored: Mapping[str, Any] | None = None, language: str = "es"
+    entries: Mapping[str, Entry], stored: StoredNav | None = None, language: str = "es"
 ) -> Nav:
     """The site's navigation (see the module docstring); ``stored`` is ``load_nav()``'s."""
     placed: set[str] = set()

@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from shared.records import Proposal
+from shared.json_value import JsonObject
+from shared.records import Proposal, ProposalStatus
 
 
-def proposal_data(proposal: Proposal) -> dict[str, Any]:
+class MergeData(TypedDict):
+    other: str
+    other_version: int | None
+
+
+class ProposalData(TypedDict):
+    """A proposal as both stores keep it (older ones may lack a key: read with defaults)."""
+
+    id: str
+    slug: str
+    base_version: int
+    content: str | None
+    metadata: JsonObject  # front-matter keys and the values the proposal writes
+    actor: str
+    created_at: str
+    status: ProposalStatus
+    closed_at: str | None
+    closed_by: str | None
+    reason: str | None
+    version: int | None
+    merge: NotRequired[MergeData]
+
+
+def proposal_data(proposal: Proposal) -> ProposalData:
     """A proposal as JSON-ready data (both stores keep this shape)."""
-    data = {
+    data: ProposalData = {
         "id": proposal.id,
         "slug": proposal.slug,
         "base_version": proposal.base_version,
@@ -29,9 +53,9 @@ def proposal_data(proposal: Proposal) -> dict[str, Any]:
     return data
 
 
-def proposal_from(data: dict[str, Any]) -> Proposal:
+def proposal_from(data: ProposalData) -> Proposal:
     closed = data.get("closed_at")
-    merge = data.get("merge") or {}
+    merge = data.get("merge")
     return Proposal(
         id=str(data["id"]),
         slug=str(data["slug"]),
@@ -45,6 +69,6 @@ def proposal_from(data: dict[str, Any]) -> Proposal:
         closed_by=data.get("closed_by"),
         reason=data.get("reason"),
         version=data.get("version"),
-        merge=merge.get("other"),
-        merge_version=merge.get("other_version"),
+        merge=merge.get("other") if merge else None,
+        merge_version=merge.get("other_version") if merge else None,
     )

@@ -63,13 +63,13 @@ def test_render_time_grows_linearly(make: Callable[[int], str]) -> None:
 
 
 @pytest.mark.slow
-def test_ten_thousand_equal_headings_get_distinct_ids_in_linear_time() -> None:
-    """10,000 '## Uso' are uso, uso-2 … uso-10000, at linear cost."""
+def test_ten_thousand_equal_headings_get_distinct_ids() -> None:
+    """10,000 '## Uso' are uso, uso-2 … uso-10000 (at linear cost: the "equal headings"
+    case of ``test_render_time_grows_linearly`` times that same page)."""
     html = render_body("## Uso\n\n" * 10_000).html
     assert 'id="uso"' in html
     assert 'id="uso-10000"' in html
     assert html.count("<h2 ") == 10_000
-    assert growth(lambda n: "## Uso\n\n" * n, base=1250) < LINEAR_ENOUGH
 
 
 def test_explicit_ids_are_not_reused_by_numbered_ones() -> None:
@@ -83,7 +83,9 @@ def test_explicit_ids_are_not_reused_by_numbered_ones() -> None:
     ("source", "tag"),
     [
         ("> " * 10_000 + "x\n", "<blockquote>"),
-        ("".join("  " * i + "- x\n" for i in range(3_000)), "<ul>"),
+        # 1,500 levels: past Python's recursion limit, with a page (quadratic in the
+        # depth: each line is indented once more) a quarter of 3,000 levels'.
+        ("".join("  " * i + "- x\n" for i in range(1_500)), "<ul>"),
     ],
     ids=["quotes", "lists"],
 )

@@ -14,6 +14,7 @@ shown. VitePress's ``[!!code`` escape shows the notation itself.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from shared import mkdocs
 from shared.importing.source import Source
@@ -60,6 +61,19 @@ def run(source: Source, context: Context) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+@dataclass
+class _Walk:
+    """What one pass over a fence's body found: the lines to highlight, where a twoslash
+    cut falls, and whether anything was applied."""
+
+    highlight: list[int] = field(default_factory=list)
+    cut: int | None = None
+    after: int | None = None
+    pending_next: bool = False
+    in_range: bool = False
+    touched: bool = False
+
+
 def _fence(lines: list[str | None], first: int, last: int, context: Context) -> bool:
     opening = _FENCE.match(lines[first] or "")
     if opening is None:
@@ -67,89 +81,97 @@ def _fence(lines: list[str | None], first: int, last: int, context: Context) -> 
     indent, marker, info = opening.groups()
     closing = last - 1
     has_close = closing > first and _closing(lines[closing] or "", marker)
-    body_end = closing if has_close else last
-    body = list(range(first + 1, body_end))
+    body = list(range(first + 1, closing if has_close else last))
+    walk = _Walk()
     # Markdown shown as code (a page about the notation) keeps it: there it is the text.
-    shown_markdown = _lang(info) in _MARKDOWN
-    highlight: list[int] = []
-    cut: int | None = None
-    after: int | None = None
-    kept: list[int] = []
-    pending_next = False
-    in_range = False
-    touched = False
-    for n in body:
-        line = lines[n] or ""
-        if shown_markdown:
-            if "[!!code" in line:
-                lines[n] = line.replace("[!!code", "[!code")
-                touched = True
-            continue
-        if _CUT.match(line):
-            touched = True
-            context.constructs.count("twoslash", "mapped")
-            if "cut-after" in line or "cut-end" in line:
-                after = n
-            else:
-                cut = n
-            lines[n] = None
-            continue
-        if _TWOSLASH.match(line):
-            touched = True
-            context.constructs.count("twoslash", "dropped")
-            lines[n] = None
-            continue
-        magic = _MAGIC.match(line)
-        if magic:
-            touched = True
-            context.constructs.count("fence:magic-comment", "mapped")
-            word = magic.group(1)
-            pending_next = word in ("highlight-next-line", "error-next-line", "this-will-error")
-            in_range = word == "highlight-start" or (in_range and word != "highlight-end")
-            lines[n] = None
-            continue
-        notation = _NOTATION.search(line)
-        if notation:
-            touched = True
-            context.constructs.count("shiki-notation", "mapped")
-            what = notation.group(1)
-            if what == "--":
-                lines[n] = None  # a removed line of a diff: the code as it is after
-                continue
-            line = line[: notation.start()].rstrip()
-            lines[n] = line
-            if what != "focus" and not what.startswith("word:"):
-                highlight.append(n)
-        if "[!!code" in line:
-            lines[n] = line.replace("[!!code", "[!code")
-            touched = True
-        if pending_next or in_range:
-            highlight.append(n)
-            pending_next = False
-        kept.append(n)
-    if cut is not None:
+    if _lang(info) in _MARKDOWN:
+        _unescape_all(lines, body, walk)
+    else:
         for n in body:
-            if n < cut and lines[n] is not None:
-                lines[n] = None
-    if after is not None:
-        for n in body:
-            if n > after and lines[n] is not None:
-                lines[n] = None
+            _apply_line(lines, n, walk, context)
+    _cut(lines, body, walk)
     shown = [n for n in body if lines[n] is not None]
     info_new, ranged = _info(info, context)
-    numbers = sorted({shown.index(n) + 1 for n in highlight if n in shown})
+    numbers = sorted({shown.index(n) + 1 for n in walk.highlight if n in shown})
     for a, b in ranged:
         numbers += [k for k in range(a, min(b, a + 500) + 1) if k not in numbers]
-    if info_new is None and not touched:
+    if info_new is None and not walk.touched:
         return False
     lang, title = info_new if info_new is not None else (_lang(info), _title_of(info))
+    lines[first] = f"{indent}{marker}{_info_line(lang, numbers, title)}"
+    return True
+
+
+def _unescape_all(lines: list[str | None], body: list[int], walk: _Walk) -> None:
+    for n in body:
+        line = lines[n] or ""
+        if "[!!code" in line:
+            lines[n] = line.replace("[!!code", "[!code")
+            walk.touched = True
+
+
+def _apply_line(lines: list[str | None], n: int, walk: _Walk, context: Context) -> None:
+    """One line of code: a directive applied and dropped, or the line kept (and marked)."""
+    line = lines[n] or ""
+    if _CUT.match(line):
+        walk.touched = True
+        context.constructs.count("twoslash", "mapped")
+        if "cut-after" in line or "cut-end" in line:
+            walk.after = n
+        else:
+            walk.cut = n
+        lines[n] = None
+        return
+    if _TWOSLASH.match(line):
+        walk.touched = True
+        context.constructs.count("twoslash", "dropped")
+        lines[n] = None
+        return
+    magic = _MAGIC.match(line)
+    if magic:
+        walk.touched = True
+        context.constructs.count("fence:magic-comment", "mapped")
+        word = magic.group(1)
+        walk.pending_next = word in ("highlight-next-line", "error-next-line", "this-will-error")
+        walk.in_range = word == "highlight-start" or (walk.in_range and word != "highlight-end")
+        lines[n] = None
+        return
+    notation = _NOTATION.search(line)
+    if notation:
+        walk.touched = True
+        context.constructs.count("shiki-notation", "mapped")
+        what = notation.group(1)
+        if what == "--":
+            lines[n] = None  # a removed line of a diff: the code as it is after
+            return
+        line = line[: notation.start()].rstrip()
+        lines[n] = line
+        if what != "focus" and not what.startswith("word:"):
+            walk.highlight.append(n)
+    if "[!!code" in line:
+        lines[n] = line.replace("[!!code", "[!code")
+        walk.touched = True
+    if walk.pending_next or walk.in_range:
+        walk.highlight.append(n)
+        walk.pending_next = False
+
+
+def _cut(lines: list[str | None], body: list[int], walk: _Walk) -> None:
+    """Twoslash's cuts: the code before ``---cut---`` and after ``---cut-after---`` goes."""
+    for n in body:
+        before = walk.cut is not None and n < walk.cut
+        beyond = walk.after is not None and n > walk.after
+        if (before or beyond) and lines[n] is not None:
+            lines[n] = None
+
+
+def _info_line(lang: str, numbers: list[int], title: str | None) -> str:
     out = lang
     if numbers:
         out += f' hl_lines="{" ".join(str(k) for k in sorted(set(numbers)))}"'
     if title:
         out += f' title="{title.replace(chr(34), chr(39))}"'
-    lines[first] = f"{indent}{marker}{out}"
-    return True
+    return out
 
 
 def _closing(line: str, marker: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from shared.config import Settings
 from shared.logs import get_logger
 from shared.ports import Embedder, ReportWriter, SitePublisher, StalePublication, Store
-from shared.records import Output
+from shared.records import Output, StoredNav
 from shared.services.site_build import curator
 from shared.services.site_build.files import reusable_shards, site_config, site_files
 from shared.services.site_build.lease import LEASE_SECONDS
@@ -78,7 +78,7 @@ class Build:
         self.lease = LEASE_SECONDS
         self.config = site_config(settings, publisher)
         self.timer = Timer()
-        self.stored_nav: Mapping[str, Any] | None = None
+        self.stored_nav: StoredNav | None = None
         self.imports: Mapping[str, Any] | None = None  # SiteState.load_imports()
 
     def run(self, full: bool, lease: float) -> BuildReport:

@@ -12,6 +12,7 @@ from shared.logs import get_logger
 from shared.ports import Embedder, ReportWriter, Store
 from shared.services import feedback_digest, review
 from shared.services.report_loop import loop_sections
+from shared.services.review_views import ProposalRow
 from shared.services.site_build.report import BuildReport
 from shared.services.site_build.sorting import Sorted
 from shared.services.site_build.timer import Timer
@@ -76,7 +77,7 @@ def summary(
     }
 
 
-def _open_proposals(store: Store) -> list[dict[str, Any]]:
+def _open_proposals(store: Store) -> list[ProposalRow]:
     """The agents' proposals waiting for a curator, for the report (none if unreadable:
     the report is still worth writing)."""
     try:

@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.records import STAGE_PAGES, Output
+from shared.records import STAGE_PAGES, Output, StoredNav
 from shared.schema import Page
 from shared.services.site_build.reading import ReadAgain
 from shared.site import paths, refs, renderer, search
@@ -27,7 +27,7 @@ def site_view(
     bodies: Mapping[str, Body],
     before: Mapping[str, PageState],
     changed: Collection[str],
-    stored_nav: Mapping[str, Any] | None,
+    stored_nav: StoredNav | None,
     aliases: Mapping[str, str] | None = None,
 ) -> SiteView:
     """Every published page's entry and links: parsed, read, or from the manifest."""

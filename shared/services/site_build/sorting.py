@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import ValidationError
 
 from shared.errors import InvalidInput, PayloadTooLarge
+from shared.json_value import JsonObject
 from shared.logs import get_logger
 from shared.records import PageRecord
 from shared.schema import Page
@@ -32,7 +32,7 @@ class Sorted:
 
     published: dict[str, Page] = field(default_factory=dict)
     failed: list[PageFailure] = field(default_factory=list)
-    drafts: list[dict[str, Any]] = field(default_factory=list)
+    drafts: list[JsonObject] = field(default_factory=list)  # the curator report's rows
     held: dict[str, Held] = field(default_factory=dict)  # every page not published
 
     def settle(self) -> None:
@@ -104,7 +104,7 @@ def _sort(record: PageRecord, out: Sorted) -> None:
             out.published[outcome.slug] = outcome
         elif outcome.status == "draft":
             generated = outcome.front_matter.generated
-            draft = {
+            draft: JsonObject = {
                 "slug": outcome.slug,
                 "title": outcome.title,
                 "updated_at": outcome.updated_at.isoformat(),

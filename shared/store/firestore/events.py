@@ -18,6 +18,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
+from shared.json_value import JsonObject
 from shared.records import EventKind
 from shared.store.firestore.db import Database
 
@@ -45,7 +46,7 @@ class FirestoreEvents:
                 **self._db.options,
             )
 
-    def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]:
+    def recent(self, kind: EventKind, limit: int = 100) -> list[JsonObject]:
         if limit <= 0:
             return []
         query = (

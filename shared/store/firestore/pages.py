@@ -202,16 +202,8 @@ class FirestorePages:
                 proposal = revision_docs.open_proposal(self._db, closes.id)
                 if proposal is None:
                     raise proposal_closed(closes.id)
-            snapshot = self._ref(page.slug).get(**self._db.options)
-            if not snapshot.exists:
-                raise NotFound(f"no page with slug '{page.slug}'", field="slug")
+            snapshot = self._current(page.slug, expected_version)
             stored = snapshot.to_dict() or {}
-            if stored.get("version") != expected_version:
-                raise VersionConflict(
-                    f"page '{page.slug}' is at version {stored.get('version')}, "
-                    f"not {expected_version}: read it again and retry",
-                    field="expected_version",
-                )
             old_count = int(stored.get("chunk_count") or 0)
             old_key = str(stored.get("chunk_key") or "")
             key = old_key if chunks is None else self._stage_if_needed(page, chunks)
@@ -228,14 +220,7 @@ class FirestorePages:
             )
             old_keys = [str(k) for k in stored.get("cited_keys") or []]
             _index_entries(self._db, batch, page.slug, old_keys, cited_keys(page.freshness))
-            if chunks is None:
-                fields = chunk_docs.page_fields(page)
-                for ordinal in range(old_count):
-                    batch.update(self._chunk_ref(page.slug, ordinal, old_key), fields)
-            else:
-                self._put_chunks(batch, page, chunks, key)
-                for ordinal in range(len(chunks) if key == old_key else 0, old_count):
-                    batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
+            self._replace_chunks(batch, page, chunks, (old_key, old_count), key)
             if revision is not None:
                 revision_docs.keep(self._db, batch, revision, self._keep)
             if closes is not None and proposal is not None:
@@ -247,21 +232,60 @@ class FirestorePages:
             log_write(self._db, batch, page.slug)
             try:
                 batch.commit(**self._db.options)
-            except (gexc.FailedPrecondition, gexc.Aborted) as exc:
+            except (gexc.FailedPrecondition, gexc.Aborted, gexc.NotFound) as exc:
                 self._discard(page.slug, key if key != old_key else "", count)
-                if closes is not None and revision_docs.open_proposal(self._db, closes.id) is None:
-                    raise proposal_closed(closes.id) from exc
-                # The precondition failed: the page changed since it was read.
-                raise VersionConflict(
-                    f"page '{page.slug}' changed while it was being updated "
-                    f"(it is no longer version {expected_version}): read it again and retry",
-                    field="expected_version",
-                ) from exc
-            except gexc.NotFound as exc:
-                self._discard(page.slug, key if key != old_key else "", count)
-                raise NotFound(f"no page with slug '{page.slug}'", field="slug") from exc
+                raise self._update_failure(page.slug, expected_version, closes, exc) from exc
             # Any other failure may have committed after all (a lost answer): staged
             # chunks stay, live if it did, invisible ("staging") if it did not.
+
+    def _current(self, slug: str, expected_version: int) -> Any:
+        """The page's snapshot, read for an update at ``expected_version``."""
+        snapshot = self._ref(slug).get(**self._db.options)
+        if not snapshot.exists:
+            raise NotFound(f"no page with slug '{slug}'", field="slug")
+        version = (snapshot.to_dict() or {}).get("version")
+        if version != expected_version:
+            raise VersionConflict(
+                f"page '{slug}' is at version {version}, "
+                f"not {expected_version}: read it again and retry",
+                field="expected_version",
+            )
+        return snapshot
+
+    def _replace_chunks(
+        self,
+        batch: Any,
+        page: PageRecord,
+        chunks: Sequence[Chunk] | None,
+        old: tuple[str, int],
+        key: str,
+    ) -> None:
+        """The page's chunks in the batch: its new fields on the old chunks (``chunks`` None),
+        or the new chunks written and the old ones past them deleted."""
+        old_key, old_count = old
+        if chunks is None:
+            fields = chunk_docs.page_fields(page)
+            for ordinal in range(old_count):
+                batch.update(self._chunk_ref(page.slug, ordinal, old_key), fields)
+            return
+        self._put_chunks(batch, page, chunks, key)
+        for ordinal in range(len(chunks) if key == old_key else 0, old_count):
+            batch.delete(self._chunk_ref(page.slug, ordinal, old_key))
+
+    def _update_failure(
+        self, slug: str, expected_version: int, closes: Proposal | None, exc: Exception
+    ) -> Exception:
+        """Our error for an update's commit the store refused."""
+        if isinstance(exc, gexc.NotFound):
+            return NotFound(f"no page with slug '{slug}'", field="slug")
+        if closes is not None and revision_docs.open_proposal(self._db, closes.id) is None:
+            return proposal_closed(closes.id)
+        # The precondition failed: the page changed since it was read.
+        return VersionConflict(
+            f"page '{slug}' changed while it was being updated "
+            f"(it is no longer version {expected_version}): read it again and retry",
+            field="expected_version",
+        )
 
     def count(self) -> int:
         with self._db.guard("counting pages"):

@@ -111,14 +111,14 @@ class FirestoreProposals:
     def get(self, proposal_id: str) -> Proposal | None:
         with self._db.guard(f"reading proposal {proposal_id}"):
             snapshot = self._ref(proposal_id).get(**self._db.options)
-        return proposal_from(snapshot.to_dict() or {}) if snapshot.exists else None
+        return proposal_from(snapshot.to_dict()) if snapshot.exists else None
 
     def list(self, *, status: ProposalStatus | None = "open") -> list[Proposal]:
         query = self._db.collection(PROPOSALS)
         if status is not None:
             query = query.where(filter=FieldFilter("status", "==", status))
         with self._db.guard("listing proposals"):
-            found = [proposal_from(d.to_dict() or {}) for d in query.stream(**self._db.options)]
+            found = [proposal_from(d.to_dict()) for d in query.stream(**self._db.options)]
         return sorted(found, key=lambda p: (p.created_at, p.id))
 
     def close(self, closed: Proposal) -> bool:

@@ -23,7 +23,8 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from shared.records import Lease
+from shared.json_value import JsonObject
+from shared.records import Lease, StoredNav, stored_nav
 from shared.store.firestore.db import Database
 
 COLLECTION = "site_state"
@@ -100,7 +101,7 @@ class FirestoreSiteState:
 
     # -- manifest ---------------------------------------------------------------------
 
-    def load_manifest(self) -> dict[str, Any] | None:
+    def load_manifest(self) -> JsonObject | None:
         with self._db.guard("reading the site manifest"):
             head = self._ref(HEAD).get(**self._db.options)
             if not head.exists:
@@ -150,8 +151,8 @@ class FirestoreSiteState:
 
     # -- navigation ---------------------------------------------------------------------
 
-    def load_nav(self) -> dict[str, Any] | None:
-        return self._load_blob(NAV, "reading the site navigation")
+    def load_nav(self) -> StoredNav | None:
+        return stored_nav(self._load_blob(NAV, "reading the site navigation"))
 
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         self._save_blob(NAV, nav, "saving the site navigation")
@@ -162,7 +163,7 @@ class FirestoreSiteState:
     def save_imports(self, imports: Mapping[str, Any]) -> None:
         self._save_blob(IMPORTS, imports, "saving what an import said of its tree")
 
-    def _load_blob(self, name: str, doing: str) -> dict[str, Any] | None:
+    def _load_blob(self, name: str, doing: str) -> JsonObject | None:
         with self._db.guard(doing):
             snapshot = self._ref(name).get(**self._db.options)
         if not snapshot.exists:

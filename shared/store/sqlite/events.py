@@ -14,6 +14,7 @@ from typing import Any
 
 from shared import clock
 from shared.config import DEFAULT_TRACE_DAYS
+from shared.json_value import JsonObject
 from shared.records import EventKind
 from shared.store.sqlite.db import Database
 
@@ -52,7 +53,7 @@ class SqliteEvents:
                 "INSERT INTO events (kind, at, data) VALUES (?, ?, ?)", (kind, at, payload)
             )
 
-    def recent(self, kind: EventKind, limit: int = 100) -> list[dict[str, Any]]:
+    def recent(self, kind: EventKind, limit: int = 100) -> list[JsonObject]:
         rows = self._db.connection().execute(
             "SELECT data FROM events WHERE kind = ? ORDER BY id DESC LIMIT ?", (kind, limit)
         )

@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from shared.records import Lease
+from shared.json_value import JsonObject
+from shared.records import Lease, StoredNav, stored_nav
 from shared.store.sqlite.db import Database
 
 SCHEMA = """
@@ -77,14 +78,14 @@ class SqliteSiteState:
         row = self._db.connection().execute(sql).fetchone()
         return None if row is None else Lease(str(row["owner"]), float(row["expires_at"]))
 
-    def load_manifest(self) -> dict[str, Any] | None:
+    def load_manifest(self) -> JsonObject | None:
         return self._load("site_manifest")
 
     def save_manifest(self, manifest: Mapping[str, Any]) -> None:
         self._save("site_manifest", manifest)
 
-    def load_nav(self) -> dict[str, Any] | None:
-        return self._load("site_nav")
+    def load_nav(self) -> StoredNav | None:
+        return stored_nav(self._load("site_nav"))
 
     def save_nav(self, nav: Mapping[str, Any] | None) -> None:
         if nav is None:
@@ -99,7 +100,7 @@ class SqliteSiteState:
     def save_imports(self, imports: Mapping[str, Any]) -> None:
         self._save("site_imports", imports)
 
-    def _load(self, table: str) -> dict[str, Any] | None:
+    def _load(self, table: str) -> JsonObject | None:
         row = (
             self._db.connection().execute(f"SELECT data FROM {table} WHERE id = 1").fetchone()  # noqa: S608
         )
