@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shared import mkdocs
 from shared.text.plaintext import PATH_SEPARATOR
@@ -70,6 +71,13 @@ def split_markdown(
     MkDocs blocks are read as their title and text, includes as the file's path
     (``shared.mkdocs.readable``): chunks are shown and embedded without markup.
     """
+    return list(_split(title, markdown, max_chars, overlap))
+
+
+# A write asks twice for the same page's chunks (the import's embed-ahead for the texts
+# to embed, then the write itself): the second asking is free. Pure, so safe to share.
+@lru_cache(maxsize=16)
+def _split(title: str, markdown: str, max_chars: int, overlap: int) -> tuple[Piece, ...]:
     path: list[tuple[int, str]] = []
     sections: list[tuple[str, list[str]]] = []
     for level, heading, block in _blocks(mkdocs.readable(markdown)):
@@ -90,7 +98,7 @@ def split_markdown(
             pieces.append(Piece(heading=label, text=text))
     if not pieces and title.strip():
         pieces.append(Piece(heading=title, text=title.strip()))
-    return pieces
+    return tuple(pieces)
 
 
 def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:
