@@ -63,6 +63,8 @@ class Include:
 
 def parse_include(line: str) -> Include | None:
     """The include a line holds, or None."""
+    if "{*" not in line:
+        return None  # most lines: asked of every line of a page, in chunking too
     match = INCLUDE.match(line)
     if not match:
         return None

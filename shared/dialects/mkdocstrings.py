@@ -448,6 +448,8 @@ class _Writer:
     def headings(self, text: str, path: str) -> str:
         """``text`` with its headings' ids (``_heading_ids``), each one an id documented."""
         text = _heading_ids(text, path)
+        if "{ #" not in text:
+            return text  # most docstrings: no id, and no pattern compiled for this path
         for found in re.finditer(r"\{ #(" + re.escape(path) + r"--[\w.-]*) \}", text):
             self.ids.append((found.group(1), found.group(1)))
         return text

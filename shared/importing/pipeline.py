@@ -2,7 +2,7 @@
 
 Each transform takes the body as a ``Source`` (parsed once by markdown-it, so it knows
 where code is) and the ``Context`` of the file and the tree, and returns the new body;
-the next transform gets it reparsed only when it changed. What a transform meets is
+the next transform gets it reparsed only when its text changed. What a transform meets is
 counted in ``context.constructs``; what it cannot keep is a warning.
 """
 
@@ -31,6 +31,8 @@ def run(body: str, context: Context, transforms: dict[str, Transform]) -> str:
     source = Source(body, indented)
     for name in context.dialect.transforms:
         text = transforms[name].run(source, context)
-        if text is not source.text:
+        # Most transforms write the body anew whether or not they changed it: an equal
+        # text keeps its parse (the parse depends on the text alone).
+        if text != source.text:
             source = Source(text, indented)
     return source.text

@@ -17,7 +17,10 @@ from markdown_it.token import Token
 
 @cache
 def _parser(indented_code: bool) -> MarkdownIt:
-    md = MarkdownIt("commonmark")
+    # Only the blocks are asked for (code, raw HTML, quotes: lines and info strings), so
+    # inline text is never tokenized: that was most of the parse, and each transform that
+    # changes the body pays for one again.
+    md = MarkdownIt("commonmark").disable(["inline", "text_join"])
     if not indented_code:
         # MDX has no indented code and MkDocs indents block bodies: four spaces are not
         # code there, and a fence indented under a component is still a fence.

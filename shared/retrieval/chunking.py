@@ -8,7 +8,9 @@ pieces of at most ``max_chars`` with ``overlap`` characters carried over.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
+from threading import Lock
 
 from shared import mkdocs
 from shared.text.plaintext import PATH_SEPARATOR
@@ -70,6 +72,50 @@ def split_markdown(
     MkDocs blocks are read as their title and text, includes as the file's path
     (``shared.mkdocs.readable``): chunks are shown and embedded without markup.
     """
+    key = (title, markdown, max_chars, overlap)
+    pieces = _RECENT.get(key)
+    if pieces is None:
+        pieces = _split(title, markdown, max_chars, overlap)
+        _RECENT.put(key, pieces)
+    return list(pieces)
+
+
+_Key = tuple[str, str, int, int]  # split_markdown's arguments
+
+
+class _Recent:
+    """The last pages' chunks, up to ``chars`` of their Markdown (thread-safe). The import
+    asks for each page's chunks twice (its embed-ahead for the texts to embed, then the
+    write itself), up to two embedding batches apart: the second asking is then free."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+        self._held = 0
+        self._pieces: OrderedDict[_Key, tuple[Piece, ...]] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: _Key) -> tuple[Piece, ...] | None:
+        with self._lock:
+            pieces = self._pieces.get(key)
+            if pieces is not None:
+                self._pieces.move_to_end(key)
+            return pieces
+
+    def put(self, key: _Key, pieces: tuple[Piece, ...]) -> None:
+        with self._lock:
+            if key in self._pieces:
+                return
+            self._pieces[key] = pieces
+            self._held += len(key[1])
+            while self._held > self.chars and len(self._pieces) > 1:
+                (_, markdown, _, _), _ = self._pieces.popitem(last=False)
+                self._held -= len(markdown)
+
+
+_RECENT = _Recent(4_000_000)
+
+
+def _split(title: str, markdown: str, max_chars: int, overlap: int) -> tuple[Piece, ...]:
     path: list[tuple[int, str]] = []
     sections: list[tuple[str, list[str]]] = []
     for level, heading, block in _blocks(mkdocs.readable(markdown)):
@@ -90,7 +136,7 @@ def split_markdown(
             pieces.append(Piece(heading=label, text=text))
     if not pieces and title.strip():
         pieces.append(Piece(heading=title, text=title.strip()))
-    return pieces
+    return tuple(pieces)
 
 
 def _pack(blocks: list[str], max_chars: int, overlap: int) -> list[str]:

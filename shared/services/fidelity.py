@@ -148,7 +148,8 @@ def measure(source_body: str, stored: str, *, slug: str = "", title: str = "") -
     source syntax its reader would see (in its body or its ``title``)."""
     wanted = source_words(source_body)
     try:
-        body = render_body(stored, slug, RENDER_BUDGET_SECONDS)
+        # Words, not colours: Pygments' spans hold the same text, so fences stay plain.
+        body = render_body(stored, slug, RENDER_BUDGET_SECONDS, colour=False)
     except (RenderTimeout, RecursionError):
         return PageFidelity(0.0 if wanted else 1.0)  # the site leaves the page out
     seen = visible(_with_link_texts(body))

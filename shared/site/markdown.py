@@ -495,13 +495,18 @@ def heading_anchors(content: str) -> list[tuple[int, str, str]]:
     return [(h.level, h.label, h.anchor) for h in _headings(env)]
 
 
-def render_body(content: str, slug: str = "", budget: float | None = None) -> Body:
+def render_body(
+    content: str, slug: str = "", budget: float | None = None, *, colour: bool = True
+) -> Body:
     """The page body as HTML with markers (safe: allowlisted HTML only, no script links).
 
     ``slug`` places the page for relative ``.md`` links; past ``budget`` seconds the
-    parse stops with ``RenderTimeout``.
+    parse stops with ``RenderTimeout``. Without ``colour`` every fence is plain: the
+    same text, none of Pygments' spans (for a reader of words, not a page to publish).
     """
     env: dict[str, Any] = {"slug": slug}
+    if not colour:
+        env["highlight_budget"] = highlight.Budget(0)
     if budget is not None:
         env["budget"] = [time.perf_counter() + budget, 256]
     text = mkdocs.canonical(content)

@@ -7,6 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shared.retrieval import chunking
 from shared.retrieval.chunking import split_markdown
 
 MAX = 600
@@ -68,3 +69,25 @@ def test_an_empty_page_still_has_one_chunk_of_its_title() -> None:
     """A page with no body is still findable by its title."""
     pieces = split_markdown("Solo título", "")
     assert [(p.heading, p.text) for p in pieces] == [("Solo título", "Solo título")]
+
+
+def test_a_page_asked_twice_gets_equal_chunks_it_may_change_freely() -> None:
+    """The second asking for a page's chunks is served from the recent pages and equals
+    the first; a caller changing its list changes nobody else's."""
+    text = "# Guía\n\nUn párrafo de prueba.\n\n## Uso\n\nOtro párrafo."
+    first = split_markdown("Guía", text)
+    assert len(first) == 2
+    first.clear()
+    assert split_markdown("Guía", text) == list(chunking._split("Guía", text, 600, 100))
+
+
+def test_the_recent_pages_hold_no_more_markdown_than_their_budget() -> None:
+    """Past its budget of characters the oldest pages are let go (the newest is kept)."""
+    recent = chunking._Recent(chars=10)
+    recent.put(("a", "x" * 6, 600, 100), ())
+    recent.put(("b", "y" * 6, 600, 100), ())
+    assert recent.get(("a", "x" * 6, 600, 100)) is None
+    assert recent.get(("b", "y" * 6, 600, 100)) == ()
+    recent.put(("c", "z" * 50, 600, 100), ())
+    assert recent.get(("c", "z" * 50, 600, 100)) == ()
+    assert recent.get(("b", "y" * 6, 600, 100)) is None

@@ -156,6 +156,19 @@ def test_fenced_code_gets_a_language_class_and_escaped_content() -> None:
     assert '<code class="language-nolang">if a &lt; b: print("&lt;b&gt;")\n</code>' in plain
 
 
+def test_fences_render_plain_without_colour_and_show_the_same_text() -> None:
+    """``colour=False`` leaves out Pygments' spans, not a character of the code a reader sees."""
+    source = '```python hl_lines="1"\nif a < b:\n    print("<b>")\n```\n'
+    coloured = render_body(source).html
+    plain = render_body(source, colour=False).html
+    assert '<span class="k">' in coloured
+    assert '<span class="k">' not in plain
+    assert '<code class="language-python"><span class="hll">if a &lt; b:\n</span>' in plain
+    assert html_lib.unescape(re.sub(r"<[^>]+>", "", plain)) == html_lib.unescape(
+        re.sub(r"<[^>]+>", "", coloured)
+    )
+
+
 def test_hostile_fence_language_is_dropped() -> None:
     """A fence info string that is not a plain language name adds no class at all."""
     html = render_body('```"><script>alert(1)</script>\nx\n```\n').html
