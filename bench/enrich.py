@@ -13,10 +13,13 @@ enricher is run through the store port on what the authors wrote, with that hidd
   ``related``), which suggests from meaning, shared sources and the pages both link.
   Precision = suggested pairs the authors linked (a pair counts once).
 - ``description``: the pages whose front matter has an author-written ``description``,
-  hidden. A suggestion is right when it *says what the author's description says*: at
-  least ``DESCRIPTION_OVERLAP`` of the author's description's words (folded, of three
-  letters or more) are in it. Reported beside it, and weaker: ``in_first_section``, the
-  suggestion is a sentence of the page's first section (before its first ``##``).
+  hidden (recall: suggestions right / those pages). A suggestion is right when it is a
+  sentence of the page's first section, the authors' own introduction (the text before
+  the page's first ``##`` heading; its first 60 characters found in that section as plain
+  text): a sentence of the body, a heading, a list item or a code line is wrong. Reported
+  beside it, and much stricter: ``says_the_authors``, the suggestions that hold at least
+  ``DESCRIPTION_OVERLAP`` of the author's description's words (folded, three letters or
+  more); an extract rarely says what the author's one-line pitch says.
 - ``tags``: the pages whose front matter has author tags, hidden; the vocabulary is the
   rest of the wiki's tags. Precision = suggested tags the authors gave.
 - ``links``: up to ``LINKS_PER_PAGE`` wiki links the authors wrote per page, each broken
@@ -199,11 +202,6 @@ def _description_words(text: str) -> set[str]:
     return {w for w in re.findall(r"\w+", fold(text)) if len(w) >= 3}
 
 
-def _first_section(content: str) -> str:
-    body = re.split(r"(?m)^#{2,6} ", content, maxsplit=1)[0]
-    return " ".join(body.split())
-
-
 def bench_description(pages: list[PageRecord]) -> Tally:
     """The author's description hidden; a suggestion that says what it says is right."""
     tally = Tally()
@@ -218,11 +216,11 @@ def bench_description(pages: list[PageRecord]) -> Tally:
             tally.add(record.slug, 0, 0, 1)
             continue
         text = str(suggestion.metadata["description"])
+        first = " ".join(plaintext.inline(en.introduction(record.content)).split())
+        tally.add(record.slug, int(text[:60] in first), 1, 1)
         want = _description_words(author)
         overlap = len(want & _description_words(text)) / max(1, len(want))
-        tally.add(record.slug, int(overlap >= DESCRIPTION_OVERLAP), 1, 1)
-        first = " ".join(plaintext.inline(_first_section(record.content)).split())
-        tally.also("in_first_section", record.slug, int(text[:60] in first))
+        tally.also("says_the_authors", record.slug, int(overlap >= DESCRIPTION_OVERLAP))
     return tally
 
 
