@@ -63,7 +63,8 @@ def test_related_are_each_others_nearest_page_in_another_folder() -> None:
     assert suggestion is not None
     assert suggestion.added == ("advanced—cookies",)
     assert suggestion.metadata["related"] == ["advanced—old", "advanced—cookies"]
-    assert en.folder_of("a—b—c") == "a—b" and en.folder_of("index") == ""
+    assert en.folder_of("a—b—c") == "a—b"
+    assert en.folder_of("index") == ""
 
 
 def test_description_is_the_first_standalone_sentence_as_plain_text() -> None:
