@@ -6,8 +6,9 @@ enricher is run through the store port on what the authors wrote, with that hidd
 
 - ``sources``: the pages whose text names a path the code index holds; the truth is the
   code files the authors linked (the import records them as ``code`` sources: includes
-  and links into the repository). Each page is enriched with its sources hidden. A tree
-  whose authors link no code file at all cannot say, and is not judged.
+  and links into the repository). Each page is enriched with its sources hidden. A page
+  whose authors link no code file at all cannot say which of the paths it names they
+  would link, and is not judged.
 - ``related``: the wiki links the authors wrote between two pages (either way) are the
   truth; the link between the two pages is hidden from the enricher (and their
   ``related``), which suggests from meaning, shared sources and the pages both link.
@@ -144,10 +145,10 @@ def _without(record: PageRecord, *keys: str) -> PageRecord:
 def bench_sources(store: Store, embedder: Embedder, pages: list[PageRecord]) -> Tally:
     """Each page that names an indexed path, its authors' code sources hidden."""
     tally = Tally()
-    if not any(_code_refs(p) for p in pages):
-        return tally  # the authors link no code file: this tree cannot say
     for record in pages:
         truth_keys = _code_refs(record)
+        if not truth_keys:
+            continue  # its authors link no code file: this page cannot say
         candidates = en.named_paths(record.content)
         if not candidates:
             continue
