@@ -62,6 +62,20 @@ CORPORA = {
 }
 
 
+# Every docs tree of ../shared/corpus, labelled or not: the benches that take their truth
+# from what the authors wrote (bench/enrich.py) run on all of them.
+TREES = {
+    **CORPORA,
+    **{
+        c.name: c
+        for c in (
+            Corpus("vitepress-en", "repo/docs/en", "", "en"),
+            Corpus("docusaurus-en", "repo/website/docs", "", "en"),
+        )
+    },
+}
+
+
 def chosen(names: list[str] | None) -> list[Corpus]:
     """The corpora a ``--corpus`` option names (all of them when it names none)."""
     unknown = [n for n in names or [] if n not in CORPORA]

@@ -27,17 +27,24 @@ from shared.text.fold import fold
 ENRICHERS = ("sources", "related", "description", "tags", "links")
 MAX_SOURCES = 20  # new code sources one proposal adds (a page naming more is a listing)
 MAX_RELATED = 5
-# Two pages are related when each is among the other's MUTUAL_RANK nearest by meaning
-# and something the authors wrote backs it: a code source both cite, a page both link,
-# or a link between them. Meaning alone is not enough: on the corpora, pages near in
-# meaning are pages the authors linked less than a third of the time (bench/enrich.py,
-# docs/enrich.md), and a likeness below RELATED_FLOOR is never a relation.
+# Two pages are related when each is the other's nearest page by meaning and they sit in
+# different folders (the slug's parts before its last). Nearness alone is not enough: on
+# the corpora, pages among each other's MUTUAL_RANK nearest are pages the authors linked
+# less than two times in three, even with a shared source or link target to back them.
+# Each other's nearest, they are linked four times in five, and every miss is two pages
+# of one folder (a cookie parameter and a cookie model): siblings the site's navigation
+# already shows side by side, which the authors do not link (bench/enrich.py,
+# docs/enrich.md). A likeness below RELATED_FLOOR is never a relation.
 MUTUAL_RANK = 2
 RELATED_FLOOR = 0.55
 LINK_MATCH = 0.85  # how close a broken link's target must be to a page's slug or title
+# How much closer the best page must be than the next: a broken target that reads like
+# two pages (a dropped suffix of ``x-intro`` and ``x-toc``) names neither for sure.
+LINK_MARGIN = 0.04
 # Symbols written as dotted names in code spans: ``fastapi.routing.APIRouter``.
 _DOTTED = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)`")
 _LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_SECTION = re.compile(r"(?m)^#{2,6} ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +134,9 @@ def _outermost(paths: list[str]) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class Neighbour:
     """Another active page near this one: the cosine of the page to its closest chunk,
-    whether each is among the other's ``MUTUAL_RANK`` nearest pages, how many code
-    sources and link targets they share, whether either links the other, its tags."""
+    whether each is among the other's ``MUTUAL_RANK`` nearest pages (``closest``: each is
+    the other's nearest), how many code sources and link targets they share, whether
+    either links the other, its tags."""
 
     slug: str
     cosine: float
@@ -137,13 +145,19 @@ class Neighbour:
     tags: tuple[str, ...] = field(default_factory=tuple)
     mutual: bool = False
     shared_links: int = 0
+    closest: bool = False
 
 
-def is_related(n: Neighbour) -> bool:
-    """Whether ``n`` treats the same topic: mutual nearest neighbours by meaning, with a
-    shared code source, a shared link target or a link between them to back it."""
-    evidence = n.shared_sources > 0 or n.shared_links > 0 or n.linked
-    return n.mutual and evidence and n.cosine >= RELATED_FLOOR
+def folder_of(slug: str) -> str:
+    """The folder a slug's page sits in: its parts before the last (``a—b—c`` -> ``a—b``)."""
+    return slug.rpartition("—")[0]
+
+
+def is_related(n: Neighbour, slug: str) -> bool:
+    """Whether ``n`` treats the same topic as the page ``slug`` and the site does not
+    already show them together: each the other's nearest page by meaning, in different
+    folders."""
+    return n.closest and n.cosine >= RELATED_FLOOR and folder_of(n.slug) != folder_of(slug)
 
 
 def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggestion | None:
@@ -152,7 +166,7 @@ def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggesti
     related = [str(s) for s in page.listed("related")]
     have = {*related, page.slug}
     chosen = sorted(
-        (n for n in neighbours if n.slug not in have and is_related(n)),
+        (n for n in neighbours if n.slug not in have and is_related(n, page.slug)),
         key=lambda n: (-(n.cosine + 0.1 * (n.shared_sources + n.shared_links + n.linked)), n.slug),
     )
     new = list(dict.fromkeys(n.slug for n in chosen))[:MAX_RELATED]
@@ -164,12 +178,19 @@ def suggest_related(page: PageView, neighbours: Sequence[Neighbour]) -> Suggesti
 # -- description ------------------------------------------------------------------------
 
 
+def introduction(content: str) -> str:
+    """The page's introduction: its text before the first ``##`` (or deeper) heading."""
+    return _SECTION.split(content, maxsplit=1)[0]
+
+
 def suggest_description(page: PageView) -> Suggestion | None:
-    """The page's first sentence that stands alone, when it has no description and that
-    sentence fits ``MAX_DESCRIPTION`` characters (never a cut sentence)."""
+    """The first sentence of the page's introduction that stands alone, when the page has
+    no description and that sentence fits ``MAX_DESCRIPTION`` characters (never a cut
+    sentence). Only the introduction: a sentence of a later section says what that
+    section is about, not the page (bench/enrich.py)."""
     if str(page.front_matter.get("description") or "").strip():
         return None
-    for sentence in sentences(page.content)[:3]:
+    for sentence in sentences(introduction(page.content))[:3]:
         text = plaintext.inline(sentence)  # a meta description is plain text: no marks
         if len(text) <= MAX_DESCRIPTION and text.endswith((".", "!", "…")):
             return Suggestion("description", {"description": text}, (text,))
@@ -191,7 +212,7 @@ def suggest_tags(page: PageView, neighbours: Sequence[Neighbour]) -> Suggestion 
         line.lstrip("#") for line in prose(page.content).splitlines() if line.startswith("#")
     )
     named = _words(f"{page.title} {headings}")
-    vocabulary = [t for n in neighbours if is_related(n) for t in n.tags]
+    vocabulary = [t for n in neighbours if is_related(n, page.slug) for t in n.tags]
     new = [
         t
         for t in dict.fromkeys(vocabulary)
@@ -234,9 +255,10 @@ def likely_target(broken: str, pages: Mapping[str, str]) -> str | None:
             scored[slug] = score
     if not scored:
         return None
-    best = max(scored.values())
-    winners = [s for s, v in scored.items() if v == best]
-    return winners[0] if len(winners) == 1 else None
+    ranked = sorted(scored.items(), key=lambda kv: -kv[1])
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < LINK_MARGIN:
+        return None  # two pages read alike: neither is sure
+    return ranked[0][0]
 
 
 def suggest_links(page: PageView, fixes: Mapping[str, str]) -> Suggestion | None:

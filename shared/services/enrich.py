@@ -163,15 +163,13 @@ def _neighbours(ctx: Context) -> list[en.Neighbour]:
     mine = _code_keys(ctx.page.front_matter)
     links_out = set(en.wiki_targets(ctx.page.content))
     found: list[en.Neighbour] = []
-    for slug, cosine in nearest:
+    for rank, (slug, cosine) in enumerate(nearest):
         other = ctx.store.pages.get(slug)
         if other is None or other.front_matter.get("status") != "active":
             continue
         theirs = set(en.wiki_targets(other.content))
         linked = slug in links_out or ctx.page.slug in theirs
-        mutual = ctx.page.slug in {
-            s for s, _ in _nearest_pages(ctx, slug, MUTUAL_CHUNKS)[: en.MUTUAL_RANK]
-        }
+        near = [s for s, _ in _nearest_pages(ctx, slug, MUTUAL_CHUNKS)[: en.MUTUAL_RANK]]
         found.append(
             en.Neighbour(
                 slug,
@@ -179,8 +177,9 @@ def _neighbours(ctx: Context) -> list[en.Neighbour]:
                 shared_sources=len(mine & _code_keys(other.front_matter)),
                 linked=linked,
                 tags=tuple(str(t) for t in other.front_matter.get("tags") or []),
-                mutual=mutual,
+                mutual=ctx.page.slug in near,
                 shared_links=len((links_out - {slug}) & (theirs - {ctx.page.slug})),
+                closest=rank == 0 and near[:1] == [ctx.page.slug],
             )
         )
     return found

@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Any
 
+from shared.enrich import enrichers as en
 from shared.enrich.ledger import MAX_ATTEMPTS, backoff_s
 from shared.schema import parse_front_matter
 from shared.services import review
@@ -164,3 +165,28 @@ def test_a_burst_of_writes_is_enriched_once_per_page_at_its_latest_version(
     assert drained.changes == pages
     assert sorted(r.version for r in drained.results) == [rounds + 1] * pages
     assert all(r.error is None for r in drained.results)
+
+
+def test_related_are_each_others_nearest_page_read_through_the_store(store: Any) -> None:
+    """Two pages of different folders on one topic are each other's nearest (``closest``)
+    and related; a third page, whose nearest is one of them but not the other way, is
+    not; a sibling of the same folder is never suggested even when nearest."""
+    cookies = "Las cookies de la petición se leen con el parámetro Cookie y se validan."
+    _page(store, "tutorial—cookies", f"# Cookies\n\n{cookies}")
+    _page(store, "advanced—cookies", f"# Cookies\n\n{cookies} También en la respuesta.")
+    _page(store, "guide—docker", "# Docker\n\nDocker empaqueta la aplicación en una imagen.")
+    page = store.pages.get("tutorial—cookies")
+    ctx = Context(page, store, EMBEDDER, "2026-12-07")
+    closest = {n.slug: n.closest for n in ctx.neighbours()}
+    assert closest == {"advanced—cookies": True, "guide—docker": False}
+    suggestion = en.suggest_related(ctx.view, ctx.neighbours())
+    assert suggestion is not None
+    assert suggestion.added == ("advanced—cookies",)
+
+    sockets = "Un websocket abre una conexión que envía y recibe mensajes sin cerrarse."
+    _page(store, "advanced—websockets", f"# Websockets\n\n{sockets}")
+    _page(store, "advanced—testing-websockets", f"# Websockets\n\n{sockets} En los tests.")
+    sibling = Context(store.pages.get("advanced—websockets"), store, EMBEDDER, "2026-12-07")
+    nearest = sibling.neighbours()[0]
+    assert (nearest.slug, nearest.closest) == ("advanced—testing-websockets", True)
+    assert en.suggest_related(sibling.view, sibling.neighbours()) is None

@@ -45,25 +45,26 @@ def test_sources_suggests_indexed_paths_the_page_lacks_with_last_seen() -> None:
     assert en.suggest_sources(page, ["shared/store/pool.py"], found, "2026-12-07") is None
 
 
-def test_related_needs_mutual_nearness_backed_by_what_the_authors_wrote() -> None:
-    """Mutual nearest neighbours with a shared source, a shared link target or a link are
-    related; mutual nearness alone, or evidence without it, is not; a page already
-    related, and the page itself, are never suggested."""
-    page = _page("x", related=["guide—old"])
+def test_related_are_each_others_nearest_page_in_another_folder() -> None:
+    """Two pages that are each other's nearest by meaning, in different folders, are
+    related; a mutual near neighbour backed by shared sources or links but not each
+    other's nearest, a sibling of the same folder, a far one, a page already related, and
+    the page itself are not."""
+    page = _page("x", slug="tutorial—cookies", related=["advanced—old"])
     neighbours = [
-        en.Neighbour("guide—sourced", 0.7, shared_sources=1, mutual=True),
-        en.Neighbour("guide—cited", 0.7, shared_links=2, mutual=True),
-        en.Neighbour("guide—linked", 0.6, linked=True, mutual=True),
-        en.Neighbour("guide—twin", 0.95, mutual=True),
-        en.Neighbour("guide—one-way", 0.9, shared_sources=3),
-        en.Neighbour("guide—far", 0.4, linked=True, mutual=True),
-        en.Neighbour("guide—old", 0.95, linked=True, mutual=True),
-        en.Neighbour("guide—pool", 0.99, linked=True, mutual=True),
+        en.Neighbour("advanced—cookies", 0.8, closest=True, mutual=True),
+        en.Neighbour("advanced—sourced", 0.9, shared_sources=2, shared_links=3, mutual=True),
+        en.Neighbour("tutorial—cookie-models", 0.9, closest=True, mutual=True),
+        en.Neighbour("advanced—far", 0.4, closest=True, mutual=True),
+        en.Neighbour("advanced—old", 0.95, closest=True, mutual=True),
+        en.Neighbour("tutorial—cookies", 0.99, closest=True, mutual=True),
     ]
     suggestion = en.suggest_related(page, neighbours)
     assert suggestion is not None
-    assert set(suggestion.added) == {"guide—sourced", "guide—cited", "guide—linked"}
-    assert suggestion.metadata["related"][0] == "guide—old"
+    assert suggestion.added == ("advanced—cookies",)
+    assert suggestion.metadata["related"] == ["advanced—old", "advanced—cookies"]
+    assert en.folder_of("a—b—c") == "a—b"
+    assert en.folder_of("index") == ""
 
 
 def test_description_is_the_first_standalone_sentence_as_plain_text() -> None:
@@ -79,6 +80,17 @@ def test_description_is_the_first_standalone_sentence_as_plain_text() -> None:
     assert en.suggest_description(_page(content, description="Ya tiene una.")) is None
 
 
+def test_description_comes_from_the_introduction_only() -> None:
+    """A page whose introduction has no sentence that stands alone gets no description
+    from a later section: that sentence says what the section is about."""
+    content = "# Pool\n\n```py\npool()\n```\n\n## Uso\n\nEsta sección explica el uso del pool.\n"
+    assert en.suggest_description(_page(content)) is None
+    intro = "# Pool\n\nEl pool reutiliza conexiones abiertas.\n\n## Uso\n\nOtra frase del uso.\n"
+    suggestion = en.suggest_description(_page(intro))
+    assert suggestion is not None
+    assert suggestion.added == ("El pool reutiliza conexiones abiertas.",)
+
+
 def test_description_never_cuts_a_sentence_longer_than_300_characters() -> None:
     """A first sentence over the limit is no description: the next one that fits is."""
     long = "Una frase " + "muy " * 100 + "larga."
@@ -92,7 +104,7 @@ def test_tags_come_from_related_neighbours_and_must_be_named_by_the_page() -> No
     an unrelated neighbour, is not: nothing is invented."""
     page = _page("# Conexiones\n\ntexto", tags=["db"])
     neighbours = [
-        en.Neighbour("guide—a", 0.9, tags=("db", "pool", "kubernetes"), mutual=True, linked=True),
+        en.Neighbour("howto—a", 0.9, tags=("db", "pool", "kubernetes"), closest=True),
         en.Neighbour("guide—b", 0.2, tags=("conexiones",)),
     ]
     suggestion = en.suggest_tags(page, neighbours)
@@ -106,6 +118,12 @@ def test_links_point_a_broken_link_at_the_one_close_page_keeping_anchor_and_text
     pages = {"guide—connection-pool": "Connection pool", "guide—other": "Other"}
     assert en.likely_target("guide—conection-pool", pages) == "guide—connection-pool"
     assert en.likely_target("guide—a", {"guide—b": "B", "guide—c": "C"}) is None
+    # A target that reads almost as well as two pages names neither (not only a tie).
+    alike = {"guide—connection-pool": "Pool", "guide—connection-tools": "Tools"}
+    assert en.likely_target("guide—connection-pools", alike) is None
+    assert en.likely_target("guide—connection-pools", {"guide—connection-pool": "Pool"}) == (
+        "guide—connection-pool"
+    )
 
     page = _page("Ver [[guide—conection-pool#uso]] y [[guide—other|otra]].")
     suggestion = en.suggest_links(page, {"guide—conection-pool": "guide—connection-pool"})
