@@ -41,10 +41,12 @@ import hashlib
 import html
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 from shared.site import lang
 from shared.site.entries import Entry
@@ -231,9 +233,9 @@ class Index:
     truncated: list[str] = field(default_factory=list)  # stems that lost postings
 
 
-# A page's postings of one stem: (slug, in title, [passage, weight, passage, weight...]),
+# A page's postings of one stem: (slug, in title (1/0), [passage, weight, passage, weight...]),
 # passages in order, weights final; the shard only numbers the page.
-_Row = tuple[str, bool, list[int]]
+_Row = tuple[str, int, list[int]]
 
 
 @dataclass
@@ -244,6 +246,8 @@ class _Collected:
     forms: dict[str, set[str]] = field(default_factory=dict)
     rows: dict[str, list[_Row]] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
+    # stem -> its rows' indices strongest first, and their bytes summed in that order
+    ranked: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
 
 
 class _Stems:
@@ -267,7 +271,9 @@ class _Stems:
         found = self.items.get(item)
         if found is None:
             form, _, count = item.partition(":")
-            found = self.items[item] = (self.root(form), int(count) if count.isdigit() else 1)
+            # Capped here already: a stem's weight is the sum of its forms', capped.
+            times = min(int(count), MAX_WEIGHT) if count.isdigit() else 1
+            found = self.items[item] = (self.root(form), times)
         return found
 
 
@@ -280,17 +286,21 @@ def _collect(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> _Colle
             stems = by_language[entry.lang] = _Stems(entry.lang, out.forms)
         titled = {stems.root(form) for form in words(entry.title)}
         headed: dict[str, set[int]] = {}  # stem -> passages whose heading has it
-        counts: dict[str, dict[int, int]] = {}  # stem -> passage -> occurrences
+        # stem -> [passage, occurrences (capped), ...]: passages come in order, so a
+        # stem's passage is new or its last one
+        counts: dict[str, list[int]] = {}
         for n, (_, heading, counted) in enumerate(terms.get(entry.slug, ())):
             for form in words(heading):
                 headed.setdefault(stems.root(form), set()).add(n)
             for item in counted.split():
                 root, count = stems.item(item)
-                where = counts.get(root)
-                if where is None:
-                    counts[root] = {n: count}
+                pairs = counts.get(root)
+                if pairs is None:
+                    counts[root] = [n, count]
+                elif pairs[-2] == n:
+                    pairs[-1] = min(pairs[-1] + count, MAX_WEIGHT)
                 else:
-                    where[n] = where.get(n, 0) + count
+                    pairs += (n, count)
         _page_rows(entry.slug, titled, headed, counts, out)
     return out
 
@@ -299,26 +309,19 @@ def _page_rows(
     slug: str,
     titled: set[str],
     headed: Mapping[str, set[int]],
-    counts: Mapping[str, dict[int, int]],
+    counts: dict[str, list[int]],
     out: _Collected,
 ) -> None:
     """One page's row for each of its stems, appended to the stem's rows."""
     base = len(slug.encode()) + 10
     rows, sizes = out.rows, out.sizes
-    for root in titled | headed.keys() | counts.keys():
-        where = counts.get(root, {})
+    for root in (titled | headed.keys()) - counts.keys():
+        counts[root] = []
+    for root, pairs in counts.items():
         heads = headed.get(root)
-        pairs: list[int] = []
         if heads:
-            capped = {n: min(c, MAX_WEIGHT) for n, c in where.items()}
-            for n in heads:
-                capped[n] = capped.get(n, 0) + HEADING_WEIGHT
-            for n in sorted(capped):
-                pairs += (n, capped[n])
-        else:  # passages were counted in order
-            for n, c in where.items():
-                pairs += (n, c if c < MAX_WEIGHT else MAX_WEIGHT)
-        row = (slug, root in titled, pairs)
+            pairs = _headed(pairs, heads)
+        row = (slug, int(root in titled), pairs)
         if root in rows:
             rows[root].append(row)
             sizes[root] += base + 7 * (len(pairs) // 2)
@@ -327,11 +330,26 @@ def _page_rows(
             sizes[root] = base + 7 * (len(pairs) // 2)
 
 
+def _headed(pairs: list[int], heads: Iterable[int]) -> list[int]:
+    """A row's pairs with ``HEADING_WEIGHT`` added in the passages whose heading has the
+    word (a heading's passage may have no occurrence of it in its text)."""
+    where = dict(zip(pairs[::2], pairs[1::2], strict=True))
+    for n in heads:
+        where[n] = where.get(n, 0) + HEADING_WEIGHT
+    out: list[int] = []
+    for n in sorted(where):
+        out += (n, where[n])
+    return out
+
+
 def _strength(row: _Row) -> tuple[int, int, int]:
     """Which postings of a too common stem are kept: title, heading, occurrences."""
-    weights = row[2][1::2]
+    pairs = row[2]
+    if len(pairs) == 2:  # most rows: one passage
+        return (row[1], pairs[1] // HEADING_WEIGHT, pairs[1] % HEADING_WEIGHT)
+    weights = pairs[1::2]
     best = max(weights, default=0)
-    return (int(row[1]), best // HEADING_WEIGHT, sum(w % HEADING_WEIGHT for w in weights))
+    return (row[1], best // HEADING_WEIGHT, sum(w % HEADING_WEIGHT for w in weights))
 
 
 def _posting_bytes(row: _Row) -> int:
@@ -370,15 +388,20 @@ def _place(key: str, members: list[str], collected: _Collected, index: Index) ->
         _place(sub, sub_members, collected, index)
 
 
-def _fitted(rows: list[_Row], share: int) -> list[_Row]:
-    """The strongest rows within ``share`` bytes, in slug order."""
-    fitted, used = [], 0
-    for row in sorted(rows, key=_strength, reverse=True):  # stable: ties in slug order
-        used += _posting_bytes(row)
-        if used > share:
-            break
-        fitted.append(row)
-    return sorted(fitted, key=lambda r: r[0])
+def _fitted(root: str, collected: _Collected, share: int) -> list[_Row]:
+    """The stem's strongest rows within ``share`` bytes, in slug order."""
+    rows = collected.rows[root]
+    ranked = collected.ranked.get(root)
+    if ranked is None:  # a stem of several shards is ranked once
+        strengths = [_strength(row) for row in rows]
+        # Stable: rows of equal strength stay in slug order.
+        order = sorted(range(len(rows)), key=strengths.__getitem__, reverse=True)
+        ranked = collected.ranked[root] = (
+            order,
+            list(accumulate(_posting_bytes(rows[i]) for i in order)),
+        )
+    order, used = ranked
+    return [rows[i] for i in sorted(order[: bisect_right(used, share)])]
 
 
 def _shard(members: Iterable[str], collected: _Collected, index: Index) -> Shard:
@@ -393,7 +416,7 @@ def _shard(members: Iterable[str], collected: _Collected, index: Index) -> Shard
         if total > budget:
             # Too big even as whole forms: each stem keeps its strongest postings, in
             # proportion to its share of the shard.
-            fitted = _fitted(rows, budget * sizes[root] // total)
+            fitted = _fitted(root, collected, budget * sizes[root] // total)
             if len(fitted) < len(rows):
                 index.truncated.append(root)
             rows = fitted
@@ -403,7 +426,7 @@ def _shard(members: Iterable[str], collected: _Collected, index: Index) -> Shard
     shard = Shard(pages=pages)
     shard.forms = {f: " ".join(sorted(forms[f])) for f in members}
     for root, rows in kept.items():
-        shard.postings[root] = [[number[slug], int(titled), *pairs] for slug, titled, pairs in rows]
+        shard.postings[root] = [[number[slug], titled, *pairs] for slug, titled, pairs in rows]
     return shard
 
 
