@@ -284,6 +284,7 @@ def _collect(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> _Colle
         stems = by_language.get(entry.lang)
         if stems is None:
             stems = by_language[entry.lang] = _Stems(entry.lang, out.forms)
+        items = stems.items
         titled = {stems.root(form) for form in words(entry.title)}
         headed: dict[str, set[int]] = {}  # stem -> passages whose heading has it
         # stem -> [passage, occurrences (capped), ...]: passages come in order, so a
@@ -293,7 +294,7 @@ def _collect(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> _Colle
             for form in words(heading):
                 headed.setdefault(stems.root(form), set()).add(n)
             for item in counted.split():
-                root, count = stems.item(item)
+                root, count = items.get(item) or stems.item(item)
                 pairs = counts.get(root)
                 if pairs is None:
                     counts[root] = [n, count]
@@ -318,16 +319,17 @@ def _page_rows(
     for root in (titled | headed.keys()) - counts.keys():
         counts[root] = []
     for root, pairs in counts.items():
-        heads = headed.get(root)
-        if heads:
-            pairs = _headed(pairs, heads)
-        row = (slug, int(root in titled), pairs)
-        if root in rows:
-            rows[root].append(row)
-            sizes[root] += base + 7 * (len(pairs) // 2)
-        else:
+        if root in headed:
+            pairs = _headed(pairs, headed[root])
+        row = (slug, 1 if root in titled else 0, pairs)
+        size = base + 7 * (len(pairs) >> 1)
+        known = rows.get(root)
+        if known is None:
             rows[root] = [row]
-            sizes[root] = base + 7 * (len(pairs) // 2)
+            sizes[root] = size
+        else:
+            known.append(row)
+            sizes[root] += size
 
 
 def _headed(pairs: list[int], heads: Iterable[int]) -> list[int]:
