@@ -19,13 +19,19 @@ its own words, as ``bench/scale.py`` does), the site is built once with the dete
   opens (ours: the result's link; Pagefind: any of the three sub-results its UI shows
   for that page, those with most matches) among the headings that answer.
 
+Our index runs with the cyclic garbage collector paused, as it does inside a build
+(``shared.services.site_build.run``); ``--index-only`` measures the two index times alone
+(no browser, no queries), for the 10,000-page row that takes minutes.
+
     .venv/bin/python bench/search.py [--pages 10000] [--corpora fastapi-es,textual-en]
+    .venv/bin/python bench/search.py --index-only --pages 10000 --corpora fastapi-es
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import gzip
 import json
 import random
@@ -127,16 +133,22 @@ def our_index_seconds(store: Any) -> float:
     published = sort_records(store.pages.list()).published
     bodies = {slug: render_body(page.content, slug) for slug, page in published.items()}
     entries = [entry_of(page) for page in published.values()]
-    started = time.perf_counter()
-    terms = {}
-    for slug, body in bodies.items():
-        found = search.passages(body.html)
-        terms[slug] = search.page_terms(found)
-        search.page_script(slug, published[slug].title, found)
-    index = search.build(entries, terms)
-    for key, shard in index.shards.items():
-        search.shard_script(key, shard)
-    return time.perf_counter() - started
+    was_enabled = gc.isenabled()
+    gc.disable()  # as builds do (site_build.run._collector_paused)
+    try:
+        started = time.perf_counter()
+        terms = {}
+        for slug, body in bodies.items():
+            found = search.passages(body.html)
+            terms[slug] = search.page_terms(found)
+            search.page_script(slug, published[slug].title, found)
+        index = search.build(entries, terms)
+        for key, shard in index.shards.items():
+            search.shard_script(key, shard)
+        return time.perf_counter() - started
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def pagefind(site: Path, work: Path) -> tuple[Path, float]:
@@ -286,6 +298,8 @@ def measure(
         "pagefind_ok": [0, 0],
         "misses": [],
     }
+    if browser is None:  # --index-only
+        return row
     with served(plain) as base:
         for want in queries:
             hrefs, raw, zipped = ours(browser, plain, base, want["query"])
@@ -336,19 +350,26 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--pages", type=int, default=10_000, help="synthetic wiki (0: none)")
-    parser.add_argument("--corpora", default="fastapi-es,textual-en,astro-es")
-    args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
+def index_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The index times alone, with their ratio (``--index-only``)."""
+    lines = ["| site | pages | index: ours | index: Pagefind | ours / Pagefind |"]
+    lines.append("|---|---:|---:|---:|---:|")
+    for r in rows:
+        ratio = r["ours_index_s"] / r["pagefind_index_s"]
+        lines.append(
+            f"| {r['label']} | {r['pages']:,} | {r['ours_index_s']:.2f} s | "
+            f"{r['pagefind_index_s']:.2f} s | {ratio:.2f} |"
+        )
+    return "\n".join(lines)
 
+
+def run(args: argparse.Namespace, browser: Any) -> list[dict[str, Any]]:
+    """One row per corpus and the synthetic wiki, each built in its own folder."""
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
-        jobs: list[tuple[str, str | None]] = [(n, n) for n in args.corpora.split(",") if n]
-        if args.pages:
-            jobs.append(("synthetic", None))
+    jobs: list[tuple[str, str | None]] = [(n, n) for n in args.corpora.split(",") if n]
+    if args.pages:
+        jobs.append(("synthetic", None))
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         for label, name in jobs:
             work = Path(tmp) / label
             work.mkdir()
@@ -358,9 +379,31 @@ def main(argv: list[str] | None = None) -> int:
             for miss in row["misses"]:
                 print("   miss", miss, flush=True)
             shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--pages", type=int, default=10_000, help="synthetic wiki (0: none)")
+    parser.add_argument("--corpora", default="fastapi-es,textual-en,astro-es")
+    parser.add_argument(
+        "--index-only", action="store_true", help="only the index times (no browser)"
+    )
+    args = parser.parse_args(argv)
+    if args.index_only:
+        rows = run(args, None)
+        print()
+        print(index_table(rows))
+        return 0
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        rows = run(args, browser)
         browser.close()
     print()
     print(table(rows))
+    print(index_table(rows))
     print("\nper query bytes (ours raw, Pagefind raw):")
     for r in rows:
         print(

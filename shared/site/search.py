@@ -41,10 +41,12 @@ import hashlib
 import html
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 from shared.site import lang
 from shared.site.entries import Entry
@@ -62,6 +64,7 @@ MAX_HEADING_CHARS = 120
 MAX_WEIGHT = 99  # occurrences counted per passage
 HEADING_WEIGHT = 100  # added to a posting's weight when the heading has the word
 _WORD = re.compile(r"[a-z0-9]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 MAX_KEY = 40
 _KEY = re.compile(rf"[a-z0-9]{{1,{MAX_KEY}}}")
 STOPWORDS = lang.STOPWORDS
@@ -84,7 +87,26 @@ Posting = list[int]
 @lru_cache(maxsize=65536)
 def words(text: str) -> tuple[str, ...]:
     """Folded words of at least two characters, function words left out."""
-    return tuple(w for w in _WORD.findall(fold(text)) if len(w) > 1 and w not in STOPWORDS)
+    return tuple(w for w in _WORD.findall(_folded(text)) if len(w) > 1 and w not in STOPWORDS)
+
+
+def _folded(text: str) -> str:
+    """``fold(text)``, folding only its runs of non-ASCII letters (ASCII only lowers).
+
+    The same string: the fold decomposes letter by letter and drops the accents, and an
+    ASCII character never joins the accents around it; but a wiki's accented runs
+    (``ó``, ``ñ``, ``ción``'s ``ó``) are few and repeat, so each is folded once, not every
+    character of every passage in Python.
+    """
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    return _NON_ASCII.sub(lambda run: _fold_run(run.group()), lowered)
+
+
+@lru_cache(maxsize=8192)
+def _fold_run(run: str) -> str:
+    return fold(run)
 
 
 @lru_cache(maxsize=262144)
@@ -137,12 +159,6 @@ def page_terms(found: Sequence[Passage]) -> PageTerms:
         forms = " ".join(f"{w}:{n}" if n > 1 else w for w, n in sorted(counts.items()))
         out.append((anchor, heading, forms))
     return tuple(out)
-
-
-def _counted(forms: str) -> Iterable[tuple[str, int]]:
-    for item in forms.split():
-        form, _, count = item.partition(":")
-        yield form, int(count) if count.isdigit() else 1
 
 
 def page_script(slug: str, title: str, found: Sequence[Passage]) -> str:
@@ -217,138 +233,202 @@ class Index:
     truncated: list[str] = field(default_factory=list)  # stems that lost postings
 
 
-# stem -> slug -> (in title, {passage: weight})
-_Postings = dict[str, dict[str, tuple[bool, dict[int, int]]]]
+# A page's postings of one stem: (slug, in title (1/0), [passage, weight, passage, weight...]),
+# passages in order, weights final; the shard only numbers the page.
+_Row = tuple[str, int, list[int]]
 
 
-def _collect(
-    entries: Iterable[Entry], terms: Mapping[str, PageTerms]
-) -> tuple[dict[str, set[str]], _Postings]:
-    forms: dict[str, set[str]] = {}  # form -> stems
-    postings: _Postings = {}
-    seen: dict[tuple[str, str], str] = {}  # (form, language) -> stem: each noted once
+@dataclass
+class _Collected:
+    """Every form's stems (in the order first met), and per stem its rows in slug order
+    and their size in a shard (``_posting_bytes``), summed as they are made."""
 
-    def add(form: str, language: str) -> str:
-        root = seen.get((form, language))
-        if root is None:
-            root = seen[form, language] = stem(form, language)
-            forms.setdefault(form, set()).add(root)
-        return root
+    forms: dict[str, set[str]] = field(default_factory=dict)
+    rows: dict[str, list[_Row]] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    # stem -> its rows' indices strongest first, and their bytes summed in that order
+    ranked: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
 
+
+class _Stems:
+    """Stems of one language's forms and of the manifest's counted items (``form:3``):
+    each form is stemmed and noted in ``forms`` once, however many pages write it."""
+
+    def __init__(self, language: str, forms: dict[str, set[str]]) -> None:
+        self.language = language
+        self.forms = forms
+        self.roots: dict[str, str] = {}
+        self.items: dict[str, tuple[str, int]] = {}
+
+    def root(self, form: str) -> str:
+        found = self.roots.get(form)
+        if found is None:
+            found = self.roots[form] = stem(form, self.language)
+            self.forms.setdefault(form, set()).add(found)
+        return found
+
+    def item(self, item: str) -> tuple[str, int]:
+        found = self.items.get(item)
+        if found is None:
+            form, _, count = item.partition(":")
+            # Capped here already: a stem's weight is the sum of its forms', capped.
+            times = min(int(count), MAX_WEIGHT) if count.isdigit() else 1
+            found = self.items[item] = (self.root(form), times)
+        return found
+
+
+def _collect(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> _Collected:
+    out = _Collected()
+    by_language: dict[str, _Stems] = {}
     for entry in sorted(entries, key=lambda e: e.slug):
-        titled = {add(form, entry.lang) for form in words(entry.title)}
+        stems = by_language.get(entry.lang)
+        if stems is None:
+            stems = by_language[entry.lang] = _Stems(entry.lang, out.forms)
+        items = stems.items
+        titled = {stems.root(form) for form in words(entry.title)}
         headed: dict[str, set[int]] = {}  # stem -> passages whose heading has it
-        counts: dict[str, dict[int, int]] = {}  # stem -> passage -> occurrences
+        # stem -> [passage, occurrences (capped), ...]: passages come in order, so a
+        # stem's passage is new or its last one
+        counts: dict[str, list[int]] = {}
         for n, (_, heading, counted) in enumerate(terms.get(entry.slug, ())):
             for form in words(heading):
-                headed.setdefault(add(form, entry.lang), set()).add(n)
-            for form, count in _counted(counted):
-                where = counts.setdefault(add(form, entry.lang), {})
-                where[n] = where.get(n, 0) + count
-        for root in titled | headed.keys() | counts.keys():
-            where = counts.get(root, {})
-            for n, c in where.items():
-                if c > MAX_WEIGHT:
-                    where[n] = MAX_WEIGHT
-            for n in headed.get(root, ()):
-                where[n] = where.get(n, 0) + HEADING_WEIGHT
-            postings.setdefault(root, {})[entry.slug] = (root in titled, where)
-    return forms, postings
+                headed.setdefault(stems.root(form), set()).add(n)
+            for item in counted.split():
+                root, count = items.get(item) or stems.item(item)
+                pairs = counts.get(root)
+                if pairs is None:
+                    counts[root] = [n, count]
+                elif pairs[-2] == n:
+                    pairs[-1] = min(pairs[-1] + count, MAX_WEIGHT)
+                else:
+                    pairs += (n, count)
+        _page_rows(entry.slug, titled, headed, counts, out)
+    return out
 
 
-def _strength(titled: bool, where: Mapping[int, int]) -> tuple[int, int, int]:
+def _page_rows(
+    slug: str,
+    titled: set[str],
+    headed: Mapping[str, set[int]],
+    counts: dict[str, list[int]],
+    out: _Collected,
+) -> None:
+    """One page's row for each of its stems, appended to the stem's rows."""
+    base = len(slug.encode()) + 10
+    rows, sizes = out.rows, out.sizes
+    for root in (titled | headed.keys()) - counts.keys():
+        counts[root] = []
+    for root, pairs in counts.items():
+        if root in headed:
+            pairs = _headed(pairs, headed[root])
+        row = (slug, 1 if root in titled else 0, pairs)
+        size = base + 7 * (len(pairs) >> 1)
+        known = rows.get(root)
+        if known is None:
+            rows[root] = [row]
+            sizes[root] = size
+        else:
+            known.append(row)
+            sizes[root] += size
+
+
+def _headed(pairs: list[int], heads: Iterable[int]) -> list[int]:
+    """A row's pairs with ``HEADING_WEIGHT`` added in the passages whose heading has the
+    word (a heading's passage may have no occurrence of it in its text)."""
+    where = dict(zip(pairs[::2], pairs[1::2], strict=True))
+    for n in heads:
+        where[n] = where.get(n, 0) + HEADING_WEIGHT
+    out: list[int] = []
+    for n in sorted(where):
+        out += (n, where[n])
+    return out
+
+
+def _strength(row: _Row) -> tuple[int, int, int]:
     """Which postings of a too common stem are kept: title, heading, occurrences."""
-    best = max(where.values(), default=0)
-    return (int(titled), best // HEADING_WEIGHT, sum(w % HEADING_WEIGHT for w in where.values()))
+    pairs = row[2]
+    if len(pairs) == 2:  # most rows: one passage
+        return (row[1], pairs[1] // HEADING_WEIGHT, pairs[1] % HEADING_WEIGHT)
+    weights = pairs[1::2]
+    best = max(weights, default=0)
+    return (row[1], best // HEADING_WEIGHT, sum(w % HEADING_WEIGHT for w in weights))
 
 
-def _posting_bytes(slug: str, where: Mapping[int, int]) -> int:
-    return len(slug.encode()) + 10 + 7 * len(where)
+def _posting_bytes(row: _Row) -> int:
+    return len(row[0].encode()) + 10 + 7 * (len(row[2]) // 2)
 
 
 def build(entries: Iterable[Entry], terms: Mapping[str, PageTerms]) -> Index:
     """The search index of the site (see the module docstring); stable bytes between
     builds (forms, stems and pages in order)."""
-    forms, postings = _collect(entries, terms)
-    sizes = {
-        root: sum(_posting_bytes(slug, where) for slug, (_, where) in pages.items())
-        for root, pages in postings.items()
-    }
+    collected = _collect(entries, terms)
     index = Index()
     by_key: dict[str, list[str]] = {}
-    for form in forms:
+    for form in collected.forms:
         by_key.setdefault(shard_key(form), []).append(form)
     for key, members in by_key.items():
-        _place(key, members, forms, postings, sizes, index)
+        _place(key, members, collected, index)
     return index
 
 
-def _place(
-    key: str,
-    members: list[str],
-    forms: Mapping[str, set[str]],
-    postings: _Postings,
-    sizes: Mapping[str, int],
-    index: Index,
-) -> None:
+def _place(key: str, members: list[str], collected: _Collected, index: Index) -> None:
     # Keys stop at MAX_KEY letters (a file name's length): past it, one shard for all.
+    forms, sizes = collected.forms, collected.sizes
     longer = [f for f in members if len(f) > len(key)] if len(key) < MAX_KEY else []
     stems = {root for f in members for root in forms[f]}
     size = sum(sizes[root] + 12 for root in stems) + sum(len(f) * 2 + 6 for f in members)
     if not longer or size <= MAX_SHARD_BYTES:
-        index.shards[key] = _shard(members, forms, postings, sizes, index)
+        index.shards[key] = _shard(members, collected, index)
         return
     index.split.append(key)
     if key in forms:  # the form equal to the prefix
-        index.shards[key] = _shard([key], forms, postings, sizes, index)
+        index.shards[key] = _shard([key], collected, index)
     by_key: dict[str, list[str]] = {}
     for form in longer:
         by_key.setdefault(form[: len(key) + 1], []).append(form)
     for sub, sub_members in by_key.items():
-        _place(sub, sub_members, forms, postings, sizes, index)
+        _place(sub, sub_members, collected, index)
 
 
-def _shard(
-    members: Iterable[str],
-    forms: Mapping[str, set[str]],
-    postings: _Postings,
-    sizes: Mapping[str, int],
-    index: Index,
-) -> Shard:
-    shard = Shard()
+def _fitted(root: str, collected: _Collected, share: int) -> list[_Row]:
+    """The stem's strongest rows within ``share`` bytes, in slug order."""
+    rows = collected.rows[root]
+    ranked = collected.ranked.get(root)
+    if ranked is None:  # a stem of several shards is ranked once
+        strengths = [_strength(row) for row in rows]
+        # Stable: rows of equal strength stay in slug order.
+        order = sorted(range(len(rows)), key=strengths.__getitem__, reverse=True)
+        ranked = collected.ranked[root] = (
+            order,
+            list(accumulate(_posting_bytes(rows[i]) for i in order)),
+        )
+    order, used = ranked
+    return [rows[i] for i in sorted(order[: bisect_right(used, share)])]
+
+
+def _shard(members: Iterable[str], collected: _Collected, index: Index) -> Shard:
+    forms, sizes = collected.forms, collected.sizes
     members = sorted(members)
     stems = sorted({root for f in members for root in forms[f]})
     budget = MAX_SHARD_BYTES - sum(len(f) * 2 + 6 for f in members)
-    kept: dict[str, list[tuple[str, bool, dict[int, int]]]] = {}
+    kept: dict[str, list[_Row]] = {}
     total = sum(sizes[root] for root in stems)
     for root in stems:
-        rows = [(slug, titled, where) for slug, (titled, where) in postings[root].items()]
+        rows = collected.rows[root]  # in slug order (pages are collected so)
         if total > budget:
             # Too big even as whole forms: each stem keeps its strongest postings, in
             # proportion to its share of the shard.
-            share = budget * sizes[root] // total
-            rows.sort(key=lambda r: _strength(r[1], r[2]), reverse=True)
-            fitted, used = [], 0
-            for row in rows:
-                used += _posting_bytes(row[0], row[2])
-                if used > share:
-                    break
-                fitted.append(row)
+            fitted = _fitted(root, collected, budget * sizes[root] // total)
             if len(fitted) < len(rows):
                 index.truncated.append(root)
             rows = fitted
-        kept[root] = sorted(rows)
-    pages = sorted({slug for rows in kept.values() for slug, _, _ in rows})
+        kept[root] = rows
+    pages = sorted({row[0] for rows in kept.values() for row in rows})
     number = {slug: n for n, slug in enumerate(pages)}
-    shard.pages = pages
+    shard = Shard(pages=pages)
     shard.forms = {f: " ".join(sorted(forms[f])) for f in members}
     for root, rows in kept.items():
-        out = shard.postings[root] = []
-        for slug, titled, where in rows:
-            posting = [number[slug], int(titled)]
-            for n in sorted(where):
-                posting += (n, where[n])
-            out.append(posting)
+        shard.postings[root] = [[number[slug], titled, *pairs] for slug, titled, pairs in rows]
     return shard
 
 
