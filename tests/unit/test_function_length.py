@@ -38,4 +38,3 @@ def test_the_rule_counts_from_def_to_last_line_and_sees_methods() -> None:
     fits = f'class A:\n    def f(self) -> None:\n        """Doc."""\n{body}\n'
     assert long_functions(long, "m.py") == [("m.py:f", 61)]
     assert long_functions(fits, "m.py") == []
-
