@@ -17,7 +17,11 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8080
 
-.PHONY: install install-dev run test lint types unit bench format openapi docs clean
+PROJECT ?=
+REGION ?=
+DOMAIN ?=
+
+.PHONY: install install-dev run deploy test lint types unit bench format openapi docs clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Biblioteca needs Python 3.11 or newer on PATH"; exit 1; }
@@ -37,6 +41,9 @@ install-dev: $(DEV_STAMP)  ## the runtime plus the test and tool dependencies
 
 run: install  ## serve the demo wiki and every function on http://127.0.0.1:$(PORT)/
 	$(BIN)/biblioteca serve --demo --port $(PORT)
+
+deploy:  ## create or update everything docs/deploy.md lists (DRY_RUN=1 prints the gcloud commands)
+	PROJECT="$(PROJECT)" REGION="$(REGION)" DOMAIN="$(DOMAIN)" deploy/deploy.sh
 
 test: lint types  ## lint, types, then every test tier
 	$(BIN)/pytest
