@@ -12,7 +12,8 @@
 # Optional environment: BILLING_ACCOUNT (links a new project), FIRESTORE_LOCATION
 # (default: eur3 for a europe-* region, nam5 otherwise), GEMINI_API_KEY (without it the
 # key secret holds a placeholder and the functions run with the local models),
-# ALERT_EMAIL, CODE_URL, TEST_CORPUS_DIR (default ../shared/corpus/fastapi-es, copied to
+# WIDGET_ORIGINS (your own sites that carry the widget, comma-separated: CORS on ask and
+# feedback, docs/widget.md), ALERT_EMAIL, CODE_URL, TEST_CORPUS_DIR (default ../shared/corpus/fastapi-es, copied to
 # the CI bucket for the build's tests when present).
 # Left to you (docs/deploy.md): the DNS A record, the GitHub connection and trigger.
 set -euo pipefail
@@ -28,7 +29,7 @@ for arg in "$@"; do
     --region=*) REGION="${arg#*=}" ;;
     --domain=*) DOMAIN="${arg#*=}" ;;
     --dry-run) DRY_RUN=1 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "deploy.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -177,9 +178,10 @@ fi
 step "7. the build: tests, then the functions, indexes, scheduler, alert and queue"
 llm=gemini
 [[ -n "${GEMINI_API_KEY:-}" ]] || llm=local
-subs="_REGION=$REGION,_SITE_BUCKET=$SITE_BUCKET,_REPORT_BUCKET=$REPORT_BUCKET"
-subs+=",_SITE_ORIGIN=https://$DOMAIN,_TEST_CORPUS=$test_corpus,_LLM=$llm,_EMBEDDER=$llm"
-subs+=",_ALERT_EMAIL=${ALERT_EMAIL:-},_CODE_URL=${CODE_URL:-}"
+# ";" separates the substitutions (gcloud's ^;^ escape): WIDGET_ORIGINS is a comma list.
+subs="^;^_REGION=$REGION;_SITE_BUCKET=$SITE_BUCKET;_REPORT_BUCKET=$REPORT_BUCKET"
+subs+=";_SITE_ORIGIN=https://$DOMAIN;_WIDGET_ORIGINS=${WIDGET_ORIGINS:-};_TEST_CORPUS=$test_corpus"
+subs+=";_LLM=$llm;_EMBEDDER=$llm;_ALERT_EMAIL=${ALERT_EMAIL:-};_CODE_URL=${CODE_URL:-}"
 g builds submit --region="$REGION" --config=cloudbuild.yaml \
   --ignore-file=deploy/build.gcloudignore \
   --service-account="projects/$PROJECT/serviceAccounts/$DEPLOYER_SA" \

@@ -241,12 +241,13 @@ def test_each_create_of_the_script_follows_the_describe_of_the_same_resource() -
 def test_the_script_deploys_through_the_build_and_runs_the_first_rebuild() -> None:
     """The functions, indexes, scheduler, alert and queue come from cloudbuild.yaml (one
     gate for CI and deploy), with the site's origin for CORS; then the site is built."""
-    argvs = script_commands()
+    argvs = script_commands(env={"WIDGET_ORIGINS": "https://team.example.com,http://x:8000"})
     submit = next(a for a in argvs if command_path(a) == ("builds", "submit"))
     assert "--config=cloudbuild.yaml" in submit
     subs = key_values(one(flags(submit[3:]), "--substitutions"))
     assert subs["_SITE_ORIGIN"] == "https://docs.example.com"
     assert subs["_SITE_BUCKET"] == DOC_NAMES["$SITE_BUCKET"]
+    assert subs["_WIDGET_ORIGINS"] == "https://team.example.com,http://x:8000"
     assert subs["_LLM"] == subs["_EMBEDDER"] == "local"  # no GEMINI_API_KEY given
     assert command_path(argvs[-1]) == ("scheduler", "jobs", "run")
 
