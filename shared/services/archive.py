@@ -31,10 +31,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from shared.api.models import ArchiveRequest, ArchiveResponse
 from shared.api.models import Grounding as GroundingBody
 from shared.clock import now
 from shared.dedup.merge import merged_content, merged_metadata
+from shared.dedup.signature import shingles, words
 from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
 from shared.gates.meta import check_meta
@@ -54,6 +57,9 @@ MAX_DRAFT_SLUG = 60
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes
+# The door: an answer copying an active page is a proposal on it only when at most this
+# share of its word shingles are not on that page (more is another page's worth).
+NEW_AT_MOST = 0.25
 _ATTEMPTS = 3  # a create that loses a race re-reads and decides again
 _log = get_logger("archive")
 
@@ -215,7 +221,7 @@ class _Run:
         body = self._body()
         same = duplicate_of(draft_title(self.question), body, self.store, self.embedder)
         self.clock.lap("duplicates_ms")
-        if same is not None:
+        if same is not None and _adds_little(body, same, self.store):
             self._propose(same, body)
         else:
             self._create(target)
@@ -311,6 +317,21 @@ class _Run:
             self.attempt.slug = target
             return
         raise Conflict("the draft's slug kept changing under this request; retry")
+
+
+def _adds_little(body: str, slug: str, store: Store) -> bool:
+    """Whether at most ``NEW_AT_MOST`` of the answer's word shingles are not on page
+    ``slug``: an answer that quotes the page and adds another page's facts is a new
+    page's worth (a draft), one that restates it is a proposal on it."""
+    page = store.pages.get(slug)
+    if page is None:
+        return False
+    mine = shingles(words(body))
+    if not len(mine):
+        return False
+    theirs = shingles(words(page.content))
+    new = float(np.mean(~np.isin(mine, theirs)))
+    return new <= NEW_AT_MOST
 
 
 def _open_proposal(
