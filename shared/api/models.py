@@ -735,6 +735,10 @@ class AskArchive(ResponseBody):
     archived: bool | None = None
     reason: str
     slug: str | None = None
+    proposal: str | None = Field(
+        default=None,
+        description="The proposal recorded on the page it duplicates (duplicate-of:<slug>).",
+    )
 
 
 class Grounding(ResponseBody):
@@ -791,6 +795,11 @@ class ArchiveResponse(ResponseBody):
     archived: bool
     reason: str = Field(description="'archived', or the gate that refused, e.g. triage:short.")
     slug: str | None = Field(default=None, description="The draft, or the page it duplicates.")
+    proposal: str | None = Field(
+        default=None,
+        description="duplicate-of:<slug>: the proposal recorded on that page, when the "
+        "answer had something the page lacks.",
+    )
     grounding: Grounding | None = None
 
 

@@ -13,9 +13,14 @@ Entry points (the ``ask`` service calls the first when a request has ``archive: 
 
 Order: meta-question, grounding, local triage, then the store (``rejected-before``,
 ``duplicate``), then the model triage (a model call costs more than a read), then
-the draft. A draft's slug is derived from its question (plus a hash), so the same
-question and answer always land on one slug and concurrent duplicates meet at
-``create``'s conflict: one page. Every attempt is an ``archive_outcome`` event.
+the door: an answer that would copy an *active* page (``duplicate_of``, the check MCP
+``propose_page`` asks) writes no draft but a proposal on that page, by the archive's
+actor, holding what the answer adds (its own sections, the question as a ``query``
+source, the pages it cited): ``duplicate-of:<slug>``. It runs after the model triage
+so a curator never reviews a proposal the judge would have refused. Then the draft.
+A draft's slug is derived from its question (plus a hash), so the same question and
+answer always land on one slug and concurrent duplicates meet at ``create``'s conflict:
+one page. Every attempt is an ``archive_outcome`` event.
 """
 
 from __future__ import annotations
@@ -26,18 +31,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from shared.api.models import ArchiveRequest, ArchiveResponse
 from shared.api.models import Grounding as GroundingBody
 from shared.clock import now
+from shared.dedup.merge import merged_content, merged_metadata
+from shared.dedup.signature import shingles, words
 from shared.errors import Conflict
 from shared.gates.grounding import Grounding, check_grounding
 from shared.gates.meta import check_meta
 from shared.gates.triage import Verdict, local_triage, model_triage
 from shared.logs import get_logger
 from shared.ports import Embedder, Generator, Store
-from shared.retrieval.answer_page import cite_distinct
-from shared.schema import parse_front_matter
-from shared.services.wiki import create_validated
+from shared.records import PageRecord, Proposal, new_proposal_id
+from shared.retrieval.answer_page import as_page, cite_distinct
+from shared.schema import FrontMatter, parse_front_matter
+from shared.services.duplicates import duplicate_of
+from shared.services.wiki import create_validated, merge_update
 from shared.text.slugs import cut, derive_slug
 
 # A draft's slug is its address and the curator types it (show, accept): a question's
@@ -46,6 +57,9 @@ MAX_DRAFT_SLUG = 60
 
 MAX_TITLE = 200
 ARCHIVE_ACTOR = "archive"  # the actor of every draft the archive writes
+# The door: an answer copying an active page is a proposal on it only when at most this
+# share of its word shingles are not on that page (more is another page's worth).
+NEW_AT_MOST = 0.25
 _ATTEMPTS = 3  # a create that loses a race re-reads and decides again
 _log = get_logger("archive")
 
@@ -91,6 +105,7 @@ class _Attempt:
     archived: bool = False
     reason: str = ""
     slug: str | None = None
+    proposal: str | None = None  # duplicate-of:<slug>: the proposal on that page
     grounding: Grounding | None = None
     detail: str = ""
     timings: dict[str, float] = field(default_factory=dict)
@@ -100,6 +115,7 @@ class _Attempt:
             archived=self.archived,
             reason=self.reason,
             slug=self.slug,
+            proposal=self.proposal,
             grounding=(
                 None
                 if self.grounding is None
@@ -202,7 +218,13 @@ class _Run:
             self.clock.lap("model_ms")
             if refused:
                 return
-        self._create(target)
+        body = self._body()
+        same = duplicate_of(draft_title(self.question), body, self.store, self.embedder)
+        self.clock.lap("duplicates_ms")
+        if same is not None and _adds_little(body, same, self.store):
+            self._propose(same, body)
+        else:
+            self._create(target)
         self.clock.lap("store_ms")
 
     def _refused(self, verdict: Verdict) -> bool:
@@ -235,8 +257,33 @@ class _Run:
         self.attempt.slug = self.variant
         return None
 
-    def _create(self, target: str) -> None:
-        front_matter = parse_front_matter(
+    def _body(self) -> str:
+        """The answer as the page it would become (``as_page``: no framing, [n] linked)."""
+        titles = {
+            slug: str(record.front_matter.get("title") or slug)
+            for slug in self.slugs
+            if (record := self.store.pages.get(slug)) is not None
+        }
+        return as_page(self.answer, self.slugs, titles)
+
+    def _propose(self, slug: str, body: str) -> None:
+        """``duplicate-of:<slug>``: a proposal on that page of what the answer adds, or
+        none when it adds nothing or the same proposal is already open."""
+        self.attempt.reason, self.attempt.slug = f"duplicate-of:{slug}", slug
+        page = self.store.pages.get(slug)
+        if page is None:  # archived or deleted since the check: nothing to propose on
+            return
+        mine = self._front_matter().dump()
+        mine["sources"] = [s for s in mine.get("sources") or [] if s.get("ref") != slug]
+        metadata = merged_metadata(slug, page.front_matter, "", mine)
+        content = merged_content(page.content, body)
+        if content is None and not metadata:
+            return
+        merge_update(page, metadata, content, "update_metadata")  # refused now, not at accept
+        self.attempt.proposal = _open_proposal(page, metadata, content, self.store)
+
+    def _front_matter(self) -> FrontMatter:
+        return parse_front_matter(
             {
                 "title": draft_title(self.question),
                 "type": "concept",
@@ -250,6 +297,9 @@ class _Run:
             },
             "",
         )
+
+    def _create(self, target: str) -> None:
+        front_matter = self._front_matter()
         for _ in range(_ATTEMPTS):
             try:
                 content = self.answer.strip()
@@ -269,6 +319,47 @@ class _Run:
         raise Conflict("the draft's slug kept changing under this request; retry")
 
 
+def _adds_little(body: str, slug: str, store: Store) -> bool:
+    """Whether at most ``NEW_AT_MOST`` of the answer's word shingles are not on page
+    ``slug``: an answer that quotes the page and adds another page's facts is a new
+    page's worth (a draft), one that restates it is a proposal on it."""
+    page = store.pages.get(slug)
+    if page is None:
+        return False
+    mine = shingles(words(body))
+    if not len(mine):
+        return False
+    theirs = shingles(words(page.content))
+    new = float(np.mean(~np.isin(mine, theirs)))
+    return new <= NEW_AT_MOST
+
+
+def _open_proposal(
+    page: PageRecord, metadata: dict[str, Any], content: str | None, store: Store
+) -> str:
+    """The id of the archive's open proposal of this change to ``page``: the one already
+    open (the same question asked twice is one proposal), else a new one."""
+    for open_ in store.proposals.list(status="open"):
+        if (open_.slug, open_.actor, open_.base_version) == (
+            page.slug,
+            ARCHIVE_ACTOR,
+            page.version,
+        ) and (open_.content, dict(open_.metadata)) == (content, metadata):
+            return open_.id
+    proposal = Proposal(
+        id=new_proposal_id(),
+        slug=page.slug,
+        base_version=page.version,
+        content=content,
+        metadata=metadata,
+        actor=ARCHIVE_ACTOR,
+        created_at=now(),
+        reason=None,
+    )
+    store.proposals.add(proposal)
+    return proposal.id
+
+
 def _record(store: Store, attempt: _Attempt, question: str, slugs: list[str], origin: str) -> None:
     """The outcome record that lets the gates' effect be counted; never the caller's problem."""
     data: dict[str, Any] = {
@@ -276,6 +367,7 @@ def _record(store: Store, attempt: _Attempt, question: str, slugs: list[str], or
         "archived": attempt.archived,
         "reason": attempt.reason or "error",
         "slug": attempt.slug,
+        "proposal": attempt.proposal,
         "question": question[:300],
         "sources": len(slugs),
         "detail": attempt.detail[:300],

@@ -403,7 +403,11 @@ def _archived(
             model=generation.model,
         )
         archive = AskArchive(
-            attempted=True, archived=decision.archived, reason=decision.reason, slug=decision.slug
+            attempted=True,
+            archived=decision.archived,
+            reason=decision.reason,
+            slug=decision.slug,
+            proposal=decision.proposal,
         )
         return archive, decision.grounding
     if anonymous_ok:  # the answer still goes out; only the draft waits

@@ -22,6 +22,16 @@ BODY = (
 )
 
 
+PROMOTED = (
+    "Los índices de la base de datos aceleran las consultas que filtran por una columna, a "
+    "cambio de escrituras algo más lentas y de espacio en disco; conviene medir antes de "
+    "crear uno y revisar el plan de la consulta con la herramienta del motor. Un índice "
+    "compuesto sirve a las consultas que filtran por su primera columna, y uno que nadie usa "
+    "solo cuesta: el motor dice cuáles se leen y cuáles no. Antes de borrar uno, se comprueba "
+    "durante una semana que ninguna consulta lo necesita. Referencia "
+)
+
+
 def unique() -> str:
     return uuid.uuid4().hex[:10]
 
@@ -137,7 +147,9 @@ def test_a_question_rejected_by_a_curator_is_not_proposed_again(api: Api) -> Non
 
 def test_promotion_is_wiki_update_with_status_active(api: Api) -> None:
     """The curator promotes a draft with wiki_update status active; it is then active."""
-    first = archive(api, question(), answer())
+    # Its own text: an active copy of BODY in the server's shared store would send the
+    # other tests' answers through the door (duplicate-of) instead of the draft path.
+    first = archive(api, question(), PROMOTED + unique())
     promoted = api.post(
         "wiki_update", {"slug": first["slug"], "update_metadata": {"status": "active"}}
     )
