@@ -273,8 +273,10 @@ class _Run:
         page = self.store.pages.get(slug)
         if page is None:  # archived or deleted since the check: nothing to propose on
             return
-        mine = self._front_matter().dump()
-        mine["sources"] = [s for s in mine.get("sources") or [] if s.get("ref") != slug]
+        mine = dict(self._front_matter().dump())
+        sources = mine.get("sources")
+        listed = sources if isinstance(sources, list) else []
+        mine["sources"] = [s for s in listed if isinstance(s, dict) and s.get("ref") != slug]
         metadata = merged_metadata(slug, page.front_matter, "", mine)
         content = merged_content(page.content, body)
         if content is None and not metadata:
