@@ -1,8 +1,41 @@
-"""Steps the widget's browser tests share: open it with the keyboard, ask, read the panel."""
+"""Steps the widget's browser tests share: open it with the keyboard, ask, read the panel;
+and the command line they prepare their wikis with."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
+
+from tests.conftest import ROOT
+
+# The caller's store and model variables, left out so a test's wiki is its own.
+_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
+
+
+def isolated_env(data_dir: Path | str) -> dict[str, str]:
+    """This process's environment without store or model settings, on ``data_dir``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
+    env["BIBLIOTECA_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def run_cli(env: dict[str, str], *args: str) -> str:
+    """``biblioteca ARGS`` in a process of its own; its stdout (a failure fails the test)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "shared", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"biblioteca {' '.join(args)} failed:\n{done.stderr[-3000:]}"
+    return done.stdout
+
 
 LAUNCHER = ".bib-launcher"
 PANEL = ".bib-panel"

@@ -4,15 +4,12 @@ sets nothing on the page's window."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.helpers import isolated_env, run_cli
+
 EVIL_SVG = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"
   onload="window.__xss = 'onload'">
   <script>window.__xss = 'script'</script>
@@ -33,20 +30,6 @@ El diagrama de la arquitectura muestra los servicios.
 
 ![diagrama](img/evil.svg)
 """
-_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
-
-
-def _cli(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "shared", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +39,9 @@ def site(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> str:
     (work / "docs" / "diagrama.md").write_text(PAGE, encoding="utf-8")
     (work / "docs" / "img" / "evil.svg").write_text(EVIL_SVG, encoding="utf-8")
     data = str(work / "data")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
-    env["BIBLIOTECA_DATA_DIR"] = data
-    _cli(env, "import", str(work / "docs"))
-    _cli(env, "rebuild")
+    env = isolated_env(data)
+    run_cli(env, "import", str(work / "docs"))
+    run_cli(env, "rebuild")
     return str(serve_shared({"BIBLIOTECA_DATA_DIR": data}))
 
 

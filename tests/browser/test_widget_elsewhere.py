@@ -16,11 +16,8 @@ without it the browser blocks the request.
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,12 +25,18 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.browser.helpers import ANSWER, SETTLED_ANSWER, SOURCE_LINKS, ask, open_with_keyboard
-from tests.conftest import ROOT
+from tests.browser.helpers import (
+    ANSWER,
+    SETTLED_ANSWER,
+    SOURCE_LINKS,
+    ask,
+    isolated_env,
+    open_with_keyboard,
+    run_cli,
+)
 
 pytestmark = pytest.mark.browser
 
-_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
 CORPUS_PAGE = "environment-variables.md"
 QUESTION = "¿Qué es una variable de entorno?"
 
@@ -76,19 +79,6 @@ LOADER = """(function () {{
 _MKDOCS_ATTR = re.compile(r"\s*\{\s*#[\w-]+\s*\}")
 
 
-def _cli(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "shared", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, f"biblioteca {' '.join(args)} failed:\n{done.stderr[-3000:]}"
-
-
 @pytest.fixture(scope="module")
 def source(corpus: Path) -> Path:
     return corpus / "docs" / CORPUS_PAGE
@@ -101,10 +91,9 @@ def data(tmp_path_factory: pytest.TempPathFactory, source: Path) -> str:
     docs = work / "docs"
     docs.mkdir()
     shutil.copy(source, docs / CORPUS_PAGE)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
-    env["BIBLIOTECA_DATA_DIR"] = str(work / "data")
-    _cli(env, "import", str(docs))
-    _cli(env, "rebuild")
+    env = isolated_env(str(work / "data"))
+    run_cli(env, "import", str(docs))
+    run_cli(env, "rebuild")
     return str(work / "data")
 
 

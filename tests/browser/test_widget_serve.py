@@ -7,9 +7,6 @@ page's title carries live markup, which that synthesizer copies into its answer.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,10 +21,11 @@ from tests.browser.helpers import (
     SETTLED_ANSWER,
     SOURCE_LINKS,
     ask,
+    isolated_env,
     open_with_keyboard,
+    run_cli,
     wait_for_status,
 )
-from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -65,21 +63,6 @@ El marcador hostil sirve para comprobar que el widget nunca ejecuta el marcado d
 Un enlace [marcador hostil](javascript:window.__pwned=3) aparece en la página del marcador hostil.
 """,
 }
-_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
-
-
-def _cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "shared", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, f"biblioteca {' '.join(args)} failed:\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 @dataclass(frozen=True)
@@ -97,10 +80,9 @@ def built(tmp_path_factory: pytest.TempPathFactory, serve_shared: Any) -> Site:
     for name, text in PAGES.items():
         (docs / name).write_text(text, encoding="utf-8")
     data = str(work / "data")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
-    env["BIBLIOTECA_DATA_DIR"] = data
-    _cli(env, "import", str(docs))
-    _cli(env, "rebuild")
+    env = isolated_env(data)
+    run_cli(env, "import", str(docs))
+    run_cli(env, "rebuild")
     assert (Path(data) / "site" / "static" / "widget.js").is_file()
     return Site(str(serve_shared({"BIBLIOTECA_DATA_DIR": data})), data)
 

@@ -8,17 +8,20 @@ ends and stop it midway; the follow-up test uses the offline answerer.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.helpers import ANSWER, ask, open_with_keyboard, wait_for_status
-from tests.conftest import ROOT
+from tests.browser.helpers import (
+    ANSWER,
+    ask,
+    isolated_env,
+    open_with_keyboard,
+    run_cli,
+    wait_for_status,
+)
 from tests.fixtures.openai import FakeOpenAI, serve_fake_openai
 
 pytestmark = pytest.mark.browser
@@ -41,7 +44,6 @@ SLOW_ANSWER = (
     "detén el servicio y sigue el procedimiento de restauración [1]. Tarda unos diez "
     "minutos [1]."
 )
-_ISOLATED = ("BIBLIOTECA_", "GEMINI_", "GOOGLE_AI_", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_")
 
 
 @pytest.fixture(scope="module")
@@ -50,19 +52,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> str:
     work = tmp_path_factory.mktemp("widget-stream")
     (work / "docs").mkdir()
     (work / "docs" / "copias.md").write_text(PAGE, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_ISOLATED)}
-    env["BIBLIOTECA_DATA_DIR"] = str(work / "data")
-    for args in (["import", str(work / "docs")], ["rebuild"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "shared", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
+    env = isolated_env(str(work / "data"))
+    run_cli(env, "import", str(work / "docs"))
+    run_cli(env, "rebuild")
     assert (Path(env["BIBLIOTECA_DATA_DIR"]) / "site" / "copias" / "index.html").is_file()
     return env["BIBLIOTECA_DATA_DIR"]
 
