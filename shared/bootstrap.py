@@ -536,7 +536,7 @@ class Wiring:
 
 
 def rate_limit(purpose: Literal["ask", "feedback"]) -> Callable[[Settings, str], None]:
-    """The check ``shared.http.handle`` runs before it reads a body: a client over its
+    """The check ``shared.http.handle`` runs once it has read a body: a client over its
     limit of ``purpose`` is a 429, and every request that gets as far as its body counts,
     a body that is not JSON too."""
 

@@ -113,8 +113,8 @@ def handle(
     the settings: ``feedback`` is open unless ``BIBLIOTECA_FEEDBACK_FROM_WIDGET=0``).
     ``private``: the function is deployed private, so under ``BIBLIOTECA_AUTH=iam`` every
     caller passed the platform's check and may write (``mcp``, whose reading tools need
-    no credentials). ``limit``: the per-client rate limit checked before the body is
-    read (so a body that is not JSON counts as well). Every line logged while serving
+    no credentials). ``limit``: the per-client rate limit, checked once the body is
+    read (a body that is not JSON counts as well). Every line logged while serving
     carries the request's Cloud trace.
     """
     configure_logging(stream=sys.stdout)  # functions log to stdout: Cloud Logging reads it
@@ -207,9 +207,7 @@ def _serve(
     role = settings.role_of(actor) if actor is not None else "writer"
     check_function(role, served.name)  # before the body: a refused role costs none of it
     client_id = _client_id(request, settings.trusted_proxies)
-    if served.limit is not None:
-        served.limit(settings, client_id)
-    body = read_json_body(request)
+    body = _counted_body(request, served, settings, client_id)
     context = RequestContext(
         settings=settings,
         authorized=actor is not None,
@@ -220,6 +218,23 @@ def _serve(
         role=role,
     )
     return served.handler(body, context)
+
+
+def _counted_body(
+    request: flask.Request, served: _Function, settings: Settings, client_id: str
+) -> JsonObject:
+    """The JSON body, then the function's rate limit. The contract's checks come first
+    (size, media type: a 413 or 415 is never hidden behind a 429); a body that is not
+    JSON counts against the limit as any question does, so a flood of them meets it."""
+    try:
+        body = read_json_body(request)
+    except InvalidJson:
+        if served.limit is not None:
+            served.limit(settings, client_id)
+        raise
+    if served.limit is not None:
+        served.limit(settings, client_id)
+    return body
 
 
 _ACTOR_KEY = "biblioteca.actor"
