@@ -4,10 +4,11 @@ The widget is written as ES modules under ``shared/site/widget/``, one concern e
 page loads one classic script, so this joins them, in ``ORDER``, inside one closure:
 their imports dropped (every module then shares the closure's scope), ``export`` dropped.
 The join refuses a module missing from ``ORDER`` (or named there and absent), an import
-of a module that comes later or of a name that module does not export, one name declared
-by two modules, and a write to a global other than ``window.BibliotecaWidget`` by the
-entry. ``python -m shared.site.widget_build`` rewrites the file; ``--check`` only says
-(exit 1) when it is stale, and a unit test runs the check.
+of a module that comes later or of a name that module does not export, an import never
+used, a name of another module used without its import, one name declared by two
+modules, and a write to a global other than ``window.BibliotecaWidget`` by the entry.
+``python -m shared.site.widget_build`` rewrites the file; ``--check`` only says (exit 1)
+when it is stale, and a unit test runs the check.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from shared.site.js_source import code_only, declared_names, used_names
 
 HERE = Path(__file__).resolve().parent
 FOLDER = HERE / "widget"
@@ -104,7 +107,9 @@ class Module:
     text: str
     imports: tuple[Import, ...]
     exports: frozenset[str]
-    declared: tuple[str, ...]
+    declared: tuple[str, ...]  # at the top level, where the closure makes them shared
+    uses: frozenset[str]  # every name the code reads, imports aside
+    locals: frozenset[str]  # every name it declares, at any depth
 
     @property
     def body(self) -> str:
@@ -128,7 +133,16 @@ def read_module(name: str, text: str) -> Module:
         if other:
             raise JoinError(f"{name}.js: an {what} the join cannot read: {other.group(0)!r}")
     exports = frozenset(_EXPORTED.findall(text))
-    return Module(name, text, imports, exports, tuple(_DECLARED.findall(stripped)))
+    code = code_only(stripped)
+    return Module(
+        name,
+        text,
+        imports,
+        exports,
+        tuple(_DECLARED.findall(stripped)),
+        frozenset(used_names(code)),
+        frozenset(declared_names(code)),
+    )
 
 
 def check_modules(modules: list[Module], order: tuple[str, ...] = ORDER) -> None:
@@ -149,6 +163,7 @@ def check_modules(modules: list[Module], order: tuple[str, ...] = ORDER) -> None
         module = by_name[name]
         for imported in module.imports:
             _check_import(module, imported, by_name, order[:position])
+        _check_uses(module, [by_name[n] for n in order if n != name])
         for declared in module.declared:
             if declared in owner:
                 raise JoinError(f"{name}.js and {owner[declared]}.js both declare {declared}")
@@ -169,6 +184,22 @@ def _check_import(
             f"{module.name}.js imports {', '.join(unknown)} from {imported.module}.js,"
             " which does not export it"
         )
+
+
+def _check_uses(module: Module, others: list[Module]) -> None:
+    """Each module says what it takes from the others: in the closure a forgotten import
+    would still work, and the module would stop saying what it depends on."""
+    imported = {n for i in module.imports for n in i.names}
+    unused = sorted(imported - module.uses)
+    if unused:
+        raise JoinError(f"{module.name}.js imports {', '.join(unused)} and never uses it")
+    for other in others:
+        taken = (other.exports & module.uses) - imported - module.locals
+        if taken:
+            raise JoinError(
+                f"{module.name}.js uses {', '.join(sorted(taken))} of {other.name}.js"
+                " without importing it"
+            )
 
 
 def _check_globals(module: Module) -> None:

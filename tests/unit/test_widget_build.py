@@ -1,6 +1,7 @@
 """The help widget's shipped file is the join of its modules, and the join refuses what
-would break the one closure: a module left out of the order, an import the order does not
-satisfy, a name declared twice, a global written; the script it makes defines only
+would break the one closure or the modules' word on what they use: a module left out of
+the order, an import the order does not satisfy, an import missing or unused, a name
+declared twice, a global written; the script it makes defines only
 ``window.BibliotecaWidget`` (run by node in an empty global scope)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from shared.site import widget_build
+from shared.site.js_source import code_only, declared_names, used_names
 from shared.site.widget_build import ORDER, JoinError, Module, join, load, read_module
 from tests.unit.test_js_rules import node_json
 
@@ -60,6 +62,59 @@ def test_an_import_of_a_name_its_module_does_not_export_is_refused() -> None:
     ]
     with pytest.raises(JoinError, match=r"urls\.js imports nothing from dom\.js"):
         join([read_module(m.name, m.text) for m in modules])
+
+
+def _without_import(module: str, name: str) -> list[Module]:
+    """The modules, ``module`` with ``name`` taken out of its imports."""
+    out = []
+    for m in load():
+        text = m.text
+        if m.name == module:
+            text = text.replace(f"{{ {name}, ", "{ ", 1).replace(f", {name} }}", " }", 1)
+            assert text != m.text, f"{module}.js does not import {name} as the test expects"
+        out.append(read_module(m.name, text))
+    return out
+
+
+@pytest.mark.parametrize(("module", "name"), [("sources", "link"), ("ask", "say")])
+def test_a_name_of_another_module_used_without_its_import_is_refused(
+    module: str, name: str
+) -> None:
+    """In the closure it would still work; the module would stop saying what it uses."""
+    with pytest.raises(JoinError, match=rf"{module}\.js uses {name} of .* without importing"):
+        join(_without_import(module, name))
+
+
+def test_an_import_never_used_is_refused() -> None:
+    modules = [
+        read_module(m.name, m.text.replace("el, link }", "el, link, toggle }", 1))
+        if m.name == "inline"
+        else m
+        for m in load()
+    ]
+    with pytest.raises(JoinError, match=r"inline\.js imports toggle and never uses it"):
+        join(modules)
+
+
+def test_the_scan_reads_code_apart_from_strings_comments_and_regular_expressions() -> None:
+    """A quote inside a regular expression, a ``/`` that divides, a name in a string or a
+    comment, a property and an object key: only real uses count."""
+    code = code_only(
+        "const re = /^[`\"']+$/; // el in a comment\n"
+        "const half = (a + b) / 2 / c; /* link */\n"
+        'say(w.el, "toggle", { format: 1 }, `PREFIX`);\n'
+        "return /x/.test(s);\n"
+    )
+    assert used_names(code) >= {"a", "b", "c", "say", "w", "s", "re", "half"}
+    assert used_names(code).isdisjoint({"el", "link", "toggle", "format", "PREFIX"})
+
+
+def test_the_scan_sees_every_local_declaration() -> None:
+    code = code_only(
+        "function f(a, b = 1) { const { more, chips: c } = g(); let x; "
+        "arr.map((y, z) => y); list.map(q => q); try {} catch (err) {} }"
+    )
+    assert declared_names(code) >= {"f", "a", "b", "more", "c", "x", "y", "z", "q", "err"}
 
 
 def test_a_name_declared_by_two_modules_is_refused() -> None:
