@@ -1,10 +1,11 @@
 """The slug and page-URL rules the site's scripts copy from Python, checked against it.
 
-``widget.js`` validates slugs (it links only what the contract allows) and builds page
-URLs; ``site.js`` builds them for the sidebar and search results. Each is its own copy of a
-rule in ``shared/text/slugs.py`` / ``shared/site/paths.py`` (and the search box's fold, of
-``shared/text/fold.py``): node runs the JavaScript's own
-definitions (cut from the shipped files) on the same samples, and the answers must agree.
+The widget validates slugs (it links only what the contract allows) and builds page
+URLs (its module ``widget/urls.js``; the shipped ``widget.js`` is their join, checked by
+test_widget_build); ``site.js`` builds them for the sidebar and search results. Each is its
+own copy of a rule in ``shared/text/slugs.py`` / ``shared/site/paths.py`` (and the search
+box's fold, of ``shared/text/fold.py``): node runs the JavaScript's own definitions (cut
+from those files) on the same samples, and the answers must agree.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from shared.text.fold import fold
 from shared.text.slugs import SLUG_RE
 from tests.conftest import skip_or_fail
 
-STATIC = Path(__file__).resolve().parents[2] / "shared" / "site" / "static"
+SITE = Path(__file__).resolve().parents[2] / "shared" / "site"
+STATIC = SITE / "static"
+WIDGET_URLS = SITE / "widget" / "urls.js"
 SAMPLES = [
     "concept—hola",
     "guide—tutorial—first-steps",
@@ -43,14 +46,17 @@ SAMPLES = [
 ]
 
 
-def _function(source: str, name: str) -> str:
-    """The text of ``function name(...) { ... }`` in ``source`` (one-level braces)."""
-    match = re.search(rf"function {name}\([^)]*\) \{{.*?\n  \}}", source, re.S)
+def _function(source: str, name: str, indent: str = "  ") -> str:
+    """The text of ``function name(...) { ... }`` in ``source``, declared at ``indent``
+    (inside site.js's closure; at the top of a widget module, "")."""
+    match = re.search(rf"function {name}\([^)]*\) \{{.*?\n{indent}\}}", source, re.S)
     assert match, f"{name} is no longer defined as the test expects"
     return match.group(0)
 
 
-def _node(script: str) -> object:
+def node_json(script: str) -> object:
+    """What ``script``, run by node, prints as JSON (skips, or fails under CI=true, when
+    node is missing)."""
     node = shutil.which("node")
     if node is None:
         skip_or_fail("node is not on PATH (the site scripts' rules are checked with it)")
@@ -61,16 +67,16 @@ def _node(script: str) -> object:
 
 
 def test_the_widgets_slug_rule_and_page_urls_are_pythons() -> None:
-    widget = (STATIC / "widget.js").read_text(encoding="utf-8")
-    slug_literal = re.search(r"var SLUG = (/.*?/);", widget)
-    assert slug_literal, "widget.js no longer defines SLUG as the test expects"
+    widget = WIDGET_URLS.read_text(encoding="utf-8")
+    slug_literal = re.search(r"export const SLUG = (/.*?/);", widget)
+    assert slug_literal, "widget/urls.js no longer defines SLUG as the test expects"
     script = (
-        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl')}\n"
+        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl', '')}\n"
         f"var samples = {json.dumps(SAMPLES)};\n"
         "console.log(JSON.stringify(samples.map(function (s) {"
         " return [SLUG.test(s), pageUrl('/root/', s)]; })));"
     )
-    answers = _node(script)
+    answers = node_json(script)
     expected = [
         [
             bool(SLUG_RE.fullmatch(s)),
@@ -89,14 +95,15 @@ def test_the_sites_page_links_are_pythons() -> None:
         "console.log(JSON.stringify(samples.map(pageHref)));"
     )
     valid = [s for s in SAMPLES if SLUG_RE.fullmatch(s)]
-    assert _node(script) == [page_href("../", s) for s in valid]
+    assert node_json(script) == [page_href("../", s) for s in valid]
 
 
 @pytest.mark.parametrize("name", ["pageUrl", "pageHref"])
 def test_the_cut_finds_only_whole_functions(name: str) -> None:
     """The cut itself: it returns a definition that ends with its own closing brace."""
-    source = (STATIC / ("widget.js" if name == "pageUrl" else "site.js")).read_text()
-    text = _function(source, name)
+    widget = name == "pageUrl"
+    source = (WIDGET_URLS if widget else STATIC / "site.js").read_text(encoding="utf-8")
+    text = _function(source, name, "" if widget else "  ")
     assert text.count("{") == text.count("}")
 
 
@@ -124,16 +131,16 @@ def test_the_search_boxs_fold_is_pythons() -> None:
         f"var samples = {json.dumps(FOLD_SAMPLES)};\n"
         "console.log(JSON.stringify(samples.map(fold)));"
     )
-    assert _node(script) == [fold(s) for s in FOLD_SAMPLES]
+    assert node_json(script) == [fold(s) for s in FOLD_SAMPLES]
     assert fold("Straße") == "strasse"
 
 
 def test_the_widgets_wiki_links_to_headings_are_pythons() -> None:
     """``[[slug#anchor|text]]`` in an answer opens the page at that heading, at the address
     ``page_url`` gives the same page and anchor (sources' ``url``)."""
-    widget = (STATIC / "widget.js").read_text(encoding="utf-8")
-    slug_literal = re.search(r"var SLUG = (/.*?/);", widget)
-    assert slug_literal, "widget.js no longer defines SLUG as the test expects"
+    widget = WIDGET_URLS.read_text(encoding="utf-8")
+    slug_literal = re.search(r"export const SLUG = (/.*?/);", widget)
+    assert slug_literal, "widget/urls.js no longer defines SLUG as the test expects"
     targets = [
         ("guides—styling", "agregar-tailwind-4"),
         ("tutorial—cors", "páginas-de-astro"),
@@ -141,10 +148,10 @@ def test_the_widgets_wiki_links_to_headings_are_pythons() -> None:
         ("index", ""),
     ]
     script = (
-        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl')}\n"
-        f"{_function(widget, 'wikiUrl')}\n"
+        f"var SLUG = {slug_literal.group(1)};\n{_function(widget, 'pageUrl', '')}\n"
+        f"{_function(widget, 'wikiUrl', '')}\n"
         f"var targets = {json.dumps([f'{s}#{a}' if a else s for s, a in targets])};\n"
         "console.log(JSON.stringify(targets.map(function (t) { return wikiUrl('/root/', t); })));"
     )
     expected = [page_url("/root", s, a).replace(INDEX, "") for s, a in targets]
-    assert _node(script) == expected
+    assert node_json(script) == expected

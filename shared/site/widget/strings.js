@@ -1,0 +1,120 @@
+/*
+ * The widget's words in each language it speaks (`data-lang`: es, en), and the one way a
+ * message is filled in. A new language is one more entry with every key of `en`.
+ */
+
+export const STRINGS = {
+  en: {
+    launcher: "Ask the docs",
+    title: "Ask the docs",
+    close: "Close",
+    label: "Your question",
+    placeholder: "How do I…?",
+    hint: "Enter to send, Shift+Enter for a new line.",
+    submit: "Ask",
+    cancel: "Cancel",
+    stop: "Stop",
+    stopped: "Stopped: the answer above is incomplete.",
+    streamFailed: "The answer stopped midway: {msg}",
+    newThread: "New conversation",
+    thread: "Earlier in this conversation",
+    sources: "Sources",
+    source: "Source",
+    waiting: "Searching the wiki and writing an answer…",
+    empty: "Write a question first.",
+    cancelled: "Cancelled.",
+    timeout: "No answer after {s} seconds. Try again, or ask a shorter question.",
+    offline: "You appear to be offline. Check your connection and try again.",
+    network: "Could not reach the help service. Check your connection and try again.",
+    rateLimited: "Too many questions in a short time. Try again in {s} seconds.",
+    rateLimitedNoWait: "Too many questions in a short time. Try again in a moment.",
+    badRequest: "The question was not accepted: {msg}",
+    badRequestNoMsg: "The question was not accepted (HTTP {status}).",
+    serverError: "The help service has a problem right now (HTTP {status}). Please try again later.",
+    badResponse: "The help service sent an answer this page cannot read.",
+    noSources: "No wiki pages matched this question.",
+    lowConfidence: "Approximate answer: the wiki does not seem to cover this question directly.",
+    meta: "{model} · {s} s",
+    stale: "may be outdated",
+    staleWhy: "Code this page cites no longer exists.",
+    feedbackAsk: "Was this answer helpful?",
+    yes: "Yes",
+    no: "No",
+    up: "Yes, this answer helped",
+    down: "No, this answer did not help",
+    reasonsLegend: "What was wrong?",
+    reasons: {
+      incorrect: "Incorrect",
+      outdated: "Outdated",
+      missing: "Missing information",
+      unclear: "Unclear",
+      other: "Other"
+    },
+    comment: "Comment (optional)",
+    send: "Send",
+    thanks: "Thanks for your feedback.",
+    thanksDown: "Thanks: the docs team will review this answer.",
+    feedbackFailed: "Your feedback could not be sent (HTTP {status}).",
+    feedbackNetwork: "Your feedback could not be sent. Check your connection and try again."
+  },
+  es: {
+    launcher: "Preguntar a la documentación",
+    title: "Pregunta a la documentación",
+    close: "Cerrar",
+    label: "Tu pregunta",
+    placeholder: "¿Cómo puedo…?",
+    hint: "Intro para enviar, Mayús+Intro para una línea nueva.",
+    submit: "Preguntar",
+    cancel: "Cancelar",
+    stop: "Detener",
+    stopped: "Detenida: la respuesta de arriba está incompleta.",
+    streamFailed: "La respuesta se interrumpió: {msg}",
+    newThread: "Nueva conversación",
+    thread: "Antes en esta conversación",
+    sources: "Fuentes",
+    source: "Fuente",
+    waiting: "Buscando en la wiki y redactando la respuesta…",
+    empty: "Escribe primero una pregunta.",
+    cancelled: "Cancelado.",
+    timeout: "Sin respuesta tras {s} segundos. Vuelve a intentarlo o haz una pregunta más corta.",
+    offline: "Parece que no tienes conexión. Compruébala y vuelve a intentarlo.",
+    network: "No se pudo contactar con el servicio de ayuda. Comprueba la conexión y vuelve a intentarlo.",
+    rateLimited: "Demasiadas preguntas seguidas. Vuelve a intentarlo dentro de {s} segundos.",
+    rateLimitedNoWait: "Demasiadas preguntas seguidas. Vuelve a intentarlo en un momento.",
+    badRequest: "La pregunta no se aceptó: {msg}",
+    badRequestNoMsg: "La pregunta no se aceptó (HTTP {status}).",
+    serverError: "El servicio de ayuda tiene un problema ahora mismo (HTTP {status}). Inténtalo más tarde.",
+    badResponse: "El servicio de ayuda envió una respuesta que esta página no puede leer.",
+    noSources: "Ninguna página de la wiki coincide con esta pregunta.",
+    lowConfidence: "Respuesta aproximada: la wiki no parece tratar esta pregunta directamente.",
+    meta: "{model} · {s} s",
+    stale: "puede estar desactualizada",
+    staleWhy: "Parte del código que cita esta página ya no existe.",
+    feedbackAsk: "¿Te ha sido útil esta respuesta?",
+    yes: "Sí",
+    no: "No",
+    up: "Sí, esta respuesta me ayudó",
+    down: "No, esta respuesta no me ayudó",
+    reasonsLegend: "¿Qué falló?",
+    reasons: {
+      incorrect: "Incorrecta",
+      outdated: "Desactualizada",
+      missing: "Falta información",
+      unclear: "Poco clara",
+      other: "Otro"
+    },
+    comment: "Comentario (opcional)",
+    send: "Enviar",
+    thanks: "Gracias por tu opinión.",
+    thanksDown: "Gracias: el equipo de documentación revisará esta respuesta.",
+    feedbackFailed: "No se pudo enviar tu opinión (HTTP {status}).",
+    feedbackNetwork: "No se pudo enviar tu opinión. Comprueba la conexión y vuelve a intentarlo."
+  }
+};
+
+// `{name}` in a message becomes `values.name`; a name the values lack stays as written.
+export function format(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole, key) =>
+    Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole
+  );
+}
