@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import threading
 from collections import Counter
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -195,9 +196,11 @@ class Measuring:
 
     The workers are forked, not spawned: a spawned one imports the whole project again
     (about a second of CPU), a forked one shares the parent's modules. They are forked on
-    entering, before the import starts its embedding thread, and only ever run the
-    measure, a pure function of the page's text (no store, no lock, no thread of theirs).
-    Leaving the block adds every page measured, in order, and ends the workers.
+    entering, before the import starts its embedding thread, and only from a process
+    with no other thread (one could hold a lock the fork would copy held: a threaded
+    server measures in line), and only ever run the measure, a pure function of the
+    page's text (no store, no lock, no thread of theirs). Leaving the block adds every
+    page measured, in order, and ends the workers.
     """
 
     def __init__(self, fidelity: Fidelity, files: int, processes: int | None = None) -> None:
@@ -209,7 +212,8 @@ class Measuring:
     def __enter__(self) -> Fidelity:
         count = workers() if self.processes is None else self.processes
         forks = "fork" in multiprocessing.get_all_start_methods()
-        if self.files >= POOL_FROM_FILES and count and forks:
+        alone = threading.active_count() == 1
+        if self.files >= POOL_FROM_FILES and count and forks and alone:
             try:
                 pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
                 pool.submit(int).result()  # forks every worker now, before any thread starts

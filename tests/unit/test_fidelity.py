@@ -3,6 +3,7 @@ the source syntax a reader would see, the constructs nobody understood."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 from shared.dialects.constructs import Constructs
@@ -202,8 +203,11 @@ def test_pages_measured_in_worker_processes_give_the_same_report_in_order() -> N
         in_line.page(page)
     in_line.discard("d.md")
     pooled = Fidelity()
+    alone = threading.active_count() == 1  # the pool's own threads start on entering
     with Measuring(pooled, POOL_FROM_FILES, processes=1):
-        assert pooled.pool is not None  # the pages below go to the worker
+        # The pages below go to the worker (unless a thread left by another test runs:
+        # then no fork, and the report must be the same all the same).
+        assert (pooled.pool is not None) == alone
         for page in pages:
             pooled.page(page)
         pooled.discard("d.md")
@@ -219,3 +223,20 @@ def test_a_small_tree_is_measured_in_line() -> None:
         assert fidelity.pool is None
         fidelity.page(PageText("a.md", SPANISH, SPANISH))
         assert fidelity.pages == 1
+
+
+def test_a_process_with_another_thread_measures_in_line() -> None:
+    """No worker is forked while another thread runs (it could hold a lock the fork would
+    copy held): a threaded server's import measures each page at once."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    try:
+        fidelity = Fidelity()
+        with Measuring(fidelity, POOL_FROM_FILES, processes=1):
+            assert fidelity.pool is None
+            fidelity.page(PageText("a.md", SPANISH, SPANISH))
+            assert fidelity.pages == 1
+    finally:
+        release.set()
+        other.join()
