@@ -2,8 +2,9 @@
 
 Each transform takes the body as a ``Source`` (parsed once by markdown-it, so it knows
 where code is) and the ``Context`` of the file and the tree, and returns the new body;
-the next transform gets it reparsed only when its text changed. What a transform meets is
-counted in ``context.constructs``; what it cannot keep is a warning.
+the next transform gets it reparsed only when its text changed where a block could see
+it. What a transform meets is counted in ``context.constructs``; what it cannot keep is
+a warning.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def run(body: str, context: Context, transforms: dict[str, Transform]) -> str:
     for name in context.dialect.transforms:
         text = transforms[name].run(source, context)
         # Most transforms write the body anew whether or not they changed it: an equal
-        # text keeps its parse (the parse depends on the text alone).
+        # text keeps its parse (the parse depends on the text alone), and so does one
+        # changed only where no block can see it (``Source.edited``).
         if text != source.text:
-            source = Source(text, indented)
+            source = source.edited(text)
     return source.text

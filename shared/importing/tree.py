@@ -72,9 +72,13 @@ class Tree:
     asset_folders: tuple[Path, ...] = ()  # --assets: where site-absolute files are
     links: Resolver = field(init=False)
     assets: Assets = field(init=False)  # the files the pages link, taken as they are met
+    # ``project`` with its links followed, once: every include is checked against it, and
+    # resolving it again (a system call per folder of the path) was a tenth of an import.
+    project_real: Path = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "links", Resolver(self.slugs, locale=self.root.name))
+        object.__setattr__(self, "project_real", self.project.resolve())
         object.__setattr__(
             self, "assets", Assets(self.root, self.asset_folders, locale=self.root.name)
         )
@@ -413,7 +417,7 @@ def included(include: mkdocs.Include, line: str, tree: Tree, room: int) -> str |
 def _find(include: mkdocs.Include, tree: Tree) -> Path | None:
     """The included file inside the project folder: the path as written from there (MkDocs'
     base), else without its leading ``../`` under the project or the docs folder."""
-    project = tree.project.resolve()
+    project = tree.project_real
     candidates = [tree.project / include.path]
     ref = include.ref()
     if ref:

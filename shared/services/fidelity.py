@@ -13,10 +13,16 @@ the first two: text is never dropped without a line saying so.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
+import threading
 from collections import Counter
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from html import escape
+from types import TracebackType
 from typing import TypedDict
 
 from shared.dialects.constructs import Constructs
@@ -35,6 +41,9 @@ _NOT_COMPONENTS = frozenset({"Fragment"})  # ``<>…</>`` groups children: nothi
 # A lower-case name without a dash is an HTML element (``<div>``, ``<script>``), not a
 # component: JSX components are PascalCase, Vue's may be kebab-case.
 _HTML_ELEMENT = re.compile(r"[a-z][a-z0-9]*")
+# Files in a tree before the measure goes to worker processes: a fork and its first page
+# cost tens of milliseconds, paid back after a few dozen pages.
+POOL_FROM_FILES = 48
 
 
 class LossyEntry(TypedDict):
@@ -86,14 +95,39 @@ class Fidelity:
     lossy: list[LossyEntry] = field(default_factory=list)
     raw: list[RawEntry] = field(default_factory=list)
     unknown: dict[str, int] = field(default_factory=dict)
+    # While a ``Measuring`` block runs: the pool pages are measured in, and the pages sent
+    # to it, in order (added in that order once measured: the report is the same).
+    pool: Executor | None = field(default=None, repr=False, compare=False)
+    _pending: list[tuple[PageText, Future[PageFidelity]]] = field(
+        default_factory=list, repr=False, compare=False
+    )
 
     def page(self, page: PageText) -> None:
-        """Measure one page as it is stored, and add it."""
-        self.add(page.file, measure(page.source, page.stored, slug=page.slug, title=page.title))
+        """Measure one page as it is stored, and add it (in the pool, when there is one:
+        ``settle`` adds it)."""
+        if self.pool is not None:
+            self._pending.append((page, self.pool.submit(_measure_page, page)))
+            return
+        self.add(page.file, _measure_page(page))
+
+    def settle(self) -> None:
+        """Add the pages sent to the pool, in the order they were sent; a page whose
+        worker died is measured here."""
+        pending, self._pending = self._pending, []
+        for page, future in pending:
+            try:
+                measured = future.result()
+            except BrokenProcessPool:
+                measured = _measure_page(page)
+            self.add(page.file, measured)
 
     def discard(self, file: str) -> None:
         """Take back a page measured before its write was refused: a failed file is in
         the report's ``failed``, not among the pages imported."""
+        kept = [(page, future) for page, future in self._pending if page.file != file]
+        if len(kept) < len(self._pending):
+            self._pending = kept  # not added yet: nothing else to take back
+            return
         self.lossy = [e for e in self.lossy if e["file"] != file]
         self.raw = [e for e in self.raw if e["file"] != file]
         self.pages -= 1
@@ -141,6 +175,66 @@ class PageText:
     stored: str
     slug: str = ""
     title: str = ""
+
+
+def _measure_page(page: PageText) -> PageFidelity:
+    """``measure`` of one page (a module-level function: the worker processes run it)."""
+    return measure(page.source, page.stored, slug=page.slug, title=page.title)
+
+
+def workers() -> int:
+    """Worker processes the measure gets: the CPUs this process may run on but one, which
+    the import itself keeps busy reading, converting and writing pages."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    cpus = count() if count is not None else len(os.sched_getaffinity(0))
+    return max((cpus or 1) - 1, 0)
+
+
+class Measuring:
+    """A block during which ``fidelity``'s pages are measured in worker processes, when
+    the tree is big enough to pay for them and the machine has a CPU to spare.
+
+    The workers are forked, not spawned: a spawned one imports the whole project again
+    (about a second of CPU), a forked one shares the parent's modules. They are forked on
+    entering, before the import starts its embedding thread, and only from a process
+    with no other thread (one could hold a lock the fork would copy held: a threaded
+    server measures in line), and only ever run the measure, a pure function of the
+    page's text (no store, no lock, no thread of theirs). Leaving the block adds every
+    page measured, in order, and ends the workers.
+    """
+
+    def __init__(self, fidelity: Fidelity, files: int, processes: int | None = None) -> None:
+        self.fidelity = fidelity
+        self.files = files
+        self.processes = processes  # None: ``workers()``
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Fidelity:
+        count = workers() if self.processes is None else self.processes
+        forks = "fork" in multiprocessing.get_all_start_methods()
+        alone = threading.active_count() == 1
+        if self.files >= POOL_FROM_FILES and count and forks and alone:
+            try:
+                pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
+                pool.submit(int).result()  # forks every worker now, before any thread starts
+            except OSError:
+                return self.fidelity  # no processes here (a sandbox): measured in line
+            self._pool = self.fidelity.pool = pool
+        return self.fidelity
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.fidelity.pool = None
+        try:
+            if kind is None:
+                self.fidelity.settle()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=kind is not None)
 
 
 def measure(source_body: str, stored: str, *, slug: str = "", title: str = "") -> PageFidelity:

@@ -292,8 +292,10 @@ def import_directory(
     report.dialect = tree.dialect.as_dict()
     run = _Run(tree, store, embedder, tree_name(root, tree_label), import_actor(root), shard)
     nav, problems = read_nav(tree)
-    files = stored_files(tree, report, progress, _nav_labels(nav), shard)
-    origins = _write_pages(run, files, report, default_type, default_status)
+    # The measure of each page runs beside the import, in worker processes when it pays.
+    with fidelity.Measuring(report.fidelity, len(tree.files)):
+        files = stored_files(tree, report, progress, _nav_labels(nav), shard)
+        origins = _write_pages(run, files, report, default_type, default_status)
     _publish_assets(run, report)
     _keep_origins(run, origins, report, sync)
     report.warnings += _tree_warnings(tree, listing, problems)

@@ -3,10 +3,19 @@ the source syntax a reader would see, the constructs nobody understood."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 from shared.dialects.constructs import Constructs
-from shared.services.fidelity import Fidelity, PageText, kept_share, measure, unknown
+from shared.services.fidelity import (
+    POOL_FROM_FILES,
+    Fidelity,
+    Measuring,
+    PageText,
+    kept_share,
+    measure,
+    unknown,
+)
 from shared.text.prose import source_words
 
 SPANISH = """# Configuración del servidor
@@ -176,3 +185,58 @@ def test_unknown_components_are_counted_by_name() -> None:
         "component:ScrimbaLink": 9,
         "directive:foo": 1,
     }
+
+
+def test_pages_measured_in_worker_processes_give_the_same_report_in_order() -> None:
+    """A tree big enough for the pool: the pages measured by a worker process are added
+    in the order they were sent, with the same figures as measured in line, and a page
+    taken back before it was added is neither counted nor listed."""
+    pages = [
+        PageText("a.md", SPANISH, SPANISH),
+        PageText("b.md", SPANISH, "# Configuración del servidor\n"),
+        PageText("c.md", "Hola.\n", "Hola.\n\n:::note\n"),
+        PageText("d.md", SPANISH, "Nada.\n"),
+        PageText("e.md", "Adiós.\n", "Adiós.\n\n:::tip\n"),
+    ]
+    in_line = Fidelity()
+    for page in pages:
+        in_line.page(page)
+    in_line.discard("d.md")
+    pooled = Fidelity()
+    alone = threading.active_count() == 1  # the pool's own threads start on entering
+    with Measuring(pooled, POOL_FROM_FILES, processes=1):
+        # The pages below go to the worker (unless a thread left by another test runs:
+        # then no fork, and the report must be the same all the same).
+        assert (pooled.pool is not None) == alone
+        for page in pages:
+            pooled.page(page)
+        pooled.discard("d.md")
+    assert pooled.pool is None
+    assert pooled.as_dict() == in_line.as_dict()
+    assert [e["file"] for e in pooled.as_dict()["lossy"]] == ["b.md"]
+
+
+def test_a_small_tree_is_measured_in_line() -> None:
+    """Under ``POOL_FROM_FILES`` files no worker is forked: the page is measured at once."""
+    fidelity = Fidelity()
+    with Measuring(fidelity, POOL_FROM_FILES - 1, processes=1):
+        assert fidelity.pool is None
+        fidelity.page(PageText("a.md", SPANISH, SPANISH))
+        assert fidelity.pages == 1
+
+
+def test_a_process_with_another_thread_measures_in_line() -> None:
+    """No worker is forked while another thread runs (it could hold a lock the fork would
+    copy held): a threaded server's import measures each page at once."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    try:
+        fidelity = Fidelity()
+        with Measuring(fidelity, POOL_FROM_FILES, processes=1):
+            assert fidelity.pool is None
+            fidelity.page(PageText("a.md", SPANISH, SPANISH))
+            assert fidelity.pages == 1
+    finally:
+        release.set()
+        other.join()
