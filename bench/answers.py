@@ -281,16 +281,18 @@ def markup_problems(answer: str) -> list[str]:
                 problems.append(f"lone colon line: {bare[-60:]!r}")
     for paragraph in re.split(r"\n\s*\n", _FENCE.sub("\n\n", answer)):
         text = _CITATIONS.sub("", paragraph)
-        if text.count("`") - sum(2 * len(m.group(1)) for m in _CODE_SPAN.finditer(text)):
-            problems.append(f"code span cut: {paragraph[-70:]!r}")
+        # A backtick outside every whole span opens a cut one (a span may hold backticks
+        # of another length: "` ``` `" shows ```).
         text = _CODE_SPAN.sub("x", text)  # a span is a word: not a space around a mark
+        if "`" in text:
+            problems.append(f"code span cut: {paragraph[-70:]!r}")
         if _TAG_CUT.search(text) or any(
             m.group(1).lower() not in _VOID and f"</{m.group(1).lower()}" not in text.lower()
             for m in _TAG_OPEN.finditer(text)
             if not m.group().endswith("/>")
         ):
             problems.append(f"inline HTML cut: {paragraph[-70:]!r}")
-        rest = _LINK.sub(" ", text)
+        rest = _LINK.sub("x", text)  # a link is a word too: "**[text](url)**" is emphasis
         if re.search(r"\]\(|\[[^\]]*$|^[^\[]*\]", rest, re.M):
             problems.append(f"link cut: {paragraph[-70:]!r}")
         stripped = re.sub(r"(?<!\S)\*+(?!\S)", " ", rest)  # "2 * 3" is no emphasis
