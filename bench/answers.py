@@ -9,8 +9,14 @@ citation, the confident-wrong rate (``high`` with a first citation on no labelle
 and the off-topic questions answered ``high``, per split. Any shipped answer with markup
 cut in half or a lone line ending in ':' is printed and the run exits 1.
 
+With ``BIBLIOTECA_LLM`` naming a model (``openai`` and its ``BIBLIOTECA_LLM_*`` variables,
+as a deployment sets them) that model answers too, beside the offline answerer on the
+same passages, on the ``--model-split`` questions (holdout by default: a small local model
+takes seconds an answer); its answers' markup problems are counted, not failed. ``sec`` is
+the mean seconds spent answering (retrieval, shared by all, left out).
+
     .venv/bin/python bench/answers.py [--corpus NAME ...] [--json] [--store DIR]
-        [--show N ...] [--show-misses]
+        [--show N ...] [--show-misses] [--model-split SPLIT]
 """
 
 from __future__ import annotations
@@ -19,15 +25,19 @@ import argparse
 import ast
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,8 +47,14 @@ from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
 from retrieval import NONE  # noqa: E402
 
 from shared.api.models import DEFAULT_LIMIT  # noqa: E402
-from shared.providers.answerers import LocalAnswerer  # noqa: E402
+from shared.bootstrap import build_generator  # noqa: E402
+from shared.config import load_settings  # noqa: E402
+from shared.errors import BibliotecaError  # noqa: E402
+from shared.ports import Generator  # noqa: E402
+from shared.providers.answerers import LocalAnswerer, ModelAnswerer  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
+from shared.providers.model_http import ModelHttp  # noqa: E402
+from shared.providers.openai_generator import OpenAIDialect, OpenAIGenerator  # noqa: E402
 from shared.records import Confidence, Passage  # noqa: E402
 from shared.retrieval import answer_checks, evidence, hybrid  # noqa: E402
 from shared.retrieval.extractive import NOTHING  # noqa: E402
@@ -48,6 +64,7 @@ from shared.services.ask import numbered  # noqa: E402
 from shared.text.fold import fold  # noqa: E402
 from shared.text.language import language  # noqa: E402
 
+MODEL_DEADLINE_S = 300.0  # per answer of a configured model (configured_model)
 INDEX = hybrid.IndexCache()  # this process's search index, as a wiring holds one
 SECTIONS = True  # measured both ways: passages run on into their section
 # The answerer and confidence rule of before issue 20, kept in git, not in the tree (the
@@ -121,6 +138,7 @@ class Answer:
     slugs: list[str]  # the slug of each numbered source
     hedged: bool
     refused: bool
+    failed: str = ""  # why the answerer gave no answer (a model server's error)
 
     @property
     def confident(self) -> bool:
@@ -147,6 +165,8 @@ class Tally:
     dangling: int = 0
     hedged: int = 0
     words: int = 0
+    seconds: float = 0.0  # answering only: retrieval is shared by every answerer
+    failed: int = 0  # no answer: the answerer's server failed
     misses: list[str] = field(default_factory=list)
 
     def report(self) -> dict[str, float]:
@@ -166,6 +186,8 @@ class Tally:
             "dangling_openers_per_answer": self.dangling / n,
             "hedged": self.hedged / n,
             "mean_words": self.words / n,
+            "latency_s": self.seconds / n,
+            "failed": self.failed / n,
         }
 
 
@@ -259,16 +281,18 @@ def markup_problems(answer: str) -> list[str]:
                 problems.append(f"lone colon line: {bare[-60:]!r}")
     for paragraph in re.split(r"\n\s*\n", _FENCE.sub("\n\n", answer)):
         text = _CITATIONS.sub("", paragraph)
-        if text.count("`") - sum(2 * len(m.group(1)) for m in _CODE_SPAN.finditer(text)):
-            problems.append(f"code span cut: {paragraph[-70:]!r}")
+        # A backtick outside every whole span opens a cut one (a span may hold backticks
+        # of another length: "` ``` `" shows ```).
         text = _CODE_SPAN.sub("x", text)  # a span is a word: not a space around a mark
+        if "`" in text:
+            problems.append(f"code span cut: {paragraph[-70:]!r}")
         if _TAG_CUT.search(text) or any(
             m.group(1).lower() not in _VOID and f"</{m.group(1).lower()}" not in text.lower()
             for m in _TAG_OPEN.finditer(text)
             if not m.group().endswith("/>")
         ):
             problems.append(f"inline HTML cut: {paragraph[-70:]!r}")
-        rest = _LINK.sub(" ", text)
+        rest = _LINK.sub("x", text)  # a link is a word too: "**[text](url)**" is emphasis
         if re.search(r"\]\(|\[[^\]]*$|^[^\[]*\]", rest, re.M):
             problems.append(f"link cut: {paragraph[-70:]!r}")
         stripped = re.sub(r"(?<!\S)\*+(?!\S)", " ", rest)  # "2 * 3" is no emphasis
@@ -278,10 +302,14 @@ def markup_problems(answer: str) -> list[str]:
     return problems
 
 
-def score(tally: Tally, item: dict[str, Any], answer: Answer, found: Retrieved) -> None:
-    """Add one labelled question's answer to ``tally``."""
+def score(
+    tally: Tally, item: dict[str, Any], answer: Answer, found: Retrieved, seconds: float
+) -> None:
+    """Add one labelled question's answer, written in ``seconds``, to ``tally``."""
     right_pages = labelled_pages(item)
     tally.answers += 1
+    tally.seconds += seconds
+    tally.failed += bool(answer.failed)
     tally.found_first += bool(found.pages[:1]) and found.pages[0] in right_pages
     tally.found_top5 += bool(right_pages.intersection(found.pages[:5]))
     tally.words += len(answer.text.split())
@@ -352,28 +380,63 @@ def retrieve(store: Any, question: str) -> Retrieved:
 Answerer = Callable[[str, Retrieved], Answer]
 
 
-def shipped(question: str, found: Retrieved) -> Answer:
-    """The shipped answerer, as ``ask`` runs it (with its answer check)."""
-    text = (
-        LocalAnswerer()
-        .answer(
-            question,
+def as_asked(answerer: LocalAnswerer | ModelAnswerer) -> Answerer:
+    """``answerer`` as ``ask`` runs it: on the retrieved passages, then its answer check."""
+
+    def answer(question: str, found: Retrieved) -> Answer:
+        try:
+            text = answerer.answer(
+                question,
+                found.passages,
+                mode="help",
+                confidence=found.confidence,
+                unmentioned=found.unmentioned,
+            ).text
+        except BibliotecaError as exc:  # a model server that failed: no answer, counted
+            return Answer(text="", slugs=[], hedged=False, refused=True, failed=str(exc))
+        checked = answer_checks.review(
+            text,
             found.passages,
-            mode="help",
-            confidence=found.confidence,
+            found.confidence,
+            language(question),
             unmentioned=found.unmentioned,
         )
-        .text
-    )
-    checked = answer_checks.review(
-        text, found.passages, found.confidence, language(question), unmentioned=found.unmentioned
-    )
-    return Answer(
-        text=checked.text,
-        slugs=[p.slug for p in found.passages],
-        hedged=bool(found.passages) and checked.confidence == "low",
-        refused=not found.passages,
-    )
+        return Answer(
+            text=checked.text,
+            slugs=[p.slug for p in found.passages],
+            hedged=bool(found.passages) and checked.confidence == "low",
+            refused=not found.passages,
+        )
+
+    return answer
+
+
+shipped = as_asked(LocalAnswerer())  # the shipped offline answerer
+
+
+def configured_model(environ: Mapping[str, str]) -> tuple[str, Answerer] | None:
+    """The language model ``BIBLIOTECA_LLM`` (and its variables) configures, named by what
+    it records; None when it is ``local``. An OpenAI-compatible server is given
+    MODEL_DEADLINE_S an answer (a small model on busy CPU cores reads a 1,500-token prompt
+    in about a minute, past a deployment's 25 s); the latency column says what it took."""
+    settings = load_settings(environ)
+    generator: Generator | None
+    if settings.llm == "openai":
+        base_url, name = settings.require_llm_endpoint()
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        calls = ModelHttp(
+            OpenAIDialect(key),
+            base_url,
+            httpx.Client(timeout=MODEL_DEADLINE_S),
+            deadline_s=MODEL_DEADLINE_S,
+            max_attempts=1,
+        )
+        generator = OpenAIGenerator(calls, name)
+    else:
+        generator = build_generator(settings)
+    if generator is None:
+        return None
+    return generator.name, as_asked(ModelAnswerer(generator, settings.llm_max_tokens))
 
 
 def baseline(answerer: types.ModuleType, rule: types.ModuleType) -> Answerer:
@@ -406,10 +469,15 @@ def subsets(lang: str) -> dict[str, Callable[[dict[str, Any]], bool]]:
 
 
 def measure(
-    corpus: Corpus, store_dir: Path, systems: dict[str, Answerer], show: Sequence[int]
+    corpus: Corpus,
+    store_dir: Path,
+    systems: dict[str, Answerer],
+    show: Sequence[int],
+    only: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """One corpus: every system's figures per subset, off-topic answered ``high``, the
-    shipped answers' markup problems, and the answers asked for by ``show``."""
+    shipped answers' markup problems, and the answers asked for by ``show``. A system
+    that ``only`` names answers the questions of that split alone (a slow model)."""
     data = corpus.labelled()
     questions, negatives = data["questions"], data["negatives"]
     store, _ = open_corpus(corpus, store_dir)
@@ -418,19 +486,29 @@ def measure(
     broken: list[str] = []
     shown: dict[int, dict[str, str]] = {i: {} for i in show}
     for name, system in systems.items():
+        split_of = (only or {}).get(name)
         splits = subsets(corpus.lang)
         tallies = {subset: Tally() for subset in splits}
+        marked = 0  # answers with a markup problem
         for i, item in enumerate(questions):
+            if split_of and item["split"] != split_of:
+                continue
+            started = time.perf_counter()
             answer = system(item["q"], found[item["q"]])
+            seconds = time.perf_counter() - started
             if i in shown:
                 shown[i][name] = answer.text
+            problems = markup_problems(answer.text)
+            marked += bool(problems)
             if name == "shipped":
-                broken += [f"{item['q']!r}: {p}" for p in markup_problems(answer.text)]
+                broken += [f"{item['q']!r}: {p}" for p in problems]
             for subset, keep in splits.items():
                 if keep(item):
-                    score(tallies[subset], item, answer, found[item["q"]])
+                    score(tallies[subset], item, answer, found[item["q"]], seconds)
         off_topic: dict[str, dict[str, float]] = {}
         for split in ("tune", "holdout"):
+            if split_of and split != split_of:
+                continue
             for kind in ("neighbouring", "unrelated"):
                 chosen_ = [n for n in negatives if n["split"] == split and n["kind"] == kind]
                 if not chosen_:
@@ -450,6 +528,7 @@ def measure(
             "questions": {s: t.report() for s, t in tallies.items() if t.answers},
             "off_topic_answered_high": off_topic,
             "misses": tallies["tune"].misses,
+            "answers_with_markup_problems": marked,
         }
     return {
         "results": results,
@@ -483,16 +562,27 @@ def thresholds(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", nargs="*", help="fastapi-es, textual-en, astro-es (all)")
+    parser.add_argument("--corpus", nargs="*", help="names of bench/corpora.py (all)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--store", type=Path, help="keep each imported corpus in DIR/<name>")
     parser.add_argument("--show", type=int, nargs="*", default=[], help="print these answers")
     parser.add_argument("--show-misses", action="store_true", help="tuning misses only")
+    parser.add_argument(
+        "--model-split",
+        default="holdout",
+        help="the split the model BIBLIOTECA_LLM configures answers (tune, holdout, all)",
+    )
     args = parser.parse_args(argv)
     systems: dict[str, Answerer] = {
         "shipped": shipped,
         f"before ({BASELINE})": baseline(*(load_baseline(p) for p in BASELINE_PATHS)),
     }
+    only: dict[str, str] = {}
+    model = configured_model(os.environ)
+    if model is not None:  # beside the offline answerer, on the same passages
+        systems[model[0]] = model[1]
+        if args.model_split != "all":
+            only[model[0]] = args.model_split
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in chosen(args.corpus):
@@ -500,7 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"the corpus is not at {corpus.docs_dir}", file=sys.stderr)
                 return 2
             out[corpus.name] = measure(
-                corpus, (args.store or Path(tmp)) / corpus.name, systems, args.show
+                corpus, (args.store or Path(tmp)) / corpus.name, systems, args.show, only
             )
     broken = sum(len(o["markup_problems"]) for o in out.values())
     if args.json:
@@ -518,21 +608,22 @@ def report(corpus: str, o: dict[str, Any], show_misses: bool) -> None:
     """One corpus's figures as text."""
     print(f"\n## {corpus}: same passages for every answerer")
     header = (
-        f"{'answerer':18} {'subset':10} {'n':>3} {'R@1':>6} {'R@5':>6} {'facts':>6} "
+        f"{'answerer':24} {'subset':10} {'n':>3} {'R@1':>6} {'R@5':>6} {'facts':>6} "
         f"{'1st':>6} {'cwrong':>6} {'cnofct':>6} {'code':>6} {'dup':>5} {'dangl':>6} {'hedge':>6} "
-        f"{'words':>6}"
+        f"{'words':>6} {'sec':>6} {'fail':>5}"
     )
     print(header)
     print("-" * len(header))
     for name, result in o["results"].items():
         for subset, m in result["questions"].items():
             print(
-                f"{name:18} {subset:10} {m['n']:3.0f} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
+                f"{name:24} {subset:10} {m['n']:3.0f} {m['recall@1']:6.3f} {m['recall@5']:6.3f} "
                 f"{m['fact_recall']:6.3f} {m['first_citation_right']:6.3f} "
                 f"{m['confident_wrong']:6.3f} {m['confident_no_fact']:6.3f} "
                 f"{m['code_shown']:6.3f} "
                 f"{m['near_duplicates_per_answer']:5.2f} {m['dangling_openers_per_answer']:6.2f} "
-                f"{m['hedged']:6.3f} {m['mean_words']:6.0f}"
+                f"{m['hedged']:6.3f} {m['mean_words']:6.0f} {m['latency_s']:6.2f} "
+                f"{m['failed']:5.2f}"
             )
     print("off-topic answered high (share):")
     for name, result in o["results"].items():
@@ -540,7 +631,10 @@ def report(corpus: str, o: dict[str, Any], show_misses: bool) -> None:
             f"{k} {v['answered_high']:.2f} (n={v['n']:.0f})"
             for k, v in result["off_topic_answered_high"].items()
         )
-        print(f"  {name}: {cells}")
+        print(
+            f"  {name}: {cells}; answers with markup problems: "
+            f"{result['answers_with_markup_problems']}"
+        )
     print("hedge by best fused alone (answerable hedged / neighbours unhedged):")
     for value, row in o["thresholds"].items():
         print(f"  {value}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))

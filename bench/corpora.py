@@ -58,22 +58,15 @@ CORPORA = {
         Corpus("fastapi-es", "docs", "questions.json", "es"),
         Corpus("textual-en", "repo/docs", "questions-textual-en.json", "en"),
         Corpus("astro-es", "repo/src/content/docs/es", "questions-astro-es.json", "es"),
+        Corpus("vitepress-en", "repo/docs/en", "questions-vitepress-en.json", "en"),
+        Corpus("docusaurus-en", "repo/website/docs", "questions-docusaurus-en.json", "en"),
     )
 }
 
 
-# Every docs tree of ../shared/corpus, labelled or not: the benches that take their truth
-# from what the authors wrote (bench/enrich.py) run on all of them.
-TREES = {
-    **CORPORA,
-    **{
-        c.name: c
-        for c in (
-            Corpus("vitepress-en", "repo/docs/en", "", "en"),
-            Corpus("docusaurus-en", "repo/website/docs", "", "en"),
-        )
-    },
-}
+# Every docs tree of ../shared/corpus: the benches that take their truth from what the
+# authors wrote (bench/enrich.py) run on all of them. Every one is labelled now.
+TREES = dict(CORPORA)
 
 
 def chosen(names: list[str] | None) -> list[Corpus]:

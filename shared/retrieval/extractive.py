@@ -96,6 +96,12 @@ _HOW = re.compile(
     r"how|what commands?|which commands?)\b",
     re.IGNORECASE,
 )
+# A definition question: what something is, not what it does or how it compares.
+_WHAT_IS = re.compile(
+    r"^\W*(?:what(?:'s| is| are)|qu[eé] (?:es|son)|define|definici[oó]n de)\s+(?!the "
+    r"(?:difference|best|default)|la diferencia|el mejor)",
+    re.IGNORECASE,
+)
 _ASKING = re.compile(
     r"^\s*¿|\?\s*$|^\s*(?:what|which|who|when|where|why|is|are|can|could|should|does|do|"
     r"qu[eé]|cu[aá]l|cu[aá]ndo|d[oó]nde|por qu[eé]|para qu[eé]|qui[eé]n)\b",
@@ -175,7 +181,7 @@ def compose(
     reads = [_read(p, groups) for p in passages]
     weight = _weights(reads, len(groups))
     how = asks_how(question)
-    lead, window = _lead(reads, weight, how)
+    lead, window = _lead(reads, weight, how, asks_what_is(question))
     number = lead.passage.number
     quoted = [lead.units[i] for i in window if lead.units[i].prose]
     covered = frozenset().union(*(lead.matched[i] for i in window))
@@ -226,10 +232,14 @@ def _shown(lead: _Read, window: list[int], how: bool) -> list[Unit]:
     return shown
 
 
-def _lead(reads: Sequence[_Read], weight: _Weights, how: bool) -> tuple[_Read, list[int]]:
-    """The best page's passage to quote, and which of its units: its best-ranked passage
-    unless another of its passages says clearly more of the question (LEAD_MARGIN times;
-    a passage with code counts CODE_BONUS times more when the question asks how)."""
+def _lead(
+    reads: Sequence[_Read], weight: _Weights, how: bool, defining: bool = False
+) -> tuple[_Read, list[int]]:
+    """The best page's passage to quote, and which of its units: for a definition question
+    (``defining``) its opening sentence that names the question's term, else its
+    best-ranked passage unless another of its passages says clearly more of the question
+    (LEAD_MARGIN times; a passage with code counts CODE_BONUS times more when the
+    question asks how)."""
     page = [r for r in reads if r.passage.slug == reads[0].passage.slug]
 
     def said(option: tuple[_Read, list[int]]) -> float:
@@ -238,6 +248,10 @@ def _lead(reads: Sequence[_Read], weight: _Weights, how: bool) -> tuple[_Read, l
         has_code = any(not u.prose for u in read.units)
         return value * (CODE_BONUS if how and has_code else 1.0)
 
+    if defining:
+        defined = _definition(page)
+        if defined is not None:
+            return defined
     options = [(r, _window(r, weight)) for r in page]
     best = options[0]
     for option in options[1:]:
@@ -264,27 +278,56 @@ def _window(read: _Read, weight: _Weights) -> list[int]:
     for start, unit in enumerate(units_):
         if not unit.prose or not _opens(units_, start):
             continue
-        chosen: list[int] = []
-        pending: list[int] = []  # code seen since the last quoted sentence
-        length = 0
-        for i in range(start, len(units_)):
-            here = units_[i]
-            if not here.prose:
-                pending.append(i)
-                continue
-            if here.aside and not read.matched[i] and i != start:
-                continue
-            if chosen and length + len(here.text) > MAX_LEAD_CHARS:
-                break
-            chosen += [*pending, i]
-            pending = []
-            length += len(here.text)
-        if pending and units_[chosen[-1]].text.endswith(":"):
-            chosen.append(pending[0])  # the code a lead-in introduces
+        chosen = _quote_from(read, start)
         said = weight(frozenset().union(*(read.matched[i] for i in chosen)))
         if said > best[0]:
             best = (said, chosen)
     return _without_dangling_lead_ins(units_, best[1])
+
+
+def _quote_from(read: _Read, start: int) -> list[int]:
+    """The units a quote opening at ``start`` runs on through (see ``_window``)."""
+    units_ = read.units
+    chosen: list[int] = []
+    pending: list[int] = []  # code seen since the last quoted sentence
+    length = 0
+    for i in range(start, len(units_)):
+        here = units_[i]
+        if not here.prose:
+            pending.append(i)
+            continue
+        if here.aside and not read.matched[i] and i != start:
+            continue
+        if chosen and length + len(here.text) > MAX_LEAD_CHARS:
+            break
+        chosen += [*pending, i]
+        pending = []
+        length += len(here.text)
+    if pending and units_[chosen[-1]].text.endswith(":"):
+        chosen.append(pending[0])  # the code a lead-in introduces
+    return chosen
+
+
+def asks_what_is(question: str) -> bool:
+    """Whether the question asks what something is ("¿Qué es X?", "What are X?"): a
+    definition, which the page about X gives in its opening paragraph. One that also asks
+    how ("¿Qué es X y cómo declaro uno?") wants the steps as well: not a definition."""
+    return bool(_WHAT_IS.match(question)) and not _HOW.search(question)
+
+
+def _definition(page: Sequence[_Read]) -> tuple[_Read, list[int]] | None:
+    """For a definition question: the quote opening on the first sentence of the page's
+    first paragraph that names a word of the question (the passage at the page's top,
+    outside asides), or None when the passages lack the page's top or it names none."""
+    for read in page:
+        if read.passage.heading not in ("", read.passage.title):
+            continue  # a section's passage: the page's opening is under its title only
+        prose = [i for i, u in enumerate(read.units) if u.prose and not u.aside]
+        first = [i for i in prose if read.units[i].block == read.units[prose[0]].block]
+        for i in first if prose else []:
+            if read.matched[i] and _opens(read.units, i):
+                return read, _without_dangling_lead_ins(read.units, _quote_from(read, i))
+    return None
 
 
 def _introduced(units_: Sequence[Unit], window: Sequence[int], how: bool) -> list[int]:

@@ -25,6 +25,7 @@ from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
 from shared.retrieval.dense import DenseIndex
 from shared.retrieval.evidence import Section
+from shared.retrieval.extractive import asks_what_is
 from shared.retrieval.fusion import Ranked, by_kind, by_page, mix
 from shared.retrieval.intent import intent, kind_fit
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
@@ -287,16 +288,45 @@ def retrieve(
     dense = _nearest(chunks, state, vector, embedder, filters, max(CANDIDATES, limit))
     lexical = state.index.search(question, filters, max(CANDIDATES, limit))
     wanted = intent(question)
+    mixed = mix(dense, lexical, state.index.labels)
     ranked = by_kind(
-        by_page(mix(dense, lexical, state.index.labels)),
+        by_page(mixed),
         lambda r: _kind(state.index, r),
         lambda kind: kind_fit(wanted, kind),
         weight=KIND_WEIGHT,
     )[:limit]
+    if asks_what_is(question):
+        ranked = _opening_first(state.index, ranked, mixed)[:limit]
     ranked, sections = _with_texts(chunks, state.index, ranked, dense)
     return Retrieval(
         ranked=ranked, dense=dense, lexical=lexical, sections=sections, vocabulary=state.index
     )
+
+
+def _opening_first(
+    index: LexicalIndex, ranked: Sequence[Ranked], candidates: Sequence[Ranked]
+) -> list[Ranked]:
+    """For a definition question ("¿Qué es X?"): the lead page's opening chunk (its first,
+    under the title alone: where a page says what its subject is) leads in its page's
+    place, its best chunk next. The opening keeps its own scores when the search found
+    it; else it stands on the lead's (it is the same page's answer to the same question),
+    its text read with the others'. Nothing changes when the lead is the opening."""
+    if not ranked or ranked[0].ordinal == 0:
+        return list(ranked)
+    lead = ranked[0]
+    info = index.info((lead.slug, 0))
+    if info is None or info.heading not in ("", info.title):
+        return list(ranked)
+    found = next((c for c in candidates if (c.slug, c.ordinal) == (lead.slug, 0)), None)
+    opening = replace(
+        found or replace(lead, ordinal=0, text="", dense_found=False),
+        title=info.title,
+        heading=info.heading,
+        support=lead.support,
+        kind=lead.kind,
+    )
+    rest = [r for r in ranked[1:] if (r.slug, r.ordinal) != (lead.slug, 0)]
+    return [opening, replace(lead, support=0.0), *rest]
 
 
 def _kind(index: LexicalIndex, chunk: Ranked) -> Kind:

@@ -115,8 +115,10 @@ def closed(text: str) -> str:
 
 
 def _split_sentences(prose: str) -> list[str]:
-    """Sentences of a paragraph, never cut inside an inline code span or a link."""
+    """Sentences of a paragraph, never cut inside an inline code span, a link or a wiki
+    link."""
     spans = [m.span() for m in (*CODE_SPAN.finditer(prose), *_LINK.finditer(prose))]
+    spans += wikilinks.spans(prose)
     cuts = [
         m
         for m in _SENTENCE_END.finditer(prose)

@@ -27,6 +27,12 @@ def split(inner: str) -> tuple[str, str | None]:
     return target.removesuffix("\\").strip(), text.strip() or None
 
 
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where the wiki links of ``text`` stand (start, end): a sentence is not cut inside
+    one (its text may hold a ':' or a '.')."""
+    return [m.span() for m in _LINK.finditer(text) if is_link(m.group(1))]
+
+
 def as_text(markdown: str) -> str:
     """``markdown`` with each wiki link replaced by what it shows."""
 

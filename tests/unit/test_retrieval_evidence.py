@@ -115,3 +115,28 @@ def test_the_chunk_before_an_opening_inside_a_sentence_is_read_with_the_texts() 
     other = Chunks()
     hybrid._with_texts(other, index, [clean], [])  # type: ignore[arg-type]
     assert ("p", 1) not in other.asked
+
+
+def test_a_definition_question_is_led_by_the_lead_pages_opening_chunk() -> None:
+    """For "¿Qué es X?" the lead page's first chunk (under its title alone) leads in the
+    page's place, the page's best chunk next; a page opening on a section, or a lead that
+    is the opening already, changes nothing."""
+    from shared.retrieval import hybrid
+    from shared.retrieval.lexical import LexicalIndex
+
+    def chunk(slug: str, ordinal: int, heading: str) -> IndexedChunk:
+        return IndexedChunk(slug, ordinal, "P", heading, f"texto {ordinal}", "guide", None, ())
+
+    index = LexicalIndex(
+        [chunk("p", 0, "P"), chunk("p", 1, "Uso"), chunk("q", 0, "Uso"), chunk("q", 1, "Más")]
+    )
+    lead, other = ranked(1, fused=0.7), ranked(0, fused=0.4, slug="q")
+    led = hybrid._opening_first(index, [lead, other], [lead, other])
+    assert [(r.slug, r.ordinal) for r in led] == [("p", 0), ("p", 1), ("q", 0)]
+    assert not led[0].dense_found  # its text is read with the others'
+    assert led[0].support == lead.support
+    assert led[1].support == 0.0
+    sectioned = ranked(1, slug="q")
+    assert hybrid._opening_first(index, [sectioned], [sectioned]) == [sectioned]
+    opening = ranked(0)
+    assert hybrid._opening_first(index, [opening, other], []) == [opening, other]

@@ -195,3 +195,41 @@ def test_a_quote_that_names_the_api_gets_no_further_sentence() -> None:
     )
     answer = compose("¿Cómo limito la longitud del texto?", [passage(1, "q", text)])
     assert "`otra_cosa`" not in answer
+
+
+def test_a_definition_question_leads_with_the_pages_defining_sentence() -> None:
+    """ "¿Qué es X?" quotes the sentence of the page's opening paragraph that names X,
+    not a later section's passage that repeats X more often; other questions do not."""
+    section = passage(
+        1,
+        "guide—pool",
+        "Para ajustar el pool de conexiones lee la guía del pool. El pool de conexiones "
+        "se ajusta con el pool de conexiones del servidor.",
+        heading="Ajustes",
+    )
+    top = Passage(
+        2,
+        "guide—pool",
+        "Pool",
+        "",
+        "Un pool de conexiones es un conjunto de conexiones abiertas que se reutilizan.",
+        0.5,
+    )
+    defined = compose("¿Qué es un pool de conexiones?", [section, top])
+    assert body(defined) == (
+        "Un pool de conexiones es un conjunto de conexiones abiertas que se reutilizan. [2]"
+    )
+    assert body(compose("¿Cómo ajusto el pool de conexiones?", [section, top])).startswith(
+        "Para ajustar"
+    )
+
+
+def test_a_question_asking_what_and_how_is_not_a_definition() -> None:
+    """ "¿Qué es X?" and "What are X?" are definitions; "¿Qué es X y cómo…?" asks for steps
+    too, and "what is the difference…" compares."""
+    from shared.retrieval.extractive import asks_what_is
+
+    assert asks_what_is("¿Qué es un pool de conexiones?")
+    assert asks_what_is("What are workers?")
+    assert not asks_what_is("¿Qué es la inyección de dependencias y cómo declaro una?")
+    assert not asks_what_is("What is the difference between eject and wrap?")

@@ -110,3 +110,16 @@ def test_a_list_after_a_cut_sentence_is_split_into_its_items() -> None:
         "Setting `status: active` promotes a draft page.",
         "Setting `status: archived` unpublishes the page.",
     ]
+
+
+def test_a_sentence_is_not_cut_inside_a_wiki_link_whose_text_holds_a_colon() -> None:
+    """ "[[slug|Default Theme: Edit Link]]" stays inside its sentence: cut at its ':', the
+    quote would show "[[slug|Default Theme:" and "Edit Link]]" as two broken sentences."""
+    text = (
+        "Edit Link shows a link to edit the page. See [[reference—edit-link|Default Theme: "
+        "Edit Link]] for more details."
+    )
+    assert [u.text for u in units(text)] == [
+        "Edit Link shows a link to edit the page.",
+        "See [[reference—edit-link|Default Theme: Edit Link]] for more details.",
+    ]
