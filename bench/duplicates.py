@@ -52,7 +52,8 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.corpora import CORPUS_ROOT  # noqa: E402
+from corpora import CORPUS_ROOT  # noqa: E402
+
 from shared.dedup.compare import BOTH, Finding, Signal  # noqa: E402
 from shared.dedup.signature import Signature, page_vector, signature_of, words  # noqa: E402
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
@@ -90,6 +91,18 @@ class Doc:
     title: str
     body: str
     vectors: list[npt.NDArray[np.float32]] = field(default_factory=list)
+    family: str = ""  # the sampled page a variant was made from (its split follows it)
+
+    @property
+    def split(self) -> str:
+        return split_of(self.family or self.slug)
+
+
+def split_of(slug: str) -> str:
+    """``tune`` or ``holdout``, stable across runs and machines: the first byte of the
+    sha256 of the page's slug (a variant and an overlap host follow their sampled page,
+    so a labelled pair never straddles the two)."""
+    return "tune" if hashlib.sha256(slug.encode()).digest()[0] % 2 == 0 else "holdout"
 
 
 def load(corpus: str, pool: int, rng: random.Random) -> list[Doc]:
@@ -189,7 +202,7 @@ def labelled_set(corpus: str, pool: int, sample: int, seed: int) -> Labelled:
         for name, body in variants.items():
             if body is None or body == base.body:
                 continue
-            doc = Doc(f"{base.slug}--{name}", base.folder, base.title, body)
+            doc = Doc(f"{base.slug}--{name}", base.folder, base.title, body, family=base.slug)
             docs.append(doc)
             family.append(doc)
             recall[name].append(_pair(base.slug, doc.slug))
@@ -197,7 +210,8 @@ def labelled_set(corpus: str, pool: int, sample: int, seed: int) -> Labelled:
             for b in family[i + 1 :]:
                 labels[_pair(a.slug, b.slug)] = "copy"
         pasted = max(sections(base.body)[1:] or sections(base.body), key=len)
-        over = Doc(f"{host.slug}--overlap", host.folder, host.title, f"{host.body}\n\n{pasted}")
+        hosted = f"{host.body}\n\n{pasted}"
+        over = Doc(f"{host.slug}--overlap", host.folder, host.title, hosted, family=base.slug)
         if len(words(pasted)) >= 30:
             docs.append(over)
             recall["overlap"].append(_pair(base.slug, over.slug))

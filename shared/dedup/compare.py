@@ -111,13 +111,13 @@ def compare(
 
 
 def _best_sections(a: Signature, b: Signature) -> tuple[float, Section, Section] | None:
-    best: tuple[float, Section, Section] | None = None
-    for sa in a.sections:
-        for sb in b.sections:
-            score = similarity(sa.minhash, sb.minhash)
-            if best is None or score > best[0]:
-                best = (score, sa, sb)
-    return best
+    """The most similar section pair (the first in order on a tie), every pair compared
+    at once: agreeing MinHash values counted over an (a × b × PERMUTATIONS) array."""
+    if not a.sections or not b.sections:
+        return None
+    agree = (a.section_matrix[:, None, :] == b.section_matrix[None, :, :]).sum(axis=2)
+    i, j = divmod(int(np.argmax(agree)), agree.shape[1])
+    return float(agree[i, j]) / a.section_matrix.shape[1], a.sections[i], b.sections[j]
 
 
 def _conflict(
