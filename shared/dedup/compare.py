@@ -84,30 +84,37 @@ def compare(
     jaccard = similarity(a.minhash, b.minhash)
     out: list[Finding] = []
     whole = (Passage(a.slug, a.title, a.opening), Passage(b.slug, b.title, b.opening))
+    best = _best_sections(a, b) if text and a.lang == b.lang else None
+    section = best[0] if best is not None else 0.0
     if a.lang != b.lang:
         if cos is not None and cos >= t.translation:
             out.append(Finding("translation", round(cos, 3), a.slug, b.slug, whole))
     elif text and jaccard >= t.copy_text:
         out.append(Finding("copy", round(jaccard, 3), a.slug, b.slug, whole))
-    elif cos is not None and cos >= t.copy_meaning and (not text or jaccard >= t.copy_meaning_text):
+    elif cos is not None and cos >= t.copy_meaning and _shares_text(text, jaccard, section, t):
         out.append(Finding("copy", round(cos, 3), a.slug, b.slug, whole))
-    elif text:
-        best = _best_sections(a, b)
-        if best is not None and best[0] >= t.overlap_text:
-            score, sa, sb = best
-            out.append(
-                Finding(
-                    "overlap",
-                    round(score, 3),
-                    a.slug,
-                    b.slug,
-                    (Passage(a.slug, sa.heading, sa.text), Passage(b.slug, sb.heading, sb.text)),
-                )
+    elif best is not None and section >= t.overlap_text:
+        score, sa, sb = best
+        out.append(
+            Finding(
+                "overlap",
+                round(score, 3),
+                a.slug,
+                b.slug,
+                (Passage(a.slug, sa.heading, sa.text), Passage(b.slug, sb.heading, sb.text)),
             )
+        )
     conflict = _conflict(a, b, cos, jaccard, t)
     if conflict is not None:
         out.append(conflict)
     return out
+
+
+def _shares_text(text: bool, jaccard: float, section: float, t: Thresholds) -> bool:
+    """A meaning match is a copy when the pages also share text: some phrases across the
+    page, or one section kept whole (a page reworded around a section it kept is the
+    same page reworded, not a section restated elsewhere)."""
+    return not text or jaccard >= t.copy_meaning_text or section >= t.overlap_text
 
 
 def _best_sections(a: Signature, b: Signature) -> tuple[float, Section, Section] | None:

@@ -174,23 +174,27 @@ def signature_of(
     vector: npt.NDArray[np.float32] | None,
 ) -> Signature:
     """The signature of one page version (its chunk vectors already averaged)."""
-    # Each text is parsed once (``inline``), its words and its opening read from that.
+    # Markdown parsing is most of a first run's time: each section is parsed once
+    # (``inline``) and the page's words and opening are its sections', in order.
     sections = []
+    plains: list[str] = []
+    page_words: list[str] = []
     for piece in split_markdown(title, content, max_chars=1_000_000, overlap=0):
         plain = inline(piece.text)
         tokens = _plain_words(plain)
+        plains.append(plain)
+        page_words.extend(tokens)
         if len(tokens) >= MIN_SECTION_WORDS:
             sections.append(Section(piece.heading, _opening(plain), minhash(shingles(tokens))))
-    plain = inline(content)
     return Signature(
         slug=slug,
         version=version,
         title=title,
         lang=language(f"{title}\n{content}"),
         status=status,
-        minhash=minhash(shingles(_plain_words(plain))),
+        minhash=minhash(shingles(page_words)),
         sections=tuple(sections),
         vector=vector,
         claims=claims_of(content),
-        opening=_opening(plain),
+        opening=_opening(" ".join(p for p in plains if p)),
     )
