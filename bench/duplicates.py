@@ -11,13 +11,20 @@ least 150 words), ``--sample`` pages are each given three copies and one host:
 - ``overlap``: a page of the pool (then left out of it) with the sample's longest
   section pasted at its end (``overlap`` with the sample and its copies).
 
-Every other pair in the pool is a negative: pages of one corpus, neighbouring topics of
-one section among them. A pair found that the set does not label counts against
-precision, however it was found (``--show-fp`` prints them: some are the corpora's own
-repeated passages). ``translation`` is not measured: no corpus tree holds one page in
-both languages. ``conflict`` is not labelled here (``tests/unit/test_dedup.py`` covers
-it) and left out of the figures. Vectors are the shipped offline embedder's, per chunk
-of the real chunker, averaged per page as the store does.
+Pairs of pages sharing a passage of at least ``VERBATIM`` words word for word are
+labelled ``overlap`` too (``repeated``: the corpora's own repetition, which a reviewer
+would call an overlap; the rule reads the text, not the detector's signatures). Every
+other pair in the pool is a negative: pages of one corpus, neighbouring topics of one
+section among them. A pair found that the set does not label counts against precision,
+however it was found (``--show-fp`` prints them). ``translation`` is not measured: no
+corpus tree holds one page in both languages. ``conflict`` is not labelled here
+(``tests/unit/test_dedup.py`` covers it) and left out of the figures. Vectors are the
+shipped offline embedder's, per chunk of the real chunker, averaged per page as the
+store does.
+
+**Tune and holdout.** Each page falls in ``tune`` or ``holdout`` by the sha256 of its
+slug (a variant and an overlap host by their sampled page's); each half is scored as a
+wiki of its own, and ``all`` is the whole set. Rules are chosen looking at ``tune``.
 
 **Scale.** ``--scale`` pages (default 1,000 and 10,000) synthesised from the pool: page
 *i* is pool page *i mod n* with 30% of its words replaced by words of the corpus (so two
@@ -217,11 +224,52 @@ def labelled_set(corpus: str, pool: int, sample: int, seed: int) -> Labelled:
             recall["overlap"].append(_pair(base.slug, over.slug))
             for member in family:
                 labels[_pair(member.slug, over.slug)] = "overlap"
+    for pair in repeated(docs):  # the corpus's own repetition, variants' included
+        labels.setdefault(pair, "overlap")
     folders: dict[str, int] = defaultdict(int)
     for d in kept:
         folders[d.folder] += 1
     same_folder = sum(n * (n - 1) // 2 for n in folders.values())
     return Labelled(docs, labels, dict(recall), same_folder)
+
+
+VERBATIM = 40  # words one passage must share verbatim with another page to overlap it
+_GRAM = 8
+
+
+def repeated(docs: Sequence[Doc]) -> set[tuple[str, str]]:
+    """Pairs of the corpus's own pages that a reviewer would call an overlap: a passage of
+    at least ``VERBATIM`` words (folded) appears in both, word for word. The rule
+    reads the text, not the detector's signatures: the longest run of consecutive
+    ``_GRAM``-word grams of one page that the other also holds."""
+    grams: dict[int, list[int]] = defaultdict(list)
+    texts = [words(d.body) for d in docs]
+    sets = []
+    for i, tokens in enumerate(texts):
+        own = {hash(tuple(tokens[j : j + _GRAM])) for j in range(len(tokens) - _GRAM + 1)}
+        sets.append(own)
+        for g in own:
+            grams[g].append(i)
+    shared: dict[tuple[int, int], int] = defaultdict(int)
+    for holders in grams.values():
+        if len(holders) <= 10:  # a gram on many pages is boilerplate, not a passage
+            for x, i in enumerate(holders):
+                for j in holders[x + 1 :]:
+                    shared[(i, j)] += 1
+    need = VERBATIM - _GRAM + 1
+    out = set()
+    for (i, j), count in shared.items():
+        if count >= need and _longest_run(texts[j], sets[i]) >= need:
+            out.add(_pair(docs[i].slug, docs[j].slug))
+    return out
+
+
+def _longest_run(tokens: Sequence[str], grams: set[int]) -> int:
+    best = run = 0
+    for j in range(len(tokens) - _GRAM + 1):
+        run = run + 1 if hash(tuple(tokens[j : j + _GRAM])) in grams else 0
+        best = max(best, run)
+    return best
 
 
 _cache: dict[str, npt.NDArray[np.float32]] = {}
@@ -310,18 +358,43 @@ def quality(args: argparse.Namespace) -> dict[str, object]:
         )
     out: dict[str, object] = {}
     for name, signals in SIGNALS.items():
-        total = Score()
-        per_corpus = {}
-        for corpus, labelled in sets.items():
-            one = Score()
-            score(labelled, signed(labelled.docs), signals, one)
-            per_corpus[corpus] = _figures(one)
-            _add(total, one)
-        out[name] = {"overall": _figures(total), "corpora": per_corpus}
-        if args.show_fp and name == "both":
-            for kind, a, b, s in sorted(total.false):
-                print(f"  false {kind} {s:.3f} {a} ~ {b}", file=sys.stderr)
+        figures: dict[str, object] = {}
+        for split in SPLITS:
+            total = Score()
+            per_corpus = {}
+            for corpus, labelled in sets.items():
+                one = Score()
+                part = subset(labelled, split)
+                score(part, signed(part.docs), signals, one)
+                per_corpus[corpus] = _figures(one)
+                _add(total, one)
+            figures[split] = {"overall": _figures(total), "corpora": per_corpus}
+            if args.show_fp and name == "both" and split == "all":
+                for kind, a, b, s in sorted(total.false):
+                    print(f"  false {kind} {s:.3f} {a} ~ {b}", file=sys.stderr)
+        out[name] = figures
     return out
+
+
+SPLITS = ("tune", "holdout", "all")
+
+
+def subset(labelled: Labelled, split: str) -> Labelled:
+    """The labelled set of one split's pages (``all``: every page), scored as a wiki of
+    its own: its pairs, its recall sets."""
+    if split == "all":
+        return labelled
+    docs = [d for d in labelled.docs if d.split == split]
+    kept = {d.slug for d in docs}
+    return Labelled(
+        docs,
+        {p: k for p, k in labelled.labels.items() if p[0] in kept and p[1] in kept},
+        {
+            v: [p for p in pairs if p[0] in kept and p[1] in kept]
+            for v, pairs in labelled.recall_sets.items()
+        },
+        labelled.negatives_same_folder,
+    )
 
 
 def _add(total: Score, one: Score) -> None:
@@ -449,8 +522,8 @@ def main() -> int:
     else:
         for name, data in figures.items():
             assert isinstance(data, dict)
-            overall = data["overall"]
-            print(f"{name:8} {json.dumps(overall)}")
+            for split, part in data.items():
+                print(f"{name:8} {split:8} {json.dumps(part['overall'])}")
         for row in rows:
             print(json.dumps(row))
     return 0
