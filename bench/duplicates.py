@@ -34,7 +34,7 @@ page rewritten, and ``refresh`` again (the incremental run). The run prints both
 their ratio, and how many stored signatures the incremental run read (its candidates).
 
     .venv/bin/python bench/duplicates.py [--sample 12] [--pool 120] [--scale 1000 10000]
-        [--corpus NAME ...] [--show-fp] [--json]
+        [--corpus NAME ...] [--show-fp] [--json] [--vector-cache FILE]
 """
 
 from __future__ import annotations
@@ -345,11 +345,13 @@ def score(
 
 def quality(args: argparse.Namespace) -> dict[str, object]:
     sets = {}
+    signatures: dict[str, dict[str, Signature]] = {}
     for corpus in args.corpus or list(TREES):
         started = time.perf_counter()
         labelled = labelled_set(corpus, args.pool, args.sample, args.seed)
         embed(labelled.docs)
         sets[corpus] = labelled
+        signatures[corpus] = signed(labelled.docs)  # once: the signals only compare
         print(
             f"{corpus}: {len(labelled.docs)} pages, {len(labelled.labels)} labelled pairs,"
             f" {labelled.negatives_same_folder} same-folder negative pairs"
@@ -365,7 +367,8 @@ def quality(args: argparse.Namespace) -> dict[str, object]:
             for corpus, labelled in sets.items():
                 one = Score()
                 part = subset(labelled, split)
-                score(part, signed(part.docs), signals, one)
+                own = {d.slug: signatures[corpus][d.slug] for d in part.docs}
+                score(part, own, signals, one)
                 per_corpus[corpus] = _figures(one)
                 _add(total, one)
             figures[split] = {"overall": _figures(total), "corpora": per_corpus}
@@ -503,11 +506,21 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--scale", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--show-fp", action="store_true")
+    parser.add_argument(
+        "--vector-cache",
+        type=Path,
+        metavar="FILE",
+        help="an .npz of chunk vectors by text hash, read first and written after"
+        " embedding (the embedder is most of a run on a busy machine)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not (CORPUS_ROOT / "fastapi-es").is_dir():
         print(f"no corpora under {CORPUS_ROOT}", file=sys.stderr)
         return 2
+    if args.vector_cache and args.vector_cache.exists():
+        with np.load(args.vector_cache) as held:
+            _cache.update({k: held[k] for k in held.files})
     figures = quality(args)
     pool = [
         d
@@ -515,6 +528,8 @@ def main() -> int:
         for d in labelled_set(corpus, args.pool, 0, args.seed).docs
     ]
     embed(pool)
+    if args.vector_cache:
+        np.savez(args.vector_cache, **_cache)  # type: ignore[arg-type]
     rows = scale([d for d in pool if d.vectors], args.scale)
     result = {"quality": figures, "scale": rows}
     if args.json:
