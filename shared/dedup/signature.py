@@ -21,7 +21,7 @@ from shared.dedup.claims import claims_of
 from shared.retrieval.chunking import split_markdown
 from shared.text.fold import fold
 from shared.text.language import language
-from shared.text.plaintext import inline
+from shared.text.plaintext import PATH_SEPARATOR, inline
 
 SHINGLE = 4  # words a shingle holds: small edits break few of them, phrases still tell
 PERMUTATIONS = 64  # MinHash values a signature holds: similarity within ~0.06 (1/sqrt(64)/2)
@@ -175,7 +175,8 @@ def signature_of(
 ) -> Signature:
     """The signature of one page version (its chunk vectors already averaged)."""
     # Markdown parsing is most of a first run's time: each section is parsed once
-    # (``inline``) and the page's words and opening are its sections', in order.
+    # (``inline``) and the page's words and opening are its sections' (headings and
+    # text), in order.
     sections = []
     plains: list[str] = []
     page_words: list[str] = []
@@ -183,6 +184,9 @@ def signature_of(
         plain = inline(piece.text)
         tokens = _plain_words(plain)
         plains.append(plain)
+        # A heading is words of the page (a reworded copy keeps its headings): the last
+        # of the piece's path, read without a parse (marks are not words anyway).
+        page_words.extend(_plain_words(piece.heading.split(PATH_SEPARATOR)[-1]))
         page_words.extend(tokens)
         if len(tokens) >= MIN_SECTION_WORDS:
             sections.append(Section(piece.heading, _opening(plain), minhash(shingles(tokens))))
