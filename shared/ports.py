@@ -70,8 +70,15 @@ class ProposalStore(Protocol):
 
     def get(self, proposal_id: str) -> Proposal | None: ...
 
-    def list(self, *, status: ProposalStatus | None = "open") -> list[Proposal]:
-        """Proposals of one status (every one with None), oldest first."""
+    def list(
+        self,
+        *,
+        status: ProposalStatus | None = "open",
+        slug: str | None = None,
+        actor: str | None = None,
+    ) -> list[Proposal]:
+        """Proposals of one status (every one with None), oldest first; with ``slug``
+        and/or ``actor``, only that page's or that actor's (a query reading those)."""
 
     def close(self, closed: Proposal) -> bool:
         """Store ``closed`` (accepted or rejected) if the stored one is still open; False

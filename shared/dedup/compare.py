@@ -84,40 +84,47 @@ def compare(
     jaccard = similarity(a.minhash, b.minhash)
     out: list[Finding] = []
     whole = (Passage(a.slug, a.title, a.opening), Passage(b.slug, b.title, b.opening))
+    best = _best_sections(a, b) if text and a.lang == b.lang else None
+    section = best[0] if best is not None else 0.0
     if a.lang != b.lang:
         if cos is not None and cos >= t.translation:
             out.append(Finding("translation", round(cos, 3), a.slug, b.slug, whole))
     elif text and jaccard >= t.copy_text:
         out.append(Finding("copy", round(jaccard, 3), a.slug, b.slug, whole))
-    elif cos is not None and cos >= t.copy_meaning and (not text or jaccard >= t.copy_meaning_text):
+    elif cos is not None and cos >= t.copy_meaning and _shares_text(text, jaccard, section, t):
         out.append(Finding("copy", round(cos, 3), a.slug, b.slug, whole))
-    elif text:
-        best = _best_sections(a, b)
-        if best is not None and best[0] >= t.overlap_text:
-            score, sa, sb = best
-            out.append(
-                Finding(
-                    "overlap",
-                    round(score, 3),
-                    a.slug,
-                    b.slug,
-                    (Passage(a.slug, sa.heading, sa.text), Passage(b.slug, sb.heading, sb.text)),
-                )
+    elif best is not None and section >= t.overlap_text:
+        score, sa, sb = best
+        out.append(
+            Finding(
+                "overlap",
+                round(score, 3),
+                a.slug,
+                b.slug,
+                (Passage(a.slug, sa.heading, sa.text), Passage(b.slug, sb.heading, sb.text)),
             )
+        )
     conflict = _conflict(a, b, cos, jaccard, t)
     if conflict is not None:
         out.append(conflict)
     return out
 
 
+def _shares_text(text: bool, jaccard: float, section: float, t: Thresholds) -> bool:
+    """A meaning match is a copy when the pages also share text: some phrases across the
+    page, or one section kept whole (a page reworded around a section it kept is the
+    same page reworded, not a section restated elsewhere)."""
+    return not text or jaccard >= t.copy_meaning_text or section >= t.overlap_text
+
+
 def _best_sections(a: Signature, b: Signature) -> tuple[float, Section, Section] | None:
-    best: tuple[float, Section, Section] | None = None
-    for sa in a.sections:
-        for sb in b.sections:
-            score = similarity(sa.minhash, sb.minhash)
-            if best is None or score > best[0]:
-                best = (score, sa, sb)
-    return best
+    """The most similar section pair (the first in order on a tie), every pair compared
+    at once: agreeing MinHash values counted over an (a × b × PERMUTATIONS) array."""
+    if not a.sections or not b.sections:
+        return None
+    agree = (a.section_matrix[:, None, :] == b.section_matrix[None, :, :]).sum(axis=2)
+    i, j = divmod(int(np.argmax(agree)), agree.shape[1])
+    return float(agree[i, j]) / a.section_matrix.shape[1], a.sections[i], b.sections[j]
 
 
 def _conflict(

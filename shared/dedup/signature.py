@@ -21,7 +21,7 @@ from shared.dedup.claims import claims_of
 from shared.retrieval.chunking import split_markdown
 from shared.text.fold import fold
 from shared.text.language import language
-from shared.text.plaintext import inline
+from shared.text.plaintext import PATH_SEPARATOR, inline
 
 SHINGLE = 4  # words a shingle holds: small edits break few of them, phrases still tell
 PERMUTATIONS = 64  # MinHash values a signature holds: similarity within ~0.06 (1/sqrt(64)/2)
@@ -46,9 +46,21 @@ def _word_hash(word: str) -> int:
     return zlib.crc32(word.encode())
 
 
+@lru_cache(maxsize=200_000)
+def _folded(token: str) -> str:
+    return fold(token)
+
+
 def words(text: str) -> list[str]:
     """The folded words of ``text`` (Markdown marks gone, code spans' words kept)."""
-    return _WORD.findall(fold(inline(text)))
+    return _plain_words(inline(text))
+
+
+def _plain_words(plain: str) -> list[str]:
+    # Folded a whitespace-separated token at a time, each once per process: a fold
+    # never crosses a space, and a wiki repeats its words (folding whole texts char by
+    # char was a sixth of a first run's time).
+    return _WORD.findall(" ".join(_folded(t) for t in plain.split()))
 
 
 def shingles(tokens: Sequence[str]) -> npt.NDArray[np.uint64]:
@@ -113,6 +125,17 @@ class Signature:
     vector: npt.NDArray[np.float32] | None = None  # unit mean of the page's chunk vectors
     claims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     opening: str = ""  # the page's first words, the passage shown for a whole-page match
+    # The sections' MinHash values as one (sections × PERMUTATIONS) array, built once so
+    # a pair's every section pair is one array comparison, not a loop (see compare).
+    section_matrix: npt.NDArray[np.uint32] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        matrix = (
+            np.stack([s.minhash for s in self.sections])
+            if self.sections
+            else np.zeros((0, PERMUTATIONS), dtype=np.uint32)
+        )
+        object.__setattr__(self, "section_matrix", matrix)
 
     def bands(self) -> list[str]:
         """Every key this page is found under: its page and section bands, and each code
@@ -127,8 +150,8 @@ class Signature:
 PASSAGE_CHARS = 280
 
 
-def _opening(text: str) -> str:
-    plain = " ".join(inline(text).split())
+def _opening(plain: str) -> str:
+    """The first ``PASSAGE_CHARS`` of a text already read as plain (``inline``)."""
     return plain if len(plain) <= PASSAGE_CHARS else plain[: PASSAGE_CHARS - 1] + "…"
 
 
@@ -151,20 +174,31 @@ def signature_of(
     vector: npt.NDArray[np.float32] | None,
 ) -> Signature:
     """The signature of one page version (its chunk vectors already averaged)."""
+    # Markdown parsing is most of a first run's time: each section is parsed once
+    # (``inline``) and the page's words and opening are its sections' (headings and
+    # text), in order.
     sections = []
+    plains: list[str] = []
+    page_words: list[str] = []
     for piece in split_markdown(title, content, max_chars=1_000_000, overlap=0):
-        tokens = words(piece.text)
+        plain = inline(piece.text)
+        tokens = _plain_words(plain)
+        plains.append(plain)
+        # A heading is words of the page (a reworded copy keeps its headings): the last
+        # of the piece's path, read without a parse (marks are not words anyway).
+        page_words.extend(_plain_words(piece.heading.split(PATH_SEPARATOR)[-1]))
+        page_words.extend(tokens)
         if len(tokens) >= MIN_SECTION_WORDS:
-            sections.append(Section(piece.heading, _opening(piece.text), minhash(shingles(tokens))))
+            sections.append(Section(piece.heading, _opening(plain), minhash(shingles(tokens))))
     return Signature(
         slug=slug,
         version=version,
         title=title,
         lang=language(f"{title}\n{content}"),
         status=status,
-        minhash=minhash(shingles(words(content))),
+        minhash=minhash(shingles(page_words)),
         sections=tuple(sections),
         vector=vector,
         claims=claims_of(content),
-        opening=_opening(content),
+        opening=_opening(" ".join(p for p in plains if p)),
     )

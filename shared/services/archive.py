@@ -341,12 +341,11 @@ def _open_proposal(
 ) -> str:
     """The id of the archive's open proposal of this change to ``page``: the one already
     open (the same question asked twice is one proposal), else a new one."""
-    for open_ in store.proposals.list(status="open"):
-        if (open_.slug, open_.actor, open_.base_version) == (
-            page.slug,
-            ARCHIVE_ACTOR,
-            page.version,
-        ) and (open_.content, dict(open_.metadata)) == (content, metadata):
+    for open_ in store.proposals.list(status="open", slug=page.slug, actor=ARCHIVE_ACTOR):
+        if open_.base_version == page.version and (open_.content, dict(open_.metadata)) == (
+            content,
+            metadata,
+        ):
             return open_.id
     proposal = Proposal(
         id=new_proposal_id(),

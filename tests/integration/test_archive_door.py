@@ -3,13 +3,17 @@ proposal on it (``duplicate-of:<slug>``), never a second page (``shared.services
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from shared.clock import now
+from shared.records import Proposal, new_proposal_id
 from shared.schema import parse_front_matter
 from shared.services import review
 from shared.services.archive import archive_answer
 from shared.services.wiki import create_validated
 from tests.fixtures.embedder import HashingEmbedder
+from tests.fixtures.store_reads import counted
 
 EMBEDDER = HashingEmbedder()
 PAGE = (
@@ -93,3 +97,28 @@ def test_a_copy_of_a_draft_or_archived_page_is_not_the_door(store: Any) -> None:
     decision = _archive(store, COPY)
     assert (decision["archived"], decision["reason"]) == (True, "archived")
     assert store.proposals.list(status="open") == []
+
+
+def test_open_proposals_are_listed_by_page_and_actor_reading_only_those(
+    store: Any, store_env: str
+) -> None:
+    """``proposals.list(slug=, actor=)`` (the door's own-proposal lookup) returns the
+    open proposals of that page by that actor, oldest first; on Firestore a query reading
+    those documents, not every open proposal."""
+    at = now()
+    made = [
+        Proposal(new_proposal_id(), slug, 1, "x", {}, actor, at + timedelta(seconds=i))
+        for i, (slug, actor) in enumerate(
+            [("desplegar", "archive"), ("desplegar", "ana"), ("registro", "archive")] * 4
+        )
+    ]
+    for proposal in made:
+        store.proposals.add(proposal)
+    counts = counted(store) if store_env == "firestore" else None
+    found = store.proposals.list(status="open", slug="desplegar", actor="archive")
+    if counts is not None:
+        assert counts.reads == 4, counts  # the four it returns, not the twelve open
+    assert [p.id for p in found] == [
+        p.id for p in made if (p.slug, p.actor) == ("desplegar", "archive")
+    ]
+    assert len(store.proposals.list(status="open")) == len(made)

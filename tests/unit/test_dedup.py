@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from shared.dedup import codec
 from shared.dedup.claims import claims_of
-from shared.dedup.compare import compare
-from shared.dedup.signature import Signature, signature_of
+from shared.dedup.compare import Thresholds, compare
+from shared.dedup.signature import Signature, signature_of, similarity
 
 INSTALL = """# Instalación
 
@@ -109,3 +111,19 @@ def test_a_signature_survives_the_store_codec() -> None:
     assert back.vector is not None
     assert np.allclose(back.vector, [0.6, 0.8, 0.0], atol=1e-3)
     assert codec.stored_signature(sig).bands == tuple(sig.bands())
+
+
+def test_a_page_reworded_around_a_section_it_kept_is_a_copy_not_an_overlap() -> None:
+    """Same meaning (cosine 0.99), the prose reworded (few shared phrases) but one
+    section kept whole: a reworded copy of the page, not a section restated elsewhere."""
+    rng = random.Random(3)
+    vocabulary = [f"palabra{i}" for i in range(2000)]
+
+    def prose(n: int) -> str:
+        return " ".join(rng.choice(vocabulary) for _ in range(n)) + "."
+
+    kept = "## Arrancar el servidor\n\n" + INSTALL.split("## Arrancar el servidor\n")[1]
+    x = _sig("a", f"# Guía\n\n{prose(1000)}\n\n{kept}", [1, 0, 0])
+    y = _sig("b", f"# Guía\n\n{prose(1000)}\n\n{kept}", [0.99, 0.1, 0])
+    assert similarity(x.minhash, y.minhash) < Thresholds().copy_meaning_text  # few phrases
+    assert [f.kind for f in compare(x, y)] == ["copy"]

@@ -113,10 +113,18 @@ class FirestoreProposals:
             snapshot = self._ref(proposal_id).get(**self._db.options)
         return proposal_from(snapshot.to_dict()) if snapshot.exists else None
 
-    def list(self, *, status: ProposalStatus | None = "open") -> list[Proposal]:
+    def list(
+        self,
+        *,
+        status: ProposalStatus | None = "open",
+        slug: str | None = None,
+        actor: str | None = None,
+    ) -> list[Proposal]:
         query = self._db.collection(PROPOSALS)
-        if status is not None:
-            query = query.where(filter=FieldFilter("status", "==", status))
+        # Equality filters only, sorted here: single-field indexes serve them.
+        for name, value in (("status", status), ("slug", slug), ("actor", actor)):
+            if value is not None:
+                query = query.where(filter=FieldFilter(name, "==", value))
         with self._db.guard("listing proposals"):
             found = [proposal_from(d.to_dict()) for d in query.stream(**self._db.options)]
         return sorted(found, key=lambda p: (p.created_at, p.id))

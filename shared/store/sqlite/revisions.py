@@ -126,15 +126,22 @@ class SqliteProposals:
         )
         return None if row is None else proposal_from(json.loads(row["data"]))
 
-    def list(self, *, status: ProposalStatus | None = "open") -> list[Proposal]:
-        conn = self._db.connection()
-        if status is None:
-            rows = conn.execute("SELECT data FROM proposals ORDER BY created_at, id")
-        else:
-            rows = conn.execute(
-                "SELECT data FROM proposals WHERE status = ? ORDER BY created_at, id", (status,)
-            )
-        return [proposal_from(json.loads(row["data"])) for row in rows]
+    def list(
+        self,
+        *,
+        status: ProposalStatus | None = "open",
+        slug: str | None = None,
+        actor: str | None = None,
+    ) -> list[Proposal]:
+        where = [(c, v) for c, v in (("status", status), ("slug", slug)) if v is not None]
+        clause = " AND ".join(f"{c} = ?" for c, _ in where) or "1"
+        rows = self._db.connection().execute(
+            f"SELECT data FROM proposals WHERE {clause} ORDER BY created_at, id",  # noqa: S608
+            tuple(v for _, v in where),
+        )
+        found = [proposal_from(json.loads(row["data"])) for row in rows]
+        # The table has no actor column: one page's proposals are few, filtered here.
+        return [p for p in found if actor is None or p.actor == actor]
 
     def close(self, closed: Proposal) -> bool:
         with self._db.write() as conn:
