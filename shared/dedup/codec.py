@@ -2,6 +2,8 @@
 
 Compact JSON: MinHash values and vectors as base64 of their arrays (a vector as float16,
 enough for a cosine to two decimals), so a signature of a 512-dimension page is ~2 KB.
+Each carries the ``FORMAT`` of the rule that signed it: a signature of an older rule reads
+as absent, so it is signed again rather than compared with unlike ones.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from shared.dedup.compare import Finding
 from shared.dedup.signature import Section, Signature
 from shared.records import StoredFinding, StoredSignature
 
+# The signing rule's number: raise it whenever ``signature_of`` would sign a stored page
+# differently (2: a page's words are its sections', its opening without the title).
+FORMAT = 2
+
 
 def _b64(array: npt.NDArray[Any]) -> str:
     return base64.b64encode(array.tobytes()).decode()
@@ -28,6 +34,7 @@ def _u32(text: str) -> npt.NDArray[np.uint32]:
 
 def stored_signature(signature: Signature) -> StoredSignature:
     data = {
+        "format": FORMAT,
         "slug": signature.slug,
         "version": signature.version,
         "title": signature.title,
@@ -46,8 +53,11 @@ def stored_signature(signature: Signature) -> StoredSignature:
     return StoredSignature(signature.slug, tuple(signature.bands()), raw)
 
 
-def signature_from(stored: StoredSignature) -> Signature:
+def signature_from(stored: StoredSignature) -> Signature | None:
+    """The signature ``stored`` holds, or None when an older rule (``FORMAT``) signed it."""
     data = json.loads(stored.data)
+    if data.get("format") != FORMAT:
+        return None
     vector = None
     if data.get("vector"):
         half = np.frombuffer(base64.b64decode(data["vector"]), dtype=np.float16)

@@ -27,7 +27,7 @@ from shared.dedup import codec
 from shared.dedup.compare import BOTH, Finding, Signal, Thresholds, compare
 from shared.dedup.signature import Signature, band_keys, page_vector, signature_of
 from shared.ports import Embedder, Store
-from shared.records import PageRecord, SearchFilter, StoredFinding, Vector
+from shared.records import PageRecord, SearchFilter, StoredFinding, StoredSignature, Vector
 from shared.text.code_paths import clean_path, path_key
 
 COMPARED = ("active", "draft")  # an archived page is out of the wiki: never a duplicate
@@ -101,7 +101,10 @@ def refresh(
         candidates |= index.sharing(signature.bands())
         candidates |= _nearest(store, signature)
     candidates -= set(fresh) | removed
-    others = {s.slug: codec.signature_from(s) for s in index.signatures(candidates)}
+    others = _decoded(index.signatures(candidates))
+    if others is None:
+        # Signed by an older rule: every page is signed again once, so like meets like.
+        return _full(store, changes.cursor, thresholds, signals)
     pairs = {
         tuple(sorted((a.slug, b.slug)))
         for a in fresh.values()
@@ -120,6 +123,21 @@ def refresh(
     run.signed, run.removed, run.compared = len(fresh), len(removed), len(pairs)
     run.found, run.candidates = len(findings), candidates
     return run
+
+
+def _decoded(
+    stored: Iterable[StoredSignature], *, partial: bool = False
+) -> dict[str, Signature] | None:
+    """``stored`` decoded by slug; one an older rule signed is left out (``partial``) or
+    makes the whole None (the caller signs every page again)."""
+    out: dict[str, Signature] = {}
+    for one in stored:
+        signature = codec.signature_from(one)
+        if signature is not None:
+            out[one.slug] = signature
+        elif not partial:
+            return None
+    return out
 
 
 def _nearest(store: Store, signature: Signature) -> set[str]:
@@ -299,7 +317,7 @@ def duplicate_of(title: str, content: str, store: Store, embedder: Embedder) -> 
     candidates = store.duplicates.sharing(band_keys("p", probe.minhash)) | _nearest(store, probe)
     if not candidates:
         return None
-    signed = {s.slug: codec.signature_from(s) for s in store.duplicates.signatures(candidates)}
+    signed = _decoded(store.duplicates.signatures(candidates), partial=True) or {}
     best: tuple[float, str] | None = None
     for slug in sorted(candidates):
         page = store.pages.get(slug)

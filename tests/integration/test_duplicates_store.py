@@ -3,11 +3,14 @@ the change log says changed, and its reads do not grow with the wiki."""
 
 from __future__ import annotations
 
+import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from shared.dedup import codec
 from shared.schema import parse_front_matter
 from shared.services import duplicates
 from shared.services.wiki import create_validated, update_validated
@@ -53,6 +56,29 @@ def test_a_first_run_finds_the_copy_and_a_later_run_signs_only_the_changed_page(
     assert _pairs(store) == {("copy", "p0", "p0-copia"), ("copy", "p3", "p5")}
 
     assert duplicates.refresh(store).signed == 0  # nothing changed: nothing signed
+
+
+def test_signatures_of_an_older_rule_make_the_next_run_sign_every_page_again(
+    store: Any,
+) -> None:
+    """After an upgrade that changes the signing rule, the stored signatures read as
+    absent: the next run after one change is a full one, and finds the same pairs."""
+    for i in range(4):
+        _page(store, f"p{i}", _text(i))
+    _page(store, "p0-copia", _text(0).replace("palabra", "palabra ", 1))
+    duplicates.refresh(store)
+    index = store.duplicates
+    older = [
+        replace(s, data=json.dumps({**json.loads(s.data), "format": 1}).encode())
+        for s in index.signatures(None)
+    ]
+    index.save(signatures=older, removed=set(), findings=[], touched=set(), cursor=index.cursor())
+
+    update_validated("p2", {}, _text(3), 1, store, EMBEDDER, actor="ana")
+    run = duplicates.refresh(store)
+    assert (run.full, run.signed) == (True, 5)
+    assert _pairs(store) == {("copy", "p0", "p0-copia"), ("copy", "p2", "p3")}
+    assert all(codec.signature_from(s) is not None for s in index.signatures(None))
 
 
 def test_an_archived_page_leaves_the_groups_at_the_next_run(store: Any) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from dataclasses import replace
 
 import numpy as np
 
@@ -105,12 +107,23 @@ def test_a_signature_survives_the_store_codec() -> None:
     """Encoded and decoded, a signature compares as before (vector kept to float16)."""
     sig = _sig("a", INSTALL + "\n`--port` defaults to `8000`.", [0.6, 0.8, 0.0])
     back = codec.signature_from(codec.stored_signature(sig))
+    assert back is not None
     assert np.array_equal(back.minhash, sig.minhash)
     assert back.claims == sig.claims
     assert len(back.sections) == len(sig.sections)
     assert back.vector is not None
     assert np.allclose(back.vector, [0.6, 0.8, 0.0], atol=1e-3)
     assert codec.stored_signature(sig).bands == tuple(sig.bands())
+
+
+def test_a_signature_an_older_rule_signed_reads_as_absent() -> None:
+    """A stored signature without this rule's ``FORMAT`` decodes to None (signed again),
+    so signatures of two rules are never compared with each other."""
+    stored = codec.stored_signature(_sig("a", INSTALL, [0.6, 0.8, 0.0]))
+    data = json.loads(stored.data)
+    for older in ({k: v for k, v in data.items() if k != "format"}, {**data, "format": 1}):
+        raw = json.dumps(older).encode()
+        assert codec.signature_from(replace(stored, data=raw)) is None
 
 
 def test_a_page_reworded_around_a_section_it_kept_is_a_copy_not_an_overlap() -> None:
