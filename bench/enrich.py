@@ -22,7 +22,17 @@ enricher is run through the store port on what the authors wrote, with that hidd
   ``DESCRIPTION_OVERLAP`` of the author's description's words (folded, three letters or
   more); an extract rarely says what the author's one-line pitch says.
 - ``tags``: the pages whose front matter has author tags, hidden; the vocabulary is the
-  rest of the wiki's tags. Precision = suggested tags the authors gave.
+  rest of the wiki's tags. Precision = suggested tags the authors gave. No docs tree has
+  author tags, so two truths the authors did write stand in: the demo wiki's own pages
+  (``shared/demo/pages``, all tagged: row ``demo``, each page's tags hidden in turn),
+  and ``tags_nav`` on every tree, where each page the stored nav places carries as its
+  tags the labels of the nav sections its authors put it under (``nav_labels``: the nav
+  the import keeps, from ``mkdocs.yml``'s ``nav``, else from the tree's folders and
+  their ``_category_`` labels), hidden from it and suggested from the other pages'
+  labels. A page at the nav's top level carries none: any tag suggested to it is wrong.
+  Where the nav is the folders, a section label is close to the folder's name, which
+  the rule's same-folder condition reads: a truth to say whether the rule finds a
+  folder's own tag, not whether free tags are right (that is the demo's).
 - ``links``: up to ``LINKS_PER_PAGE`` wiki links the authors wrote per page, each broken
   the way a rename or a typo breaks one (``broken_variant``: a folder level removed, a
   word changed, a suffix dropped); right when the enricher points it back at the page
