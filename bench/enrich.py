@@ -22,7 +22,17 @@ enricher is run through the store port on what the authors wrote, with that hidd
   ``DESCRIPTION_OVERLAP`` of the author's description's words (folded, three letters or
   more); an extract rarely says what the author's one-line pitch says.
 - ``tags``: the pages whose front matter has author tags, hidden; the vocabulary is the
-  rest of the wiki's tags. Precision = suggested tags the authors gave.
+  rest of the wiki's tags. Precision = suggested tags the authors gave. No docs tree has
+  author tags, so two truths the authors did write stand in: the demo wiki's own pages
+  (``shared/demo/pages``, all tagged: row ``demo``, each page's tags hidden in turn),
+  and ``tags_nav`` on every tree, where each page the stored nav places carries as its
+  tags the labels of the nav sections its authors put it under (``nav_labels``: the nav
+  the import keeps, from ``mkdocs.yml``'s ``nav``, else from the tree's folders and
+  their ``_category_`` labels), hidden from it and suggested from the other pages'
+  labels. A page at the nav's top level carries none: any tag suggested to it is wrong.
+  Where the nav is the folders, a section label is close to the folder's name, which
+  the rule's same-folder condition reads: a truth to say whether the rule finds a
+  folder's own tag, not whether free tags are right (that is the demo's).
 - ``links``: up to ``LINKS_PER_PAGE`` wiki links the authors wrote per page, each broken
   the way a rename or a typo breaks one (``broken_variant``: a folder level removed, a
   word changed, a suffix dropped); right when the enricher points it back at the page
@@ -84,6 +94,9 @@ TARGET_PRECISION = 0.90
 DESCRIPTION_OVERLAP = 0.5
 LINKS_PER_PAGE = 3
 SPLITS = ("tune", "holdout")
+# What is measured: each enricher against its authors' truth, and ``tags`` against a
+# second truth, the nav sections the authors put each page under.
+MEASURED = (*en.ENRICHERS, "tags_nav")
 
 
 def split_of(key: str) -> str:
@@ -225,17 +238,48 @@ def bench_description(pages: list[PageRecord]) -> Tally:
     return tally
 
 
-def bench_tags(store: Store, embedder: Embedder, pages: list[PageRecord]) -> Tally:
-    """The page's author tags hidden; the rest of the wiki's tags are the vocabulary."""
+def nav_labels(store: Store) -> dict[str, tuple[str, ...]]:
+    """Each page the stored nav places, with the labels of the nav sections the authors
+    put it under, outermost first (``Tutorial``, ``Security``): a page at the nav's top
+    level has none."""
+    nav = store.site.load_nav()
+    found: dict[str, tuple[str, ...]] = {}
+
+    def walk(items: Sequence[Any], path: tuple[str, ...]) -> None:
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("items"), list):
+                walk(item["items"], (*path, str(item.get("title") or "")))
+            elif isinstance(item, dict) and isinstance(item.get("slug"), str):
+                found.setdefault(item["slug"], tuple(label for label in path if label))
+
+    walk(nav["items"] if nav else [], ())
+    return found
+
+
+def author_tags(pages: list[PageRecord]) -> dict[str, tuple[str, ...]]:
+    """The pages whose authors tagged them, with their front-matter tags (a page without
+    tags is not judged: its authors did not say)."""
+    tagged = {p.slug: tuple(str(t) for t in p.front_matter.get("tags") or []) for p in pages}
+    return {slug: tags for slug, tags in tagged.items() if tags}
+
+
+def bench_tags(
+    store: Store, embedder: Embedder, pages: list[PageRecord], truth: dict[str, tuple[str, ...]]
+) -> Tally:
+    """Each page of ``truth`` with its tags hidden, every other page carrying its own
+    ``truth`` tags (the vocabulary). Precision = suggested tags the truth gives the page:
+    a page the truth holds with no tags (placed at the nav's top level) makes every tag
+    suggested to it wrong."""
     tally = Tally()
     for record in pages:
-        truth = {str(t) for t in record.front_matter.get("tags") or []}
-        if not truth:
+        if record.slug not in truth:
             continue
+        want = set(truth[record.slug])
         ctx = worker.Context(_without(record, "tags"), store, embedder, "2026-01-01")
-        suggestion = en.suggest_tags(ctx.view, ctx.neighbours())
+        neighbours = [replace(n, tags=truth.get(n.slug, ())) for n in ctx.neighbours()]
+        suggestion = en.suggest_tags(ctx.view, neighbours)
         added = set(suggestion.added if suggestion else ())
-        tally.add(record.slug, len(added & truth), len(added), len(truth))
+        tally.add(record.slug, len(added & want), len(added), len(want))
     return tally
 
 
@@ -314,17 +358,17 @@ class ReplayEmbedder:
         return self._real.embed_query(text)
 
 
-def firestore_copy(corpus: Corpus, embedded: Store, embedder: Embedder) -> Store:
-    """``corpus`` imported into a fresh Firestore store on the emulator, with the vectors of
-    the embedded store replayed."""
+def firestore_copy(name: str, docs: Path, embedded: Store, embedder: Embedder) -> Store:
+    """The tree ``docs`` imported into a fresh Firestore store on the emulator, with the
+    vectors of the embedded store that holds it replayed."""
     from shared.services.importer import import_directory
     from shared.store.firestore import FirestoreStore
 
     held: dict[str, Vector] = {}
     for page in embedded.pages.list():
         held.update(embedded.chunks.vectors_for(page.slug))
-    store = FirestoreStore(f"bench-enrich-{corpus.name}-{uuid.uuid4().hex[:8]}")
-    import_directory(corpus.docs_dir, store, ReplayEmbedder(embedder, held))
+    store = FirestoreStore(f"bench-enrich-{name}-{uuid.uuid4().hex[:8]}")
+    import_directory(docs, store, ReplayEmbedder(embedder, held))
     return store
 
 
@@ -338,7 +382,8 @@ def bench_store(store: Store, corpus: Corpus, embedder: Embedder) -> dict[str, A
         "sources": bench_sources(store, embedder, pages),
         "related": bench_related(store, embedder, pages),
         "description": bench_description(pages),
-        "tags": bench_tags(store, embedder, pages),
+        "tags": bench_tags(store, embedder, pages, author_tags(pages)),
+        "tags_nav": bench_tags(store, embedder, pages, nav_labels(store)),
         "links": bench_links(store, embedder, pages),
     }
     out: dict[str, Any] = {"pages": len(pages)}
@@ -352,8 +397,32 @@ def bench_corpus(corpus: Corpus, store_dir: Path, firestore: bool) -> dict[str, 
     row: dict[str, Any] = {"corpus": corpus.name, "import_s": round(imported_s, 1)}
     row["sqlite"] = bench_store(store, corpus, embedder)
     if firestore:
-        row["firestore"] = bench_store(firestore_copy(corpus, store, embedder), corpus, embedder)
-        row["stores_agree"] = all(row["sqlite"][n] == row["firestore"][n] for n in en.ENRICHERS)
+        copy = firestore_copy(corpus.name, corpus.docs_dir, store, embedder)
+        row["firestore"] = bench_store(copy, corpus, embedder)
+        row["stores_agree"] = all(row["sqlite"][n] == row["firestore"][n] for n in MEASURED)
+    return row
+
+
+def bench_demo(firestore: bool) -> dict[str, Any]:
+    """``tags`` on the demo wiki (the only pages with author tags): each page's tags
+    hidden in turn, the other pages' tags the vocabulary; on both stores."""
+    from shared.demo import DEMO_DIR
+    from shared.services.importer import import_directory
+    from shared.store.sqlite import SqliteStore
+
+    embedder = shared_local_embedder()
+    store = SqliteStore(Path(tempfile.mkdtemp(prefix="bench-enrich-demo-")))
+    import_directory(DEMO_DIR, store, embedder)
+    stores: dict[str, Store] = {"sqlite": store}
+    if firestore:
+        stores["firestore"] = firestore_copy("demo", DEMO_DIR, store, embedder)
+    row: dict[str, Any] = {"corpus": "demo"}
+    for name, each in stores.items():
+        pages = each.pages.list(status="active")
+        tally = bench_tags(each, embedder, pages, author_tags(pages))
+        row[name] = {"pages": len(pages), "tags": tally.body()}
+    if firestore:
+        row["stores_agree"] = row["sqlite"]["tags"] == row["firestore"]["tags"]
     return row
 
 
@@ -456,7 +525,7 @@ def firestore_reads(pages: int = 40) -> dict[str, Any] | None:
 
 def _summary(row: dict[str, Any]) -> None:
     for store in ("sqlite", "firestore"):
-        for name in en.ENRICHERS if store in row else ():
+        for name in [n for n in MEASURED if n in row.get(store, {})]:
             part = row[store][name]
             hold, every = part["holdout"], part["all"]
             p = hold["precision"]
@@ -471,7 +540,7 @@ def _summary(row: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", nargs="*", help=f"of {sorted(TREES)} (all)")
+    parser.add_argument("--corpus", nargs="*", help=f"of {sorted(TREES)} or demo (all)")
     parser.add_argument("--store", type=Path, help="keep each imported corpus in DIR/<name>")
     parser.add_argument("--skip-queue", action="store_true", help="the enrichers only")
     parser.add_argument(
@@ -482,12 +551,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.firestore and not os.environ.get("FIRESTORE_EMULATOR_HOST"):
         parser.error("--firestore needs FIRESTORE_EMULATOR_HOST (the emulator's host:port)")
-    unknown = [n for n in args.corpus or [] if n not in TREES]
+    unknown = [n for n in args.corpus or [] if n not in TREES and n != "demo"]
     if unknown:
         parser.error(f"unknown corpus {unknown}; known: {sorted(TREES)}")
-    names = args.corpus or sorted(TREES)
+    names = [n for n in args.corpus or sorted(TREES) if n != "demo"]
     store_dir = args.store or Path(tempfile.mkdtemp(prefix="bench-enrich-"))
     rows = [bench_corpus(TREES[n], store_dir, args.firestore) for n in names]
+    if not args.corpus or "demo" in args.corpus:
+        rows.append(bench_demo(args.firestore))
     results: dict[str, Any] = {"corpora": rows}
     if not args.skip_queue:
         results["write_to_proposal"] = write_to_proposal()

@@ -67,6 +67,27 @@ def test_related_are_each_others_nearest_page_in_another_folder() -> None:
     assert en.folder_of("index") == ""
 
 
+def test_steps_of_a_numbered_series_and_two_landing_pages_are_never_related() -> None:
+    """A step of a numbered series (``tutorial—1-setup—3``, ``01-intro``) is related to
+    no page by meaning, nor any page to it: the series' order links it; two landing pages
+    are not related to each other, a landing page and another page may be."""
+    near = {"closest": True, "mutual": True}
+    step = _page("x", slug="tutorial—1-setup—3")
+    assert en.suggest_related(step, [en.Neighbour("tutorial—2-pages—1", 0.8, **near)]) is None
+    assert en.suggest_related(step, [en.Neighbour("guides—install", 0.8, **near)]) is None
+    guide = _page("x", slug="guides—install")
+    for other in ("tutorial—1-setup—2", "docs—01-intro", "learn—2"):
+        assert en.suggest_related(guide, [en.Neighbour(other, 0.8, **near)]) is None
+    assert en.is_step("docs—01-intro")
+    assert not en.is_step("guides—http2-server")
+
+    hub = _page("x", slug="styles—index")
+    assert en.suggest_related(hub, [en.Neighbour("widgets—index", 0.9, **near)]) is None
+    one_hub = en.suggest_related(hub, [en.Neighbour("guides—styling", 0.9, **near)])
+    assert one_hub is not None
+    assert one_hub.added == ("guides—styling",)
+
+
 def test_description_is_the_first_standalone_sentence_as_plain_text() -> None:
     """Marks removed, a question skipped; none when the page already has a description."""
     content = (
@@ -99,17 +120,26 @@ def test_description_never_cuts_a_sentence_longer_than_300_characters() -> None:
     assert suggestion.metadata["description"] == "Otra frase corta y completa aquí."
 
 
-def test_tags_come_from_related_neighbours_and_must_be_named_by_the_page() -> None:
-    """A neighbour's tag the title names is suggested; one the page never names, or one of
-    an unrelated neighbour, is not: nothing is invented."""
+def test_tags_are_those_both_nearest_siblings_of_the_page_folder_carry() -> None:
+    """A tag both nearest pages carry, when both sit in the page's folder, is suggested;
+    one only one of them carries is not, even when the title names it; nor anything when
+    a nearest page sits in another folder, even a related one whose tag the title names."""
     page = _page("# Conexiones\n\ntexto", tags=["db"])
-    neighbours = [
-        en.Neighbour("howto—a", 0.9, tags=("db", "pool", "kubernetes"), closest=True),
-        en.Neighbour("guide—b", 0.2, tags=("conexiones",)),
+    siblings = [
+        en.Neighbour("guide—a", 0.9, tags=("db", "pool", "conexiones"), closest=True),
+        en.Neighbour("guide—b", 0.8, tags=("pool", "db")),
     ]
-    suggestion = en.suggest_tags(page, neighbours)
+    suggestion = en.suggest_tags(page, siblings)
     assert suggestion is not None
     assert suggestion.added == ("pool",)
+    assert suggestion.metadata["tags"] == ["db", "pool"]
+
+    elsewhere = [
+        en.Neighbour("howto—a", 0.9, tags=("pool", "conexiones"), closest=True),
+        en.Neighbour("guide—b", 0.8, tags=("pool",)),
+    ]
+    assert en.suggest_tags(page, elsewhere) is None
+    assert en.suggest_tags(page, siblings[:1]) is None  # one neighbour is no agreement
 
 
 def test_links_point_a_broken_link_at_the_one_close_page_keeping_anchor_and_text() -> None:
