@@ -1,8 +1,8 @@
 """The search snapshot as bytes, so a cold instance loads it instead of reading every chunk.
 
 Two sides: the lexical index and, when the instance had them, the chunks' compressed
-vectors (``dense.DenseIndex``: per embedder its int8 codes, scales, and each row's page,
-as a row of the lexical page table, and ordinal).
+vectors (``dense.DenseIndex``: per embedder its packed 4-bit codes, scales, and each
+row's page, as a row of the lexical page table, and ordinal).
 
 The payload is the index's packed form (``lexical.Packed``): the page table and the
 heading table as columns of text joined by a separator (JSON when a value holds one),
@@ -29,11 +29,13 @@ from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 import numpy as np
 import numpy.typing as npt
 
-from shared.retrieval.dense import Block, DenseIndex
+from shared.retrieval.dense import CODE_DIMS, SCAN_ROWS, Block, DenseIndex, quantize, width
 from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
 
-FORMAT = 6  # 6: the dense side may ride along; 5: tokens folded by shared.text.fold (ß as ss)
-_READ = (5, 6)  # a format-5 payload is read as lexical only (the store's vector search answers)
+# 7: 4-bit codes; 6: the dense side as int8 codes; 5: tokens folded by shared.text.fold
+FORMAT = 7
+_READ = (5, 6, 7)  # format 5 is read as lexical only (the store's vector search answers)
+_INT8 = 6  # int8 codes, re-coded on reading: a snapshot stored before 4-bit codes still serves
 _DENSE = ("codes", "scales", "page", "ordinal")  # arrays of one embedder's rows, as dense<i>_…
 _ROW, _TAG = "\x00", "\x1f"  # between rows of a column, between the tags of one row
 _ARRAYS = {
@@ -192,13 +194,15 @@ def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
     for i, embedder in enumerate(embedders):
         codes, scales, page, ordinal = (arrays[f"dense{i}_{name}"] for name in _DENSE)
         rows = len(scales)
+        if meta["format"] == _INT8 and codes.ndim == 2 and codes.shape[0] == rows:
+            codes = _recoded(codes.astype(np.int8, copy=False), scales)
         if codes.ndim != 2 or codes.shape[0] != rows or len(page) != rows or len(ordinal) != rows:
             raise ValueError("dense arrays of different lengths")
         if rows and (int(page.min()) < 0 or int(page.max()) >= len(packed.pages)):
             raise ValueError("a dense row names a page the table lacks")
         blocks[embedder] = [
             Block(
-                codes.astype(np.int8, copy=False),
+                codes.astype(np.uint8, copy=False),
                 scales.astype(np.float32, copy=False),
                 page.astype(np.int32, copy=False),
                 ordinal.astype(np.int32, copy=False),
@@ -206,6 +210,16 @@ def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
             )
         ]
     return DenseIndex(packed.pages, blocks)
+
+
+def _recoded(codes: npt.NDArray[np.int8], scales: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """Format 6's int8 codes as this format's 4-bit ones, ``SCAN_ROWS`` rows at a time."""
+    out = np.empty((len(codes), width(min(codes.shape[1], CODE_DIMS))), dtype=np.uint8)
+    for start in range(0, len(codes), SCAN_ROWS):
+        part = codes[start : start + SCAN_ROWS].astype(np.float32)
+        part *= scales[start : start + SCAN_ROWS, None].astype(np.float32)
+        out[start : start + len(part)] = quantize(part)[0]
+    return out
 
 
 def _packed(arrays: Any) -> Packed | None:

@@ -1,6 +1,6 @@
 """A question's dense side runs on the snapshot's compressed vectors: no vector query.
 
-Run on both stores: the snapshot holds every active chunk's vector as int8, follows
+Run on both stores: the snapshot holds every active chunk's vector as 4-bit codes, follows
 writes of other processes through the change log like the lexical side, survives a
 cold start through the stored snapshot, ranks as the store's exact search does, and
 without it (too large for the instance) the store's own vector search answers, logged.
