@@ -193,22 +193,29 @@ class DenseIndex:
         """The ``limit`` chunks of ``embedder`` passing ``filters`` whose codes score best
         against ``vector``, best first, with the approximate cosine."""
         probe = np.asarray(vector, dtype=np.float32)[:CODE_DIMS]
-        # The probe split like the codes: even dimensions meet high nibbles, odd ones low.
-        even, odd = probe[0::2], np.pad(probe[1::2], (0, len(probe) % 2))
+        probe = np.pad(probe, (0, len(probe) % 2))  # an odd size's codes end with a zero
         allowed = FilterColumns(self.pages).mask(filters) if _filtered(filters) else None
         found: list[tuple[float, str, int]] = []
+        # One step's codes, unpacked: nibbles side by side as int8, then as float32 for one
+        # product (1.4x int8's scan; two products over the halves took 2.4x).
+        nibbles = np.empty((SCAN_ROWS, len(probe) // 2, 2), dtype=np.int8)
+        floats = np.empty((SCAN_ROWS, len(probe)), dtype=np.float32)
         for block in self.blocks.get(embedder, ()):
-            if block.codes.shape[1] != width(len(probe)):
+            if block.codes.shape[1] != len(probe) // 2:
                 continue  # another dimension under the same name: nothing to compare
             # (two sizes past CODE_DIMS share a width: the exact rescoring drops the other's)
             keep = block.live if allowed is None else block.live & allowed[block.page_of]
             scores = np.full(len(keep), -np.inf, dtype=np.float32)
             for start in range(0, len(keep), SCAN_ROWS):
-                stop = start + SCAN_ROWS
-                signed = block.codes[start:stop].view(np.int8)  # arithmetic shifts keep signs
-                part = (signed >> 4).astype(np.float32) @ even
-                part += ((signed << 4) >> 4).astype(np.float32) @ odd
-                scores[start:stop] = part * block.scales[start:stop]
+                signed = block.codes[start : start + SCAN_ROWS].view(np.int8)
+                rows = len(signed)
+                high, low = nibbles[:rows, :, 0], nibbles[:rows, :, 1]
+                np.right_shift(signed, 4, out=high)  # arithmetic shifts keep the signs
+                np.left_shift(signed, 4, out=low)
+                np.right_shift(low, 4, out=low)
+                np.copyto(floats[:rows], nibbles[:rows].reshape(rows, -1))
+                part = floats[:rows] @ probe
+                scores[start : start + rows] = part * block.scales[start : start + rows]
             scores[~keep] = -np.inf
             count = min(limit, int(np.count_nonzero(keep)))
             if count <= 0:
