@@ -249,3 +249,20 @@ def test_a_vector_longer_than_a_code_is_shortlisted_on_its_first_dimensions() ->
         found = index.candidates(probe, embedder="test:long@768", filters=EVERYTHING, limit=50)
         hits = rescored(probe, {k: by_key[k] for k, _ in found}, embedder="test:long@768", limit=1)
         assert (hits[0].slug, hits[0].ordinal) == (f"p{n:03d}", 0)
+
+
+def test_the_stored_codes_are_read_where_they_lie_in_the_payload() -> None:
+    """The codes go uncompressed and decode as a view into the payload (no second copy of
+    the largest part while a cold instance decodes), ranking as before."""
+    chunks = wiki(30)
+    dense = DenseIndex.build(chunks)
+    payload = snapshot.encode(LexicalIndex(chunks), dense)
+    decoded = snapshot.decode_all(payload)
+    assert decoded is not None
+    assert decoded.dense is not None
+    (block,) = decoded.dense.blocks[EMBEDDER]
+    assert np.shares_memory(block.codes, np.frombuffer(payload, dtype=np.uint8))
+    probe = unit_rows(1, 17)[0]
+    assert decoded.dense.candidates(
+        probe, embedder=EMBEDDER, filters=EVERYTHING, limit=10
+    ) == dense.candidates(probe, embedder=EMBEDDER, filters=EVERYTHING, limit=10)
