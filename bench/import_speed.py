@@ -110,16 +110,17 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             root = subset(name, args.pages, Path(tmp) / "docs")
             texts = chunk_texts(root)
-            before = 0.0
+            before, old_chunks = 0.0, None
             if not args.no_per_page:
                 started = time.perf_counter()
-                per_page(root, SqliteStore(Path(tmp) / "a"), embedder)
+                old_chunks = per_page(root, SqliteStore(Path(tmp) / "a"), embedder)
                 before = time.perf_counter() - started
             started = time.perf_counter()
             store = SqliteStore(Path(tmp) / "b")
             import_directory(root, store, embedder, default_type="reference")
             after = time.perf_counter() - started
             chunks = len(store.chunks.active_chunks())
+            assert old_chunks in (None, chunks)  # both ways write the same chunks
             started = time.perf_counter()
             embedder.embed_documents(texts)
             model = time.perf_counter() - started
