@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from corpora import CORPORA, Corpus, chosen  # noqa: E402
 
-START_TIMEOUT = 120.0
+START_TIMEOUT = 600.0  # serve builds the site at start when none exists: minutes on a busy machine
 ASK_TIMEOUT = 120.0
 
 
