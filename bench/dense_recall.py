@@ -5,11 +5,11 @@ stores: a second run only checks them). The queries are the corpus's labelled qu
 where it has them, and every page's title and section headings (up to ``--queries``),
 embedded as questions. For each query the exact top 10 is the float32 scan over every
 active chunk (what ``find_nearest`` and the SQLite scan return); beside it, in the same
-run: the int8 codes alone (``scan``), and the codes' top ``--rescore`` candidates
+run: the 4-bit codes alone (``scan``), and the codes' top ``--rescore`` candidates
 rescored exactly from their stored vectors (``rescored``: what ``ask`` runs), with the
 bytes each keeps in memory per chunk; and, not shipped, sign bits (64 bytes a chunk at
 512 dimensions) ranked by Hamming distance with their top ``BINARY_RESCORE`` rescored
-exactly: what a 100,000-page wiki would need to fit in 1 GiB (docs/scale.md, "Memory").
+exactly: the smallest code there is, for comparison (docs/scale.md, "Memory").
 
     .venv/bin/python bench/dense_recall.py [--corpus NAME ...] [--store DIR] [--json]
 """
@@ -58,7 +58,7 @@ class Row:
     rescored: dict[int, float]
     binary: dict[int, float]
     bytes_float32: int
-    bytes_int8: int
+    bytes_codes: int
 
 
 def queries_of(corpus: Corpus, rows: list[Any], cap: int) -> list[str]:
@@ -106,7 +106,7 @@ def measure(corpus: Corpus, folder: Path, cap: int, rescores: list[int]) -> Row:
         rescored={n: hits / total for n, hits in rescored_hits.items()},
         binary={n: hits / total for n, hits in binary_hits.items()},
         bytes_float32=exact.nbytes,
-        bytes_int8=index.nbytes,
+        bytes_codes=index.nbytes,
     )
 
 
@@ -134,7 +134,7 @@ def main() -> int:
     names = " | ".join(f"rescored top {n}" for n in args.rescore)
     bits = " | ".join(f"bits, rescored top {n}" for n in BINARY_RESCORE)
     print(
-        f"| corpus | chunks | queries | int8 scan | {names} | {bits} | bytes/chunk int8 (float32) |"
+        f"| corpus | chunks | queries | int4 scan | {names} | {bits} | bytes/chunk int4 (float32) |"
     )
     print("|---|---|---|---|" + "---|" * (len(args.rescore) + len(BINARY_RESCORE)) + "---|")
     for r in results:
@@ -142,7 +142,7 @@ def main() -> int:
         binary = " | ".join(f"{r.binary[n]:.3f}" for n in BINARY_RESCORE)
         print(
             f"| {r.corpus} | {r.chunks:,} | {r.queries} | {r.scan_recall:.3f} | {recalls} "
-            f"| {binary} | {r.bytes_int8 / r.chunks:.0f} ({r.bytes_float32 / r.chunks:.0f}) |"
+            f"| {binary} | {r.bytes_codes / r.chunks:.0f} ({r.bytes_float32 / r.chunks:.0f}) |"
         )
     first = args.rescore[0]
     worst = min(r.rescored[first] for r in results)

@@ -70,7 +70,7 @@ dense_ms, dense_mib = 0.0, 0.0
 if dense is not None:
     import numpy as np
     (embedder,) = dense.blocks
-    probe = np.ones(dense.blocks[embedder][0].codes.shape[1], np.float32)
+    probe = np.ones(2 * dense.blocks[embedder][0].codes.shape[1], np.float32)
     probe /= np.linalg.norm(probe)
     started = time.perf_counter()
     dense.candidates(probe, embedder=embedder, filters=SearchFilter(), limit=50)

@@ -519,6 +519,19 @@ class Wiring:
 
         return store_snapshot(self.store.chunks, self.index)
 
+    def warm(self) -> None:
+        """Load now what a first question would load: ``ask``'s modules, the offline model
+        (a Gemini embedder is left alone: a call costs), and the search snapshot. For a
+        long-lived server (``serve``), before its first request: that question then costs
+        what any other does. A function's cold start does not call it (nothing is loaded
+        that its request may not need)."""
+        import shared.services.ask  # noqa: F401  (its imports: most of a first question)
+        from shared.retrieval.hybrid import snapshot
+
+        if self.settings.embedder == "local":
+            self.embedder.embed_query("¿Cómo? How?")
+        snapshot(self.store.chunks, self.index)
+
     def rebuild(self, full: bool = False) -> BuildReport:
         """One build of the configured site (incremental unless ``full``), with every
         collaborator the build uses: the curator report's gaps need the embedder, which

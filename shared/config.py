@@ -158,9 +158,10 @@ class Settings(BaseModel):
     site_name: str = Field(default="Biblioteca", min_length=1, max_length=100)
     site_logo: str | None = None  # a path under the site root or an http(s) URL
     trace_days: int = Field(default=DEFAULT_TRACE_DAYS, ge=MIN_TRACE_DAYS, le=3650)
-    # The compressed vectors an ask instance holds at most (docs/scale.md, "Memory"): 384
-    # fits 1 GiB beside a 100,000-page lexical index; past it find_nearest answers.
-    dense_max_mb: int = Field(default=384, ge=0, le=65536)
+    # The compressed vectors an ask instance holds at most (docs/scale.md, "Memory"): 416,
+    # ~101,000 pages of 4-bit codes, fits 1 GiB beside their lexical index; past it
+    # find_nearest answers.
+    dense_max_mb: int = Field(default=416, ge=0, le=65536)
     feedback_from_widget: bool = True  # False: POST /feedback needs the write credentials
     # The enrichment agent (docs/enrich.md): offline enrichers, a model's rewrite, or none.
     enrich: Literal["offline", "llm", "off"] = "offline"

@@ -290,7 +290,7 @@ class StoredSnapshot:
     date with, and its bytes (``shared.retrieval.snapshot``)."""
 
     cursor: str
-    payload: bytes
+    payload: bytes | bytearray  # a bytearray when read in parts (held once, not joined)
 
 
 # -- the code index (grounding gate) ---------------------------------------------------

@@ -228,6 +228,20 @@ def _has_pages(store: Any) -> bool:
         return False
 
 
+def warm_in_worker() -> None:
+    """In the worker, before its first request (gunicorn's ``post_worker_init``): load what
+    a first question would (``Wiring.warm``: the model, the search snapshot), so the first
+    question right after ``import`` costs what any other does (bench/first_question.py).
+    A store or model that cannot be read now is no reason not to serve: the request that
+    needs it says so."""
+    from shared.bootstrap import wiring
+
+    try:
+        wiring().warm()
+    except Exception:  # the server starts anyway; the first question meets the cause itself
+        _log.exception("serve: the search index and model were not loaded at start")
+
+
 def run(args: argparse.Namespace) -> int:
     setup(args)
     if args.demo or _site_missing(get_settings().site_location):
@@ -268,7 +282,11 @@ def run(args: argparse.Namespace) -> int:
         app = after_writes(app, Refresher(site_builder), key)
     from shared.cli.enrich_worker import start_in_worker
 
-    started = None if args.no_enrich else start_in_worker
+    def started(worker: Any) -> None:
+        warm_in_worker()
+        if not args.no_enrich:
+            start_in_worker(worker)
+
     try:
         return server.run(app, args.host, args.port, ready=ready, worker_started=started)
     finally:

@@ -1,10 +1,17 @@
-"""Dense search on the instance's own snapshot: chunk vectors as int8, rescored exactly (pure).
+"""Dense search on the instance's own snapshot: chunk vectors as int4, rescored exactly (pure).
 
-Each active chunk's vector is kept as int8 codes with one float32 scale per vector
-(``code = round(v / scale)``, ``scale = max|v| / 127``): a quarter of float32's bytes, and
-the scan's cosines stay within about 0.01 of the exact ones. A question scans every code
-(a matrix product, in blocks so no float copy of the whole matrix is ever made), keeps
-the ``RESCORE`` best, and the caller reads those few chunks with their stored vectors
+Each active chunk's vector is kept as signed 4-bit codes, two to a byte, with one float32
+scale per vector (``code = round(v / scale)``, ``scale = max|v| / 7``), of its first
+``CODE_DIMS`` dimensions at most: an eighth of float32's bytes at 512 dimensions (269 a
+chunk with its scale, page and ordinal, whatever the model's size), so a 100,000-page
+wiki's vectors fit an ``ask`` instance beside its lexical index (docs/scale.md, "Memory").
+Gemini's embeddings are trained so that a prefix is itself an embedding (Matryoshka): its
+768 dimensions are shortlisted on their first 512 and rescored on all of them.
+
+The scan's cosines are coarse (within about 0.02 of the exact ones at 512 dimensions),
+which is why they only shortlist: a question scans every code (a matrix product, in
+blocks so no float copy of the whole matrix is ever made), keeps the ``RESCORE`` best,
+and the caller reads those few chunks with their stored vectors
 (``ChunkIndex.chunks_by_key(..., vectors=True)``) to rescore them exactly: the ranking
 returned is the exact one among the candidates, and no vector index is queried.
 
@@ -28,17 +35,20 @@ from shared.retrieval.filters import FilterColumns
 from shared.retrieval.lexical import PageFields
 
 Key = tuple[str, int]
-RESCORE = 50  # candidates rescored exactly: recall@10 1.000 on five corpora (bench/dense_recall)
+RESCORE = 50  # rescored exactly: recall@10 1.000 on fastapi-es, 4-bit (bench/dense_recall)
 MAX_BLOCKS = 16  # blocks before they are packed into one
 SCAN_ROWS = 4096  # rows converted to float per step of a scan (8 MiB at 512 dimensions: cached)
-_QMAX = 127.0
+CODE_DIMS = 512  # dimensions a code keeps at most (a longer vector's first ones)
+_QMAX = 7.0  # signed 4-bit codes: -7..7 (-8 unused, so a code and its negation both exist)
 
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """Rows of one embedder: chunk ``ordinal[i]`` of page ``pages[page_of[i]]``."""
+    """Rows of one embedder: chunk ``ordinal[i]`` of page ``pages[page_of[i]]``; ``codes``
+    holds a row's 4-bit codes two to a byte (dimension ``2j`` in the high nibble, ``2j + 1``
+    in the low one; an odd size ends with a zero)."""
 
-    codes: npt.NDArray[np.int8]
+    codes: npt.NDArray[np.uint8]
     scales: npt.NDArray[np.float32]
     page_of: npt.NDArray[np.int32]
     ordinal: npt.NDArray[np.int32]
@@ -51,12 +61,22 @@ class Block:
 
 def quantize(
     vectors: npt.NDArray[np.float32],
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
-    """int8 codes and per-vector scales of ``vectors`` (one row each)."""
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
+    """Packed 4-bit codes and per-vector scales of ``vectors`` (one row each; of its first
+    ``CODE_DIMS`` dimensions)."""
+    vectors = vectors[:, :CODE_DIMS]
     peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
     scales = np.where(peak > 0, peak / _QMAX, 1.0).astype(np.float32)
     codes = np.rint(vectors / scales[:, None]).clip(-_QMAX, _QMAX).astype(np.int8)
-    return codes, scales
+    if codes.shape[1] % 2:
+        codes = np.pad(codes, ((0, 0), (0, 1)))
+    high, low = codes[:, 0::2].view(np.uint8), codes[:, 1::2].view(np.uint8)
+    return ((high << 4) | (low & 0x0F)).astype(np.uint8), scales
+
+
+def width(dims: int) -> int:
+    """Bytes of codes a row of ``dims`` dimensions takes."""
+    return (dims + 1) // 2
 
 
 class DenseIndex:
@@ -172,18 +192,30 @@ class DenseIndex:
     ) -> list[tuple[Key, float]]:
         """The ``limit`` chunks of ``embedder`` passing ``filters`` whose codes score best
         against ``vector``, best first, with the approximate cosine."""
-        probe = np.asarray(vector, dtype=np.float32)
+        probe = np.asarray(vector, dtype=np.float32)[:CODE_DIMS]
+        probe = np.pad(probe, (0, len(probe) % 2))  # an odd size's codes end with a zero
         allowed = FilterColumns(self.pages).mask(filters) if _filtered(filters) else None
         found: list[tuple[float, str, int]] = []
+        # One step's codes, unpacked: nibbles side by side as int8, then as float32 for one
+        # product (1.4x int8's scan; two products over the halves took 2.4x).
+        nibbles = np.empty((SCAN_ROWS, len(probe) // 2, 2), dtype=np.int8)
+        floats = np.empty((SCAN_ROWS, len(probe)), dtype=np.float32)
         for block in self.blocks.get(embedder, ()):
-            if block.codes.shape[1] != len(probe):
+            if block.codes.shape[1] != len(probe) // 2:
                 continue  # another dimension under the same name: nothing to compare
+            # (two sizes past CODE_DIMS share a width: the exact rescoring drops the other's)
             keep = block.live if allowed is None else block.live & allowed[block.page_of]
             scores = np.full(len(keep), -np.inf, dtype=np.float32)
             for start in range(0, len(keep), SCAN_ROWS):
-                stop = start + SCAN_ROWS
-                part = block.codes[start:stop].astype(np.float32) @ probe
-                scores[start:stop] = part * block.scales[start:stop]
+                signed = block.codes[start : start + SCAN_ROWS].view(np.int8)
+                rows = len(signed)
+                high, low = nibbles[:rows, :, 0], nibbles[:rows, :, 1]
+                np.right_shift(signed, 4, out=high)  # arithmetic shifts keep the signs
+                np.left_shift(signed, 4, out=low)
+                np.right_shift(low, 4, out=low)
+                np.copyto(floats[:rows], nibbles[:rows].reshape(rows, -1))
+                part = floats[:rows] @ probe
+                scores[start : start + rows] = part * block.scales[start : start + rows]
             scores[~keep] = -np.inf
             count = min(limit, int(np.count_nonzero(keep)))
             if count <= 0:
@@ -203,15 +235,15 @@ def _dims(row: IndexedChunk) -> int:
 
 def _quantized(
     rows: Sequence[IndexedChunk],
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
     """The codes and scales of ``rows``' vectors, quantized ``SCAN_ROWS`` at a time: a full
     read of 160,000 chunks never holds a second float32 copy of all their vectors."""
-    dims = _dims(rows[0]) if rows else 0
-    codes = np.empty((len(rows), dims), dtype=np.int8)
+    dims = min(_dims(rows[0]), CODE_DIMS) if rows else 0
+    codes = np.empty((len(rows), width(dims)), dtype=np.uint8)
     scales = np.empty(len(rows), dtype=np.float32)
     for start in range(0, len(rows), SCAN_ROWS):
         part = rows[start : start + SCAN_ROWS]
-        vectors = np.stack([np.asarray(r.vector, dtype=np.float32) for r in part])
+        vectors = np.stack([np.asarray(r.vector, dtype=np.float32)[:dims] for r in part])
         codes[start : start + len(part)], scales[start : start + len(part)] = quantize(vectors)
     return codes, scales
 

@@ -38,11 +38,12 @@ CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
 # the tuning splits (bench/README.md, issue 31).
 KIND_WEIGHT = 0.05
 REFRESH_PAGES = 200  # pages an instance applies past the stored snapshot before it saves one
-# The compressed vectors an instance holds at most (int8: 525 bytes a 512-dimension chunk,
-# ~49,000 pages): beside the lexical index of 100,000 pages (414 MiB) and the interpreter,
-# what ask's 1 GiB holds. Past it the dense side is dropped and the store's vector search
-# answers, logged (docs/scale.md, "Memory"). A wiring's index takes BIBLIOTECA_DENSE_MAX_MB.
-DENSE_MAX_BYTES = 384 * 2**20
+# The compressed vectors an instance holds at most (4-bit codes of 512 dimensions: 269 bytes
+# a chunk, whatever the model's size; ~101,000 pages): beside the lexical index of 100,000
+# pages (414 MiB) and the interpreter with its clients (~150 MiB), what ask's 1 GiB holds.
+# Past it the dense side is dropped and the store's vector search answers, logged
+# (docs/scale.md, "Memory"). A wiring's index takes BIBLIOTECA_DENSE_MAX_MB.
+DENSE_MAX_BYTES = 416 * 2**20
 _log = get_logger("retrieval")
 
 

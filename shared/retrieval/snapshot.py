@@ -1,8 +1,8 @@
 """The search snapshot as bytes, so a cold instance loads it instead of reading every chunk.
 
 Two sides: the lexical index and, when the instance had them, the chunks' compressed
-vectors (``dense.DenseIndex``: per embedder its int8 codes, scales, and each row's page,
-as a row of the lexical page table, and ordinal).
+vectors (``dense.DenseIndex``: per embedder its packed 4-bit codes, scales, and each
+row's page, as a row of the lexical page table, and ordinal).
 
 The payload is the index's packed form (``lexical.Packed``): the page table and the
 heading table as columns of text joined by a separator (JSON when a value holds one),
@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -29,11 +30,13 @@ from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 import numpy as np
 import numpy.typing as npt
 
-from shared.retrieval.dense import Block, DenseIndex
+from shared.retrieval.dense import CODE_DIMS, SCAN_ROWS, Block, DenseIndex, quantize, width
 from shared.retrieval.lexical import LexicalIndex, Packed, PageFields
 
-FORMAT = 6  # 6: the dense side may ride along; 5: tokens folded by shared.text.fold (ß as ss)
-_READ = (5, 6)  # a format-5 payload is read as lexical only (the store's vector search answers)
+# 7: 4-bit codes; 6: the dense side as int8 codes; 5: tokens folded by shared.text.fold
+FORMAT = 7
+_READ = (5, 6, 7)  # format 5 is read as lexical only (the store's vector search answers)
+_INT8 = 6  # int8 codes, re-coded on reading: a snapshot stored before 4-bit codes still serves
 _DENSE = ("codes", "scales", "page", "ordinal")  # arrays of one embedder's rows, as dense<i>_…
 _ROW, _TAG = "\x00", "\x1f"  # between rows of a column, between the tags of one row
 _ARRAYS = {
@@ -109,13 +112,23 @@ def encode(index: LexicalIndex, dense: DenseIndex | None = None) -> bytes:
     named["nulls"] = np.array([[p.page_type is None, p.category is None] for p in pages], bool)
     for array, dtype in _ARRAYS.items():
         named[array] = np.asarray(getattr(packed, array), dtype=dtype)
+    codes: dict[str, npt.NDArray[Any]] = {}
     if dense is not None:
         meta["dense"] = _dense_arrays(
             dense.packed(), {p.slug: i for i, p in enumerate(pages)}, named
         )
         named["meta"] = _bytes(json.dumps(meta).encode())
+        codes = {k: named.pop(k) for k in list(named) if k.endswith("_codes")}
     out = io.BytesIO()
     np.savez_compressed(out, allow_pickle=False, **named)  # no object arrays: none written
+    # The codes (most of a large payload, and they barely deflate) go uncompressed, so a
+    # reader uses them where they lie in the payload instead of inflating a second copy.
+    with zipfile.ZipFile(out, "a", compression=zipfile.ZIP_STORED) as archive:
+        for stored, code_array in codes.items():
+            with archive.open(f"{stored}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(
+                    member, np.ascontiguousarray(code_array), allow_pickle=False
+                )
     return out.getvalue()
 
 
@@ -148,13 +161,13 @@ MAX_INFLATION = 64
 _COLUMNS: tuple[Column, ...] = get_args(Column)
 
 
-def decode(payload: bytes) -> LexicalIndex | None:
+def decode(payload: bytes | bytearray) -> LexicalIndex | None:
     """The lexical index the payload holds; None for a payload of another format or damaged."""
     decoded = decode_all(payload)
     return None if decoded is None else decoded.index
 
 
-def decode_all(payload: bytes) -> Decoded | None:
+def decode_all(payload: bytes | bytearray) -> Decoded | None:
     """Both sides the payload holds; None for a payload of another format or damaged."""
     try:
         if not _sizes_declared_within_bounds(payload):
@@ -164,7 +177,7 @@ def decode_all(payload: bytes) -> Decoded | None:
             if packed is None:
                 return None
             _check(packed)
-            dense = _dense(arrays, packed)
+            dense = _dense(arrays, packed, payload)
     except (
         zlib.error,
         zipfile.BadZipFile,
@@ -180,7 +193,7 @@ def decode_all(payload: bytes) -> Decoded | None:
     return Decoded(LexicalIndex.from_packed(packed), dense)
 
 
-def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
+def _dense(arrays: Any, packed: Packed, payload: bytes | bytearray) -> DenseIndex | None:
     """The dense side of an opened payload (checked like the rest); None when it has none."""
     meta = json.loads(arrays["meta"].tobytes())
     embedders = meta.get("dense")
@@ -190,15 +203,20 @@ def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
         raise ValueError("dense embedders are not a list of names")
     blocks: dict[str, list[Block]] = {}
     for i, embedder in enumerate(embedders):
-        codes, scales, page, ordinal = (arrays[f"dense{i}_{name}"] for name in _DENSE)
+        scales, page, ordinal = (arrays[f"dense{i}_{name}"] for name in _DENSE[1:])
+        codes = _stored_view(payload, f"dense{i}_codes")
+        if codes is None:
+            codes = arrays[f"dense{i}_codes"]
         rows = len(scales)
+        if meta["format"] == _INT8 and codes.ndim == 2 and codes.shape[0] == rows:
+            codes = _recoded(codes.astype(np.int8, copy=False), scales)
         if codes.ndim != 2 or codes.shape[0] != rows or len(page) != rows or len(ordinal) != rows:
             raise ValueError("dense arrays of different lengths")
         if rows and (int(page.min()) < 0 or int(page.max()) >= len(packed.pages)):
             raise ValueError("a dense row names a page the table lacks")
         blocks[embedder] = [
             Block(
-                codes.astype(np.int8, copy=False),
+                codes.astype(np.uint8, copy=False),
                 scales.astype(np.float32, copy=False),
                 page.astype(np.int32, copy=False),
                 ordinal.astype(np.int32, copy=False),
@@ -206,6 +224,45 @@ def _dense(arrays: Any, packed: Packed) -> DenseIndex | None:
             )
         ]
     return DenseIndex(packed.pages, blocks)
+
+
+def _stored_view(payload: bytes | bytearray, name: str) -> npt.NDArray[Any] | None:
+    """Member ``name``'s array as a view into ``payload`` when it is stored uncompressed (no
+    copy: a 100,000-page snapshot's codes would otherwise be held twice while decoding);
+    None for a deflated member. Its header and bounds are checked (the CRC is not: damaged
+    codes rank badly, and the exact rescoring of the shortlist still decides)."""
+    with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+        info = archive.getinfo(f"{name}.npy")
+    if info.compress_type != zipfile.ZIP_STORED:
+        return None
+    start = info.header_offset
+    if payload[start : start + 4] != b"PK\x03\x04":
+        raise ValueError("a member's local header is missing")
+    name_length, extra_length = struct.unpack("<HH", payload[start + 26 : start + 30])
+    start += 30 + name_length + extra_length
+    head = io.BytesIO(payload[start : start + min(info.file_size, 1 << 16)])
+    version = np.lib.format.read_magic(head)
+    read_header = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, fortran_order, dtype = read_header(head)
+    count = math.prod(shape)
+    if fortran_order or dtype.hasobject or head.tell() + count * dtype.itemsize > info.file_size:
+        raise ValueError("a stored member's array does not fit it")
+    array = np.frombuffer(payload, dtype=dtype, count=count, offset=start + head.tell())
+    return array.reshape(shape)
+
+
+def _recoded(codes: npt.NDArray[np.int8], scales: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """Format 6's int8 codes as this format's 4-bit ones, ``SCAN_ROWS`` rows at a time."""
+    out = np.empty((len(codes), width(min(codes.shape[1], CODE_DIMS))), dtype=np.uint8)
+    for start in range(0, len(codes), SCAN_ROWS):
+        part = codes[start : start + SCAN_ROWS].astype(np.float32)
+        part *= scales[start : start + SCAN_ROWS, None].astype(np.float32)
+        out[start : start + len(part)] = quantize(part)[0]
+    return out
 
 
 def _packed(arrays: Any) -> Packed | None:
@@ -252,7 +309,7 @@ def _packed(arrays: Any) -> Packed | None:
     )
 
 
-def _sizes_declared_within_bounds(payload: bytes) -> bool:
+def _sizes_declared_within_bounds(payload: bytes | bytearray) -> bool:
     """Whether every member declares a size that fits, and holds no more than it declares.
 
     ``zipfile`` inflates a member only up to its declared size, and numpy allocates an

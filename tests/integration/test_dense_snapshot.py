@@ -1,6 +1,6 @@
 """A question's dense side runs on the snapshot's compressed vectors: no vector query.
 
-Run on both stores: the snapshot holds every active chunk's vector as int8, follows
+Run on both stores: the snapshot holds every active chunk's vector as 4-bit codes, follows
 writes of other processes through the change log like the lexical side, survives a
 cold start through the stored snapshot, ranks as the store's exact search does, and
 without it (too large for the instance) the store's own vector search answers, logged.
@@ -168,6 +168,34 @@ def test_the_first_question_after_an_import_builds_nothing(
     assert reply.sources
     assert (spy.full_reads, calls) == (0, [])
     assert w.store.chunks.load_snapshot() == stored  # the import's, not one the ask built
+
+
+def test_serve_loads_the_snapshot_before_its_first_question(
+    store_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``serve``'s worker warm-up (``warm_in_worker``, before any request) loads the stored
+    snapshot: the first question after an import then loads none and reads no chunk in bulk."""
+    from shared.api.models import AskRequest
+    from shared.bootstrap import wiring
+    from shared.cli.serve import warm_in_worker
+
+    root = tmp_path / "docs"
+    write_file(root, "instalar.md", "# Instalar\n\nEjecuta `make run` para instalar.\n")
+    assert main(["import", str(root), "--type", "guide"]) == 0
+    warm_in_worker()
+    w = wiring()
+    loads: list[int] = []
+    real_load = w.store.chunks.load_snapshot
+
+    def load_snapshot() -> Any:
+        loads.append(1)
+        return real_load()
+
+    monkeypatch.setattr(w.store.chunks, "load_snapshot", load_snapshot)
+    spy = Spy(w.store.chunks, monkeypatch)
+    reply = w.ask(AskRequest(question="¿Cómo instalo?"), authorized=False)
+    assert reply.sources
+    assert (spy.full_reads, loads) == (0, [])
 
 
 def test_the_cap_comes_from_the_settings(store_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
