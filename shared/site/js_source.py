@@ -12,7 +12,7 @@ import re
 
 # After one of these (or a keyword below), a ``/`` opens a regular expression; after a
 # name, a number or ``)``/``]``, it divides.
-_BEFORE_REGEX = set("(,=:[!&|?{};+-*%<>~^")
+_BEFORE_REGEX = frozenset("(,=:[!&|?{};+-*%<>~^")
 _KEYWORD_BEFORE_REGEX = re.compile(r"\b(?:return|typeof|case|in|of|delete|void)$")
 _NAME = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\b(?!\s*:)")
 _DECLARATION = re.compile(r"\b(?:const|let|var|function|class)\s+([A-Za-z_$][\w$]*)")
