@@ -16,6 +16,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8080
+# `make test` runs pytest on TEST_WORKERS processes (pytest-xdist; the suite mostly waits on
+# emulators, servers, subprocesses and the browser, so more workers than cores pay: README,
+# "Tests"); each test module runs whole on one worker. `make test PYTEST_ARGS=-n0` is serial.
+TEST_WORKERS ?= 4
+PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadgroup
 
 PROJECT ?=
 REGION ?=
@@ -45,8 +50,8 @@ run: install  ## serve the demo wiki and every function on http://127.0.0.1:$(PO
 deploy:  ## create or update everything docs/deploy.md lists (DRY_RUN=1 prints the gcloud commands)
 	PROJECT="$(PROJECT)" REGION="$(REGION)" DOMAIN="$(DOMAIN)" deploy/deploy.sh
 
-test: lint types  ## lint, types, then every test tier
-	$(BIN)/pytest
+test: lint types  ## lint, types, then every test tier (in parallel: PYTEST_ARGS=-n0 is serial)
+	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

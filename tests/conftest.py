@@ -54,6 +54,46 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"a secret reached the captured output ({report.when}): {found}"
 
 
+# Fixtures built once per module, class or package, and session fixtures that are
+# expensive (a built corpus, the real model's server): a test using one runs on the worker
+# where its module's other tests run, so the fixture is built once, not once per worker.
+# The session fixtures below are cheap, or used everywhere: each worker has its own.
+_GROUPED_SCOPES = {"module", "class", "package"}
+_PER_WORKER = {
+    *("tmp_path_factory", "pytestconfig", "worker_id", "testrun_uid", "corpus"),
+    *("serve_shared", "_server_stores", "firestore_emulator", "pubsub_emulator", "gcs_emulator"),
+}
+
+
+def _worker_group(item: pytest.Item) -> str | None:
+    """The pytest-xdist group a test runs in (``make test``: ``--dist loadgroup``).
+
+    A test using a corpus built once per session (``built_corpus``) for a ``name`` it is
+    parametrized with joins that corpus's group, so each corpus is built on one worker; a
+    test using a fixture of module, class or package scope, or an expensive session one,
+    joins its module's group; any other test goes to whichever worker is free.
+    """
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "built_corpus" in getattr(item, "fixturenames", ()) and "name" in params:
+        return f"corpus-{params['name']}"
+    info = getattr(item, "_fixtureinfo", None)
+    for name, definitions in info.name2fixturedefs.items() if info else ():
+        scope = definitions[-1].scope if definitions else "function"
+        if scope in _GROUPED_SCOPES or (scope == "session" and name not in _PER_WORKER):
+            return item.nodeid.split("::", 1)[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test without an ``xdist_group`` of its own gets the one ``_worker_group`` says."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = _worker_group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
 def skip_or_fail(reason: str) -> None:
     """Skip with a clear reason on a laptop; fail under CI=true, where nothing may skip."""
     if IN_CI:

@@ -282,9 +282,9 @@ def test_a_page_of_braces_and_tags_costs_linear_time() -> None:
     import time
 
     body = "{" * 20_000 + "<A " * 20_000 + "`" * 2_000
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: other work on the machine does not count
     stored(body)
-    assert time.perf_counter() - start < 5
+    assert time.thread_time() - start < 5
 
 
 @pytest.mark.parametrize(
@@ -295,9 +295,9 @@ def test_a_page_of_braces_and_tags_costs_linear_time() -> None:
 def test_unclosed_constructs_cost_linear_time(body: str) -> None:
     import time
 
-    start = time.perf_counter()
+    start = time.thread_time()
     stored(body)
-    assert time.perf_counter() - start < 5
+    assert time.thread_time() - start < 5
 
 
 def test_a_body_with_no_construct_is_returned_exactly() -> None:
