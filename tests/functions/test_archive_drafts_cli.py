@@ -13,10 +13,18 @@ from tests.fixtures.wiring import archive_wired
 from tests.functions.test_archive import answer
 
 
+def _printed(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """What ``biblioteca ARGS`` prints, without what the test's own service calls logged
+    before it (their JSON log lines go to stdout when an earlier test, as a function
+    does, routed the log there)."""
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
 def test_no_drafts(store: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """An empty queue says so and exits 0."""
-    assert main(["drafts"]) == 0
-    assert capsys.readouterr().out.strip() == "no drafts waiting"
+    assert _printed(capsys, "drafts").strip() == "no drafts waiting"
 
 
 def test_drafts_are_listed_with_their_provenance(
@@ -37,15 +45,13 @@ def test_drafts_are_listed_with_their_provenance(
     ]
     assert all(m["archived"] for m in made)
 
-    assert main(["drafts", "--json"]) == 0
-    listing = json.loads(capsys.readouterr().out)
+    listing = json.loads(_printed(capsys, "drafts", "--json"))
     assert listing["count"] == 2
     assert [r["slug"] for r in listing["drafts"]] == [m["slug"] for m in made]  # oldest first
     assert listing["drafts"][0]["title"] == "Cómo configuro CORS"
     assert listing["drafts"][0]["generated_by"] == "gemini:gemini-2.5-flash"
 
-    assert main(["drafts"]) == 0
-    table = capsys.readouterr().out.splitlines()
+    table = _printed(capsys, "drafts").splitlines()
     assert table[0].split() == ["SLUG", "TITLE", "CREATED", "BY"]
     assert made[1]["slug"] in table[2]
     assert table[-1].startswith("2 draft(s)")
@@ -67,6 +73,5 @@ def test_promoted_drafts_leave_the_queue(store: Any, capsys: pytest.CaptureFixtu
     update_validated(
         made["slug"], {"status": "active"}, None, 1, store, build_embedder(settings), actor="test"
     )
-    assert main(["drafts", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["count"] == 0
+    assert json.loads(_printed(capsys, "drafts", "--json"))["count"] == 0
     assert store.pages.get(made["slug"]).front_matter["status"] == "active"
