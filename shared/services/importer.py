@@ -209,7 +209,7 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
     if not titled:
         heading = title_of(body)
         titled = heading is not None
-        metadata["title"] = heading or hint.label or file_title(path)
+        metadata["title"] = heading or hint.label or hero_title(front_matter) or file_title(path)
     return ParsedFile(
         slug=slug,
         metadata=metadata,
@@ -221,6 +221,20 @@ def parse_file(path: Path, root: Path) -> ParsedFile:
         stated_id=stated_id,
         stated_slug=stated_slug,
     )
+
+
+def hero_title(front_matter: dict[str, Any]) -> str | None:
+    """A landing page's headline, where its generator keeps it: the ``hero`` of a
+    VitePress ``layout: home`` (``name``, else ``text``) or of a Starlight splash page
+    (``title``); such a page has no heading of its own."""
+    hero = front_matter.get("hero")
+    if not isinstance(hero, dict):
+        return None
+    for key in ("title", "name", "text"):
+        value = hero.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def file_title(path: Path | str) -> str:

@@ -96,6 +96,23 @@ def test_parse_file_falls_back_to_the_file_name_for_a_title(tmp_path: Path) -> N
     assert parsed.metadata["title"] == "notas de campo"
 
 
+@pytest.mark.parametrize(
+    ("hero", "title"),
+    [
+        ("hero:\n  name: VitePress\n  text: Vite y Vue\n", "VitePress"),  # VitePress home
+        ("hero:\n  text: Solo el texto\n", "Solo el texto"),
+        ("hero:\n  title: Bienvenida\n  tagline: Empieza aquí\n", "Bienvenida"),  # Starlight
+    ],
+)
+def test_a_landing_page_without_heading_is_titled_by_its_hero(
+    tmp_path: Path, hero: str, title: str
+) -> None:
+    """A home page (``layout: home``) has no heading: its hero's headline is its title,
+    never the file's name ("index")."""
+    path = write(tmp_path, "index.md", f"---\nlayout: home\n{hero}---\n\nTexto.\n")
+    assert parse_file(path, tmp_path).metadata["title"] == title
+
+
 def test_parse_file_keeps_only_what_the_file_states(tmp_path: Path) -> None:
     """--type/--status are applied at write time; parsing keeps the file's own keys only."""
     given = write(tmp_path, "a.md", "---\ntitle: A\ntype: runbook\nstatus: draft\n---\nx")
