@@ -12,6 +12,7 @@ from typing import Literal
 
 from shared.records import Passage
 from shared.retrieval import framing
+from shared.retrieval.intent import asks_how, asks_what_is
 from shared.retrieval.reading import (
     CODE_SPAN,
     Unit,
@@ -23,7 +24,7 @@ from shared.retrieval.reading import (
 from shared.retrieval.tokens import query_groups, tokens
 from shared.text.language import language
 
-__all__ = ["FRAMING", "HEDGE", "NOTHING", "asks_how", "compose", "sentences"]
+__all__ = ["FRAMING", "HEDGE", "NOTHING", "compose", "sentences"]
 
 MAX_LEAD_CHARS = 520  # about a chunk's prose: a paragraph, not a page
 MAX_EXTRA = 2  # sentences from other pages
@@ -90,31 +91,6 @@ _CONTINUING = re.compile(
     r"here|now|hence)\b",
     re.IGNORECASE,
 )
-# A question asks how when it says so, or asks for a command, or is an instruction.
-_HOW = re.compile(
-    r"(?:^|[¿\s])(?:c[oó]mo|de qu[eé] (?:manera|forma)|qu[eé] comandos?|"
-    r"how|what commands?|which commands?)\b",
-    re.IGNORECASE,
-)
-# A definition question: what something is, not what it does or how it compares.
-_WHAT_IS = re.compile(
-    r"^\W*(?:what(?:'s| is| are)|qu[eé] (?:es|son)|define|definici[oó]n de)\s+(?!the "
-    r"(?:difference|best|default)|la diferencia|el mejor)",
-    re.IGNORECASE,
-)
-_ASKING = re.compile(
-    r"^\s*¿|\?\s*$|^\s*(?:what|which|who|when|where|why|is|are|can|could|should|does|do|"
-    r"qu[eé]|cu[aá]l|cu[aá]ndo|d[oó]nde|por qu[eé]|para qu[eé]|qui[eé]n)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_how(question: str) -> bool:
-    """Whether the question wants steps or code: "¿cómo…?", "how do I…", "what command…",
-    or an instruction of a few words ("Validate a query string with a pattern")."""
-    if _HOW.search(question):
-        return True
-    return not _ASKING.search(question) and len(question.split()) >= 3
 
 
 def dangles(sentence: str) -> bool:
@@ -306,13 +282,6 @@ def _quote_from(read: _Read, start: int) -> list[int]:
     if pending and units_[chosen[-1]].text.endswith(":"):
         chosen.append(pending[0])  # the code a lead-in introduces
     return chosen
-
-
-def asks_what_is(question: str) -> bool:
-    """Whether the question asks what something is ("¿Qué es X?", "What are X?"): a
-    definition, which the page about X gives in its opening paragraph. One that also asks
-    how ("¿Qué es X y cómo declaro uno?") wants the steps as well: not a definition."""
-    return bool(_WHAT_IS.match(question)) and not _HOW.search(question)
 
 
 def _definition(page: Sequence[_Read]) -> tuple[_Read, list[int]] | None:

@@ -25,9 +25,8 @@ from shared.retrieval import evidence
 from shared.retrieval import snapshot as stored_index
 from shared.retrieval.dense import DenseIndex
 from shared.retrieval.evidence import Section
-from shared.retrieval.extractive import asks_what_is
 from shared.retrieval.fusion import Ranked, by_kind, by_page, mix
-from shared.retrieval.intent import intent, kind_fit
+from shared.retrieval.intent import asks_what_is, intent, kind_fit
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
 from shared.retrieval.reading import opens_inside_sentence
 from shared.text.kinds import page_kind

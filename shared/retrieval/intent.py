@@ -3,7 +3,9 @@ from its words alone, in Spanish and English (pure), and which page kinds answer
 
 Retrieval reads it to decide which kind of page should lead (``shared.text.kinds``): a
 how-to wants the guide first and the reference second, "what does parameter X do" the
-reverse. The rules are few and ordered; the first that matches wins.
+reverse. The rules are few and ordered; the first that matches wins. The two shapes the
+extractive answerer reads too live here, once: ``asks_how`` (steps or code wanted) and
+``asks_what_is`` (a definition wanted).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import re
 from typing import Literal, get_args
 
 from shared.records import Kind
-from shared.retrieval.extractive import asks_how
 from shared.text.fold import fold
 
 Intent = Literal["error", "migration", "parameter", "how-to", "what-is", "other"]
@@ -48,6 +49,43 @@ _WHAT_IS = re.compile(
     re.IGNORECASE,
 )
 _NAMED = re.compile(_CODE_NAME)
+
+# A question asks how when it says so, or asks for a command, or is an instruction.
+_HOW = re.compile(
+    r"(?:^|[¿\s])(?:c[oó]mo|de qu[eé] (?:manera|forma)|qu[eé] comandos?|"
+    r"how|what commands?|which commands?)\b",
+    re.IGNORECASE,
+)
+# A definition question: what something is, not what it does or how it compares (narrower
+# than the "what-is" intent's ``_WHAT_IS``, which also takes "why" and "difference
+# between": the extractive answerer leads such a question with the page's defining
+# sentence, and retrieval with the page's opening).
+_DEFINITION = re.compile(
+    r"^\W*(?:what(?:'s| is| are)|qu[eé] (?:es|son)|define|definici[oó]n de)\s+(?!the "
+    r"(?:difference|best|default)|la diferencia|el mejor)",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(
+    r"^\s*¿|\?\s*$|^\s*(?:what|which|who|when|where|why|is|are|can|could|should|does|do|"
+    r"qu[eé]|cu[aá]l|cu[aá]ndo|d[oó]nde|por qu[eé]|para qu[eé]|qui[eé]n)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_how(question: str) -> bool:
+    """Whether the question wants steps or code: "¿cómo…?", "how do I…", "what command…",
+    or an instruction of a few words ("Validate a query string with a pattern")."""
+    if _HOW.search(question):
+        return True
+    return not _ASKING.search(question) and len(question.split()) >= 3
+
+
+def asks_what_is(question: str) -> bool:
+    """Whether the question asks what something is ("¿Qué es X?", "What are X?"): a
+    definition, which the page about X gives in its opening paragraph. One that also asks
+    how ("¿Qué es X y cómo declaro uno?") wants the steps as well: not a definition."""
+    return bool(_DEFINITION.match(question)) and not _HOW.search(question)
+
 
 # Which kinds answer each intent, best first; a kind not listed neither helps nor hurts.
 _PREFERRED: dict[str, tuple[Kind, ...]] = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shared.records import Passage
-from shared.retrieval.extractive import HEDGE, NOTHING, asks_how, compose
+from shared.retrieval.extractive import HEDGE, NOTHING, compose
+from shared.retrieval.intent import asks_how
 from shared.retrieval.prompts import help_prompt, tutor_prompt
 
 POOL = Passage(
@@ -227,7 +228,7 @@ def test_a_definition_question_leads_with_the_pages_defining_sentence() -> None:
 def test_a_question_asking_what_and_how_is_not_a_definition() -> None:
     """ "¿Qué es X?" and "What are X?" are definitions; "¿Qué es X y cómo…?" asks for steps
     too, and "what is the difference…" compares."""
-    from shared.retrieval.extractive import asks_what_is
+    from shared.retrieval.intent import asks_what_is
 
     assert asks_what_is("¿Qué es un pool de conexiones?")
     assert asks_what_is("What are workers?")
