@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from shared.dialects.mdx import Mapping
 
@@ -51,6 +52,16 @@ class Dialect:
     indented_code: bool = True  # four spaces of indentation make code (not MDX, MkDocs)
     # The generator's own components, over the shared table (``shared.dialects.mdx``).
     components: dict[str, Mapping] = field(default_factory=dict)
+    # Files the generator never makes pages of, only text a page imports: "name", a file
+    # whose name begins with ``_`` (Starlight's docs loader); "path", also any file under
+    # a folder whose name does (Docusaurus' default ``exclude``); "" none.
+    partials: Literal["", "name", "path"] = ""
+
+    def is_partial(self, relative: str) -> bool:
+        """Whether the file at ``relative`` (posix, below the docs folder) is a partial."""
+        parts = PurePosixPath(relative).parts
+        chosen = parts if self.partials == "path" else parts[-1:] if self.partials else ()
+        return any(part.startswith("_") for part in chosen)
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -58,9 +69,9 @@ DIALECTS: dict[str, Dialect] = {
     for d in (
         Dialect("mkdocs", api_directives=True, indented_code=False),
         # Docusaurus 3 reads ``.md`` as MDX unless told otherwise.
-        Dialect("docusaurus", components_in_md=True, indented_code=False),
+        Dialect("docusaurus", components_in_md=True, indented_code=False, partials="path"),
         # Astro reads ``.md`` as plain Markdown; only ``.mdx`` holds components.
-        Dialect("starlight", indented_code=False),
+        Dialect("starlight", indented_code=False, partials="name"),
         # Vue in Markdown: components and ``<script setup>``, ``{{ }}`` interpolation,
         # single braces are text.
         Dialect(

@@ -68,6 +68,7 @@ class Tree:
     library: mkdocstrings.Library | None = None  # the repository's Python, read by griffe
     dialect: Detected = field(default_factory=lambda: Detected(DIALECTS["markdown"], "default"))
     excluded: frozenset[str] = frozenset()  # files the config's exclude rules leave out
+    partials: frozenset[str] = frozenset()  # files the dialect makes no page of (``_x.mdx``)
     files: tuple[str, ...] = ()  # every Markdown file's path relative to root (posix)
     asset_folders: tuple[Path, ...] = ()  # --assets: where site-absolute files are
     links: Resolver = field(init=False)

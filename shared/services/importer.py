@@ -43,6 +43,10 @@ from shared.text.kinds import KINDS, page_kind
 from shared.text.slugs import slug_from_path, slug_problem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+PARTIAL = (
+    "a partial (its name begins with _): its generator makes no page of it, so neither"
+    " does the import; its text is shown where a page imports it"
+)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _MDX_ID_TAIL = re.compile(r"[ \t]*\{/\*[^*{}\n]{0,200}\*/\}$")
@@ -568,6 +572,11 @@ def read_tree(
     every = markdown_files(root)
     left_out = mkdocs_config.excluded(config, [p.relative_to(root).as_posix() for p in every])
     files = [p for p in every if p.relative_to(root).as_posix() not in left_out]
+    detected = dialects.detect(root, files, dialect, config.path)
+    partials = frozenset(
+        name for p in files if detected.dialect.is_partial(name := p.relative_to(root).as_posix())
+    )
+    files = [p for p in files if p.relative_to(root).as_posix() not in partials]
     heads = _heads(files, root)
     slugs = {path: head.slug for path, head in heads.items()}
     facts = routes.facts_of(root, config.data)
@@ -587,7 +596,8 @@ def read_tree(
         code_url=code_url,
         library=library,
         excluded=frozenset(left_out),
-        dialect=dialects.detect(root, files, dialect, config.path),
+        partials=partials,
+        dialect=detected,
     )
     tree = replace(tree, refs=documented_objects(tree, files))
     found = TreeRoutes(facts, by_path, heads)
@@ -688,10 +698,13 @@ def stored_files(
     found, refused = bounds.walk(tree.root, MARKDOWN_SUFFIXES)
     for left_out in refused:
         report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
+    for partial in sorted(tree.partials):
+        if shard is None or shard.owns(partial):
+            report.warnings.append({"file": partial, "warning": PARTIAL})
     files = [
         p
         for p in found
-        if _relative(p, tree) not in tree.excluded
+        if _relative(p, tree) not in tree.excluded | tree.partials
         and (shard is None or shard.owns(_relative(p, tree)))
     ]
     shared_slugs = colliding(tree.slugs)

@@ -10,7 +10,7 @@ import pytest
 from shared.bootstrap import open_store
 from shared.config import get_settings
 from shared.dialects.mkdocs_config import find_config, repository_root
-from shared.services.importer import tree_of
+from shared.services.importer import PARTIAL, tree_of
 from tests.fixtures.files import write
 from tests.fixtures.raw_syntax import raw_syntax
 from tests.fixtures.wiring import rebuild
@@ -327,3 +327,33 @@ def test_a_module_griffe_cannot_parse_is_its_directives_stand_in(
         "warning": "griffe could not parse this module (RecursionError): "
         "its directives are stand-ins",
     } in report["warnings"], report["warnings"]
+
+
+@pytest.mark.parametrize(
+    ("config", "text"),
+    [
+        ("docusaurus.config.ts", "export default {};\n"),
+        ("astro.config.mjs", "import starlight from '@astrojs/starlight';\n"),
+    ],
+)
+def test_a_partial_is_no_page_its_text_is_where_a_page_imports_it(
+    store_env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str, text: str
+) -> None:
+    """Docusaurus and Starlight make no page of ``_parcial.mdx``: neither does the import.
+    The file is named in a warning, and the page that imports it shows its text."""
+    write(tmp_path, ".git/HEAD", "ref: refs/heads/main\n")
+    write(tmp_path, config, text)
+    docs = tmp_path / "docs"
+    write(
+        docs,
+        "guia.mdx",
+        "---\ntitle: Guía\n---\n\nimport Parcial from './_parcial.mdx';\n\nAntes.\n\n<Parcial />\n",
+    )
+    write(docs, "_parcial.mdx", "Texto compartido entre páginas.\n")
+    status, report = run(capsys, str(docs))
+    assert status == 0, report
+    assert (report["created"], report["failed"]) == (1, [])
+    assert {"file": "_parcial.mdx", "warning": PARTIAL} in report["warnings"]
+    store = open_store(get_settings())
+    assert [p.slug for p in store.pages.list()] == ["guia"]
+    assert "Texto compartido entre páginas." in store.pages.get("guia").content

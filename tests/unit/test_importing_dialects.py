@@ -72,3 +72,23 @@ def test_every_dialect_names_only_registered_transforms() -> None:
     assert set(TRANSFORMS) == set(REGISTRY)
     for dialect in DIALECTS.values():
         assert set(dialect.transforms) <= set(REGISTRY), dialect.name
+
+
+@pytest.mark.parametrize(
+    ("dialect", "path", "partial"),
+    [
+        ("docusaurus", "guides/_partial.mdx", True),
+        ("docusaurus", "_shared/intro.md", True),  # Docusaurus leaves out `_` folders too
+        ("docusaurus", "guides/intro.mdx", False),
+        ("starlight", "guias/_parcial.mdx", True),
+        ("starlight", "_borradores/pagina.mdx", False),  # its loader reads names only
+        ("vitepress", "guide/_notes.md", False),  # VitePress builds every file
+        ("mkdocs", "_x.md", False),
+    ],
+)
+def test_a_dialect_names_the_files_its_generator_makes_no_page_of(
+    dialect: str, path: str, partial: bool
+) -> None:
+    """Docusaurus' default exclude and Starlight's docs loader skip `_`-prefixed files:
+    partials a page imports, never pages of their own."""
+    assert DIALECTS[dialect].is_partial(path) is partial
