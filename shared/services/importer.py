@@ -688,19 +688,8 @@ def stored_files(
     """Each file of the tree parsed into the stored form, by its relative name; files that
     cannot be read or parsed, and warnings, go to ``report``. ``labels`` (a nav's, by slug)
     title the pages whose front matter and body name none. ``shard``: only its files."""
-    if tree.excluded:
-        report.warnings.append(
-            {
-                "file": tree.config.name,
-                "warning": f"{len(tree.excluded)} files left out by its exclude rules",
-            }
-        )
     found, refused = bounds.walk(tree.root, MARKDOWN_SUFFIXES)
-    for left_out in refused:
-        report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
-    for partial in sorted(tree.partials):
-        if shard is None or shard.owns(partial):
-            report.warnings.append({"file": partial, "warning": PARTIAL})
+    _warn_left_out(tree, refused, report, shard)
     files = [
         p
         for p in found
@@ -739,6 +728,25 @@ def stored_files(
         for note in parsed.notes:
             report.warnings.append({"file": name, "warning": note})
         yield name, parsed
+
+
+def _warn_left_out(
+    tree: Tree, refused: Sequence[bounds.Refused], report: ImportReport, shard: Shard | None
+) -> None:
+    """A warning for what the import does not read as pages: the files the config's
+    exclude rules leave out, those the walk refused, and the dialect's partials."""
+    if tree.excluded:
+        report.warnings.append(
+            {
+                "file": tree.config.name,
+                "warning": f"{len(tree.excluded)} files left out by its exclude rules",
+            }
+        )
+    for left_out in refused:
+        report.warnings.append({"file": left_out.name, "warning": f"not read: {left_out.why}"})
+    for partial in sorted(tree.partials):
+        if shard is None or shard.owns(partial):
+            report.warnings.append({"file": partial, "warning": PARTIAL})
 
 
 def colliding(slugs: Mapping[str, str]) -> dict[str, list[str]]:
