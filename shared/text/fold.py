@@ -8,6 +8,7 @@ with it, so a word typed one way finds the page written the other.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Letters that NFKD does not decompose into a base letter plus an accent, in both cases
@@ -35,9 +36,22 @@ _UNDECOMPOSABLE = str.maketrans(
 )
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def unaccent(text: str) -> str:
     """``text`` without accents, case kept: 'Canción Straße' -> 'Cancion Strasse'."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSABLE))
+    if text.isascii():  # most lines of most pages, and nothing to strip
+        return text
+    # Only runs of non-ASCII characters change: each is read in Python, the ASCII between
+    # them copied in C (reading every character was most of a duplicates run's reading
+    # of default values). NFKD is the same a run at a time: an ASCII character is a
+    # starter, which no decomposition or reordering of marks crosses.
+    return _NON_ASCII.sub(_unaccented_run, text)
+
+
+def _unaccented_run(run: re.Match[str]) -> str:
+    decomposed = unicodedata.normalize("NFKD", run.group().translate(_UNDECOMPOSABLE))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 

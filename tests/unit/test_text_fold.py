@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from shared.retrieval.tokens import stem, tokens
@@ -36,3 +38,9 @@ def test_ask_site_search_and_slugs_fold_strasse_alike() -> None:
     assert tokens("Straße") == tokens("strasse") == [stem("strasse")]
     assert words("Straße") == words("STRASSE") == ("strasse",)
     assert slugify("Straße") == "strasse"
+
+
+def test_every_combining_mark_unicode_knows_is_stripped() -> None:
+    """Each mark, after a letter, between ASCII and not, leaves nothing of itself."""
+    marks = [chr(c) for c in range(0x110000) if unicodedata.combining(chr(c))]
+    assert unaccent("".join(f"a{m}ñ" for m in marks)) == "an" * len(marks)
