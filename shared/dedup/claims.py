@@ -47,7 +47,11 @@ def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
                 values.append(value)
 
     fence: str | None = None
-    for line in markdown.splitlines():
+    lines = markdown.splitlines()
+    folded = fold(markdown).splitlines()  # one fold of the page, not one a line
+    if len(folded) != len(lines):  # a fold made or took a line break: fold line by line
+        folded = [fold(line) for line in lines]
+    for line, low in zip(lines, folded, strict=True):
         opening = _FENCE.match(line)
         if fence is not None:
             if line.strip().startswith(fence):
@@ -65,12 +69,12 @@ def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
         for span in _SPAN.findall(line):
             for ref, value in _ASSIGN.findall(span):
                 add(ref, value)
-        _default_claim(line, add)
+        _default_claim(line, low, add)
     return {ref: tuple(values) for ref, values in found.items()}
 
 
-def _default_claim(line: str, add: Callable[[str, str], None]) -> None:
-    match = _DEFAULT.search(fold(line))
+def _default_claim(line: str, folded: str, add: Callable[[str, str], None]) -> None:
+    match = _DEFAULT.search(folded)
     if not match:
         return
     spans = [(m.start(), m.group(1)) for m in _SPAN.finditer(line)]

@@ -20,8 +20,9 @@ from shared.dedup.signature import Section, Signature
 from shared.records import StoredFinding, StoredSignature
 
 # The signing rule's number: raise it whenever ``signature_of`` would sign a stored page
-# differently (2: a page's words are its sections', its opening without the title).
-FORMAT = 2
+# differently (2: a page's words are its sections', its opening without the title; 3:
+# words read without a Markdown parse).
+FORMAT = 3
 
 
 def _b64(array: npt.NDArray[Any]) -> str:
