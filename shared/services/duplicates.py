@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from shared.dedup.signature import Signature, band_keys, page_vector, signature_
 from shared.ports import Embedder, Store
 from shared.records import PageRecord, SearchFilter, StoredFinding, StoredSignature, Vector
 from shared.text.code_paths import clean_path, path_key
+from shared.workers import cpus, forked
 
 COMPARED = ("active", "draft")  # an archived page is out of the wiki: never a duplicate
 CROWDED_BAND = 50  # a band shared by more pages is boilerplate (a footer), not a duplicate
@@ -36,6 +38,10 @@ NEIGHBOURS = 8  # nearest pages by meaning compared with each page, at most
 # Below this cosine no kind is found by meaning (a translation starts higher): nearer
 # pages are compared, farther ones are not worth reading.
 MEANING_FLOOR = 0.75
+# A first run signs in worker processes from this many pages (forking them costs tens
+# of milliseconds), sent this many at a time (each send is a pickle and a pipe write).
+POOL_FROM_PAGES = 200
+SIGNING_CHUNK = 32
 
 
 @dataclass
@@ -59,17 +65,62 @@ def _vectors(store: Store, slug: str) -> list[Vector]:
     return [v for v in vectors if len(v) == size]
 
 
+@dataclass(frozen=True, slots=True)
+class _Signing:
+    """What a page's signature is computed from: read from the store, sent to a worker."""
+
+    slug: str
+    version: int
+    title: str
+    status: str
+    content: str
+    vector: npt.NDArray[np.float32] | None
+
+    def signature(self) -> Signature:
+        return signature_of(
+            self.slug,
+            version=self.version,
+            title=self.title,
+            status=self.status,
+            content=self.content,
+            vector=self.vector,
+        )
+
+
+def _signing(store: Store, page: PageRecord) -> _Signing:
+    fm = page.front_matter
+    return _Signing(
+        page.slug,
+        page.version,
+        str(fm.get("title") or page.slug),
+        str(fm.get("status") or "active"),
+        page.content,
+        page_vector(_vectors(store, page.slug)),
+    )
+
+
 def sign(store: Store, page: PageRecord) -> Signature:
     """The signature of ``page`` as stored now (its chunk vectors averaged)."""
-    fm = page.front_matter
-    return signature_of(
-        page.slug,
-        version=page.version,
-        title=str(fm.get("title") or page.slug),
-        status=str(fm.get("status") or "active"),
-        content=page.content,
-        vector=page_vector(_vectors(store, page.slug)),
-    )
+    return _signing(store, page).signature()
+
+
+def _signature(signing: _Signing) -> Signature:
+    return signing.signature()  # a module-level function: the worker processes run it
+
+
+def _signed(store: Store, pages: Sequence[PageRecord]) -> dict[str, Signature]:
+    """Every page's signature: signed in worker processes while this one reads the next
+    pages' vectors, where a pool pays (``POOL_FROM_PAGES``) and can be had; in line
+    otherwise. The same signatures either way."""
+    with forked(cpus() if len(pages) >= POOL_FROM_PAGES else 0) as pool:
+        readings = (_signing(store, p) for p in pages)
+        if pool is None:
+            return {r.slug: r.signature() for r in readings}
+        try:
+            signed = pool.map(_signature, readings, chunksize=SIGNING_CHUNK)
+            return {s.slug: s for s in signed}
+        except BrokenProcessPool:  # a worker died (out of memory): sign here
+            return {p.slug: sign(store, p) for p in pages}
 
 
 def refresh(
@@ -166,7 +217,7 @@ def _full(
     signals: frozenset[Signal],
 ) -> Run:
     pages = [p for p in store.pages.list() if p.front_matter.get("status") in COMPARED]
-    signatures = {p.slug: sign(store, p) for p in pages}
+    signatures = _signed(store, pages)
     pairs = candidate_pairs(signatures.values())
     findings = _compared(pairs, signatures, thresholds, signals)
     stored = store.duplicates.signatures(None)

@@ -13,13 +13,11 @@ the first two: text is never dropped without a line saying so.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
-import threading
 from collections import Counter
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from html import escape
 from types import TracebackType
@@ -30,6 +28,7 @@ from shared.services.site_build.bodies import RENDER_BUDGET_SECONDS
 from shared.site.markdown import MARKER_RE, Body, RenderTimeout, render_body
 from shared.site.raw_syntax import findings, visible
 from shared.text.prose import source_words, words_of
+from shared.workers import cpus, forked
 
 LOSSY_BELOW = 0.98  # the share of a page's source words it must keep not to be listed
 SUMMARY_FILES = 20  # lossy and raw pages the status keeps by name (the report has all)
@@ -185,41 +184,27 @@ def _measure_page(page: PageText) -> PageFidelity:
 def workers() -> int:
     """Worker processes the measure gets: the CPUs this process may run on but one, which
     the import itself keeps busy reading, converting and writing pages."""
-    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
-    cpus = count() if count is not None else len(os.sched_getaffinity(0))
-    return max((cpus or 1) - 1, 0)
+    return cpus() - 1
 
 
 class Measuring:
-    """A block during which ``fidelity``'s pages are measured in worker processes, when
-    the tree is big enough to pay for them and the machine has a CPU to spare.
-
-    The workers are forked, not spawned: a spawned one imports the whole project again
-    (about a second of CPU), a forked one shares the parent's modules. They are forked on
-    entering, before the import starts its embedding thread, and only from a process
-    with no other thread (one could hold a lock the fork would copy held: a threaded
-    server measures in line), and only ever run the measure, a pure function of the
-    page's text (no store, no lock, no thread of theirs). Leaving the block adds every
-    page measured, in order, and ends the workers.
+    """A block during which ``fidelity``'s pages are measured in worker processes
+    (``shared.workers``), when the tree is big enough to pay for them and the machine
+    has a CPU to spare. It is entered before the import starts its embedding thread;
+    the workers only ever run the measure, a pure function of the page's text. Leaving
+    the block adds every page measured, in order, and ends the workers.
     """
 
     def __init__(self, fidelity: Fidelity, files: int, processes: int | None = None) -> None:
         self.fidelity = fidelity
         self.files = files
         self.processes = processes  # None: ``workers()``
-        self._pool: ProcessPoolExecutor | None = None
+        self._stack = ExitStack()
 
     def __enter__(self) -> Fidelity:
         count = workers() if self.processes is None else self.processes
-        forks = "fork" in multiprocessing.get_all_start_methods()
-        alone = threading.active_count() == 1
-        if self.files >= POOL_FROM_FILES and count and forks and alone:
-            try:
-                pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
-                pool.submit(int).result()  # forks every worker now, before any thread starts
-            except OSError:
-                return self.fidelity  # no processes here (a sandbox): measured in line
-            self._pool = self.fidelity.pool = pool
+        if self.files >= POOL_FROM_FILES:
+            self.fidelity.pool = self._stack.enter_context(forked(count))
         return self.fidelity
 
     def __exit__(
@@ -233,8 +218,7 @@ class Measuring:
             if kind is None:
                 self.fidelity.settle()
         finally:
-            if self._pool is not None:
-                self._pool.shutdown(cancel_futures=kind is not None)
+            self._stack.__exit__(kind, error, trace)  # on an error, the work not started dropped
 
 
 def measure(source_body: str, stored: str, *, slug: str = "", title: str = "") -> PageFidelity:

@@ -45,7 +45,7 @@ _FEATURES = {"retrieval", "gates", "dialects", "importing", "site", "loop"}
 # (``importing``) read the dialects' constructs.
 _SAME_FEATURE = {"importing": "dialects"}
 _FORM = {"text", "mkdocs", "normalize", "schema", "stored"}
-_FOUNDATION = {"config", "errors", "logs", "clock", "json_value"}
+_FOUNDATION = {"config", "errors", "logs", "clock", "json_value", "workers"}
 # Adapters implement ports and may use pure helpers (chunk keys, snapshot encoding), but a
 # service never reaches an adapter: it is handed one by the root.
 _FORBIDDEN = {("services", "adapters")}
