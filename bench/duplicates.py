@@ -35,6 +35,11 @@ their ratio, and how many stored signatures the incremental run read (its candid
 
     .venv/bin/python bench/duplicates.py [--sample 12] [--pool 120] [--scale 1000 10000]
         [--corpus NAME ...] [--show-fp] [--json] [--vector-cache FILE]
+        [--store memory|sqlite|firestore]
+
+**Stores.** ``--store sqlite`` or ``firestore`` scores the combined signals (what ships)
+on each half written to a fresh store of that kind: a first run's findings as
+``duplicates.listing`` gives them, signatures encoded and read back (vectors as float16).
 """
 
 from __future__ import annotations
@@ -47,11 +52,13 @@ import re
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -318,12 +325,9 @@ class Score:
     conflicts: int = 0
 
 
-def score(
-    labelled: Labelled, signatures: dict[str, Signature], signals: frozenset[Signal], into: Score
-) -> None:
-    pairs = duplicates.candidate_pairs(signatures.values())
+def score(labelled: Labelled, found_all: Iterable[Finding], into: Score) -> None:
     found: dict[tuple[str, str], Finding] = {}
-    for finding in duplicates._compared(pairs, signatures, None, signals):
+    for finding in found_all:
         if finding.kind == "conflict":
             into.conflicts += 1
         elif finding.kind in LABELLED_KINDS:
@@ -341,6 +345,32 @@ def score(
         kind = "overlap" if variant == "overlap" else "copy"
         into.expected[variant] += len(expected)
         into.recalled[variant] += sum(1 for p in expected if p in found and found[p].kind == kind)
+
+
+def in_memory(signatures: dict[str, Signature], signals: frozenset[Signal]) -> list[Finding]:
+    """What the detector finds among ``signatures``, compared in memory (pure)."""
+    pairs = duplicates.candidate_pairs(signatures.values())
+    return duplicates._compared(pairs, signatures, None, signals)
+
+
+def in_store(docs: Sequence[Doc], backend: str) -> list[Finding]:
+    """What a first run finds once ``docs`` are written to a fresh store of ``backend``
+    (``sqlite``, or ``firestore`` on the emulator at FIRESTORE_EMULATOR_HOST): the
+    shipped path, signatures stored and read back, findings listed."""
+    if backend == "firestore":
+        from shared.store.firestore import FirestoreStore
+
+        store: Any = FirestoreStore(f"bench-dups-{uuid.uuid4().hex[:12]}")
+    else:
+        store = SqliteStore(Path(tempfile.mkdtemp(prefix="dups-bench-")))
+    now = datetime.now(UTC)
+    for doc in docs:
+        _write(store, doc, 1, now)
+    duplicates.refresh(store)
+    return [
+        Finding(g.kind, g.score, g.pages[0].slug, g.pages[1].slug, ())
+        for g in duplicates.listing(store).groups
+    ]
 
 
 def quality(args: argparse.Namespace) -> dict[str, object]:
@@ -367,8 +397,12 @@ def quality(args: argparse.Namespace) -> dict[str, object]:
             for corpus, labelled in sets.items():
                 one = Score()
                 part = subset(labelled, split)
-                own = {d.slug: signatures[corpus][d.slug] for d in part.docs}
-                score(part, own, signals, one)
+                if name == "both" and args.store != "memory":
+                    found = in_store(part.docs, args.store)
+                else:
+                    own = {d.slug: signatures[corpus][d.slug] for d in part.docs}
+                    found = in_memory(own, signals)
+                score(part, found, one)
                 per_corpus[corpus] = _figures(one)
                 _add(total, one)
             figures[split] = {"overall": _figures(total), "corpora": per_corpus}
@@ -451,7 +485,7 @@ def synthetic(docs: Sequence[Doc], n: int, rng: np.random.Generator) -> list[tup
     return out
 
 
-def _write(store: SqliteStore, doc: Doc, version: int, now: datetime) -> None:
+def _write(store: Any, doc: Doc, version: int, now: datetime) -> None:
     fm = {"title": doc.title, "type": "guide", "status": "active"}
     record = PageRecord(doc.slug, fm, doc.body, version, now, now)
     chunks = [
@@ -512,6 +546,14 @@ def main() -> int:
         metavar="FILE",
         help="an .npz of chunk vectors by text hash, read first and written after"
         " embedding (the embedder is most of a run on a busy machine)",
+    )
+    parser.add_argument(
+        "--store",
+        choices=("memory", "sqlite", "firestore"),
+        default="memory",
+        help="where the combined signals' figures come from: signatures compared in memory,"
+        " or each half written to a fresh store and a first run's findings listed"
+        " (firestore: the emulator at FIRESTORE_EMULATOR_HOST)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -21,8 +21,8 @@ from shared.records import StoredFinding, StoredSignature
 
 # The signing rule's number: raise it whenever ``signature_of`` would sign a stored page
 # differently (2: a page's words are its sections', its opening without the title; 3:
-# words read without a Markdown parse).
-FORMAT = 3
+# words read without a Markdown parse; 4: the page's and each section's length in words).
+FORMAT = 4
 
 
 def _b64(array: npt.NDArray[Any]) -> str:
@@ -43,12 +43,13 @@ def stored_signature(signature: Signature) -> StoredSignature:
         "status": signature.status,
         "minhash": _b64(signature.minhash),
         "sections": [
-            {"heading": s.heading, "text": s.text, "minhash": _b64(s.minhash)}
+            {"heading": s.heading, "text": s.text, "minhash": _b64(s.minhash), "words": s.words}
             for s in signature.sections
         ],
         "vector": None if signature.vector is None else _b64(signature.vector.astype(np.float16)),
         "claims": {ref: list(values) for ref, values in signature.claims.items()},
         "opening": signature.opening,
+        "words": signature.words,
     }
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
     return StoredSignature(signature.slug, tuple(signature.bands()), raw)
@@ -71,12 +72,13 @@ def signature_from(stored: StoredSignature) -> Signature | None:
         status=str(data["status"]),
         minhash=_u32(data["minhash"]),
         sections=tuple(
-            Section(str(s["heading"]), str(s["text"]), _u32(s["minhash"]))
+            Section(str(s["heading"]), str(s["text"]), _u32(s["minhash"]), int(s["words"]))
             for s in data.get("sections") or []
         ),
         vector=vector,
         claims={str(k): tuple(str(v) for v in vs) for k, vs in (data.get("claims") or {}).items()},
         opening=str(data.get("opening") or ""),
+        words=int(data["words"]),
     )
 
 

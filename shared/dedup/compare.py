@@ -32,8 +32,11 @@ class Thresholds:
 
     copy_text: float = 0.45  # shingles shared by a copy with small edits
     copy_meaning: float = 0.95  # cosine of a paraphrase; same-section neighbours sit below
-    copy_meaning_text: float = 0.10  # a paraphrase still shares some phrases
+    copy_meaning_text: float = 0.10  # ... which still shares some phrases, or
+    copy_meaning_alone: float = 0.985  # one meaning, reworded so no phrase is left
+    copy_length: float = 0.70  # a copy is at least this share of its original's length
     overlap_text: float = 0.55  # one section restating another
+    overlap_words: int = 40  # words a restated passage holds; fewer: a phrase, boilerplate
     translation: float = 0.82  # cosine across languages
     related: float = 0.55  # a conflict needs pages about one thing (cosine), or shared text
 
@@ -86,14 +89,15 @@ def compare(
     whole = (Passage(a.slug, a.title, a.opening), Passage(b.slug, b.title, b.opening))
     best = _best_sections(a, b) if text and a.lang == b.lang else None
     section = best[0] if best is not None else 0.0
+    alike = _alike_in_length(a, b, t)
     if a.lang != b.lang:
         if cos is not None and cos >= t.translation:
             out.append(Finding("translation", round(cos, 3), a.slug, b.slug, whole))
-    elif text and jaccard >= t.copy_text:
+    elif text and jaccard >= t.copy_text and alike:
         out.append(Finding("copy", round(jaccard, 3), a.slug, b.slug, whole))
-    elif cos is not None and cos >= t.copy_meaning and _shares_text(text, jaccard, section, t):
+    elif cos is not None and alike and _one_meaning(cos, text, jaccard, section, t):
         out.append(Finding("copy", round(cos, 3), a.slug, b.slug, whole))
-    elif best is not None and section >= t.overlap_text:
+    elif best is not None and section >= t.overlap_text and _shared_words(best) >= t.overlap_words:
         score, sa, sb = best
         out.append(
             Finding(
@@ -110,11 +114,28 @@ def compare(
     return out
 
 
-def _shares_text(text: bool, jaccard: float, section: float, t: Thresholds) -> bool:
-    """A meaning match is a copy when the pages also share text: some phrases across the
-    page, or one section kept whole (a page reworded around a section it kept is the
-    same page reworded, not a section restated elsewhere)."""
-    return not text or jaccard >= t.copy_meaning_text or section >= t.overlap_text
+def _one_meaning(cos: float, text: bool, jaccard: float, section: float, t: Thresholds) -> bool:
+    """A meaning match is a copy when the pages also share text (some phrases across the
+    page, or one section kept whole: a page reworded around a section it kept is the
+    same page reworded), or when their meanings are one (a rewording that kept no
+    phrase; neighbouring pages of one section never come that close)."""
+    if cos >= t.copy_meaning_alone:
+        return True
+    shares = not text or jaccard >= t.copy_meaning_text or section >= t.overlap_text
+    return cos >= t.copy_meaning and shares
+
+
+def _alike_in_length(a: Signature, b: Signature, t: Thresholds) -> bool:
+    """A copy is the same page: the shorter at least ``copy_length`` of the longer. A
+    short page pasted whole into a long one, or one section of it, is an overlap."""
+    return min(a.words, b.words) >= t.copy_length * max(a.words, b.words)
+
+
+def _shared_words(best: tuple[float, Section, Section]) -> float:
+    """About how many words two sections share: their shingle sets' Jaccard ``j`` makes
+    the shared part ``j / (1 + j)`` of both together."""
+    j, x, y = best
+    return j / (1 + j) * (x.words + y.words)
 
 
 def _best_sections(a: Signature, b: Signature) -> tuple[float, Section, Section] | None:

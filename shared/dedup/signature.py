@@ -132,6 +132,7 @@ class Section:
     heading: str
     text: str  # its opening words, shown as the passage that overlaps
     minhash: npt.NDArray[np.uint32]
+    words: int = 0  # how long it is: a shared passage is weighed by its words
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,7 @@ class Signature:
     vector: npt.NDArray[np.float32] | None = None  # unit mean of the page's chunk vectors
     claims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     opening: str = ""  # the page's first words, the passage shown for a whole-page match
+    words: int = 0  # the page's length in words: a copy is about as long as its original
     # The sections' MinHash values as one (sections × PERMUTATIONS) array, built once so
     # a pair's every section pair is one array comparison, not a loop (see compare).
     section_matrix: npt.NDArray[np.uint32] = field(init=False, repr=False, compare=False)
@@ -213,7 +215,7 @@ def signature_of(
             opening = _opening(inline(piece.text[:OPENING_SOURCE_CHARS]))
             openings.append(opening)
         if shown:
-            sections.append(Section(piece.heading, opening, minhash(shingles(tokens))))
+            sections.append(Section(piece.heading, opening, minhash(shingles(tokens)), len(tokens)))
     return Signature(
         slug=slug,
         version=version,
@@ -225,4 +227,5 @@ def signature_of(
         vector=vector,
         claims=claims_of(content),
         opening=_opening(" ".join(o for o in openings if o)),
+        words=len(page_words),
     )

@@ -11,7 +11,7 @@ import numpy as np
 from shared.dedup import codec
 from shared.dedup.claims import claims_of
 from shared.dedup.compare import Thresholds, compare
-from shared.dedup.signature import Signature, signature_of, similarity
+from shared.dedup.signature import MIN_SECTION_WORDS, Signature, signature_of, similarity
 
 INSTALL = """# Instalación
 
@@ -140,3 +140,47 @@ def test_a_page_reworded_around_a_section_it_kept_is_a_copy_not_an_overlap() -> 
     y = _sig("b", f"# Guía\n\n{prose(1000)}\n\n{kept}", [0.99, 0.1, 0])
     assert similarity(x.minhash, y.minhash) < Thresholds().copy_meaning_text  # few phrases
     assert [f.kind for f in compare(x, y)] == ["copy"]
+
+
+def _prose(rng: random.Random, n: int) -> str:
+    vocabulary = [f"palabra{i}" for i in range(2000)]
+    return " ".join(rng.choice(vocabulary) for _ in range(n)) + "."
+
+
+def test_a_short_page_pasted_whole_into_a_long_one_is_an_overlap_not_a_copy() -> None:
+    """Most of their shingles agree (the short page is all of the shared text), but the
+    long page is twice as long: not the same page, a passage of it restated."""
+    rng = random.Random(5)
+    host = f"# Despliegue\n\n{_prose(rng, 40)}\n\n## Instalación\n\n{INSTALL.split(chr(10), 2)[2]}"
+    x, y = _sig("a", INSTALL), _sig("b", host + f"\n## Notas\n\n{_prose(rng, 60)}\n")
+    assert y.words >= 2 * x.words * Thresholds().copy_length
+    assert [f.kind for f in compare(x, y)] == ["overlap"]
+
+
+def test_a_shared_boilerplate_sentence_is_no_overlap() -> None:
+    """Two pages of one template share a section of 35 words word for word: long enough
+    to be compared (``MIN_SECTION_WORDS``), but under ``overlap_words`` a shared passage
+    is boilerplate, not a section restated."""
+    rng = random.Random(6)
+    boiler = (
+        "## Configuración\n\nPuedes configurar este complemento con las opciones del preset"
+        " o con las del propio complemento; la mayoría de los usuarios lo configura desde"
+        " las opciones del preset, que cubren también los temas.\n"
+    )
+    x = _sig("a", f"# Uno\n\n{_prose(rng, 120)}\n\n{boiler}")
+    y = _sig("b", f"# Dos\n\n{_prose(rng, 120)}\n\n{boiler}")
+    shared = x.sections[-1]
+    assert MIN_SECTION_WORDS <= shared.words < Thresholds().overlap_words
+    assert compare(x, y) == []
+
+
+def test_one_meaning_reworded_so_no_phrase_is_left_is_a_copy() -> None:
+    """No phrase and no section in common: a copy only when the meanings are one
+    (``copy_meaning_alone``), not merely near (same-section neighbours sit there)."""
+    rng = random.Random(7)
+    x = _sig("a", f"# Guía\n\n{_prose(rng, 300)}", [1, 0, 0])
+    one = _sig("b", f"# Guía\n\n{_prose(rng, 300)}", [0.995, 0.0999, 0])
+    near = _sig("c", f"# Guía\n\n{_prose(rng, 300)}", [0.96, 0.28, 0])
+    assert similarity(x.minhash, one.minhash) < Thresholds().copy_meaning_text
+    assert [f.kind for f in compare(x, one)] == ["copy"]
+    assert compare(x, near) == []
