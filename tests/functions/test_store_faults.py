@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import socket
 import sqlite3
 import subprocess
@@ -26,7 +25,7 @@ from shared.services.wiki import create_page
 from shared.store.firestore.db import RETRY_DEADLINE_S
 from tests.fixtures.contract import assert_error
 from tests.fixtures.secrets import TOKEN
-from tests.fixtures.server import Reply, ServerFactory
+from tests.fixtures.server import Reply, ServerFactory, with_file_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -137,11 +136,6 @@ def test_damage_found_by_a_running_process_stops_its_writes(env: dict[str, str])
 FILE_LIMIT = 3 * 1024 * 1024  # what this server may write to one file: its "disk"
 
 
-def limit_file_size() -> None:
-    """In the server's process: files stop growing at FILE_LIMIT (Python ignores SIGXFSZ)."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
-
-
 def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
     env: dict[str, str], serve: ServerFactory
 ) -> None:
@@ -149,7 +143,7 @@ def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
     that finds no room fails saying so."""
     # Without the enrichment worker: its proposals would take the room the writes are
     # measured against, and its log lines the 16 KiB the tight server's stderr may hold.
-    url = serve(args=["--no-enrich"], preexec=limit_file_size)
+    url = serve(args=["--no-enrich"], file_limit=FILE_LIMIT)
     big = "Texto largo sobre certificados y su rotación periódica. " * 4000  # ~220 KB
     written: list[str] = []
     refusals: list[Reply] = []
@@ -176,13 +170,12 @@ def test_a_full_disk_is_a_503_that_says_so_and_rebuild_still_reports(
     # widget script is larger), as the command line: a server under that limit keeps its
     # own log files within it too, and on a busy CI box one exited before its first line.
     tight = subprocess.run(
-        [sys.executable, "-m", "shared", "rebuild", "--json"],
+        with_file_limit([sys.executable, "-m", "shared", "rebuild", "--json"], 16_384),
         cwd=ROOT,
         env=dict(os.environ),
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384)),
     )
     assert tight.returncode == 1, tight.stdout[-300:]
     assert "full" in tight.stdout + tight.stderr, tight.stderr[-300:]
