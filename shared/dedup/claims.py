@@ -3,8 +3,9 @@ it gives it (pure). Two pages stating different values for one reference conflic
 
 Read from two shapes that documentation in both languages uses:
 
-- an assignment in code or a code span: ``--port=8000``, ``PORT=8000``, ``port: 8000``
-  inside a fence;
+- an assignment in code or a code span: ``--port=8000``, ``PORT=8000``, and ``port: 8000``
+  inside a configuration fence (YAML, TOML, INI, dotenv: in JavaScript or Python
+  ``key: value`` is an example's object literal, not the setting the page documents);
 - a sentence that names a default: "`--port` defaults to `8000`", "el valor por defecto
   de `workers` es `4`" (the first code span is the reference, the code span or number
   after the default word its value).
@@ -17,7 +18,8 @@ from collections.abc import Callable, Mapping
 
 from shared.text.fold import fold
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+_CONFIG_FENCES = frozenset({"yaml", "yml", "toml", "ini", "cfg", "conf", "env", "dotenv"})
 _ASSIGN = re.compile(
     r"(?<![\w-])(--[a-z][a-z0-9-]{1,40}|[A-Z][A-Z0-9_]{2,40})=(\"[^\"\s]{1,80}\"|'[^'\s]{1,80}'|[^\s,;`'\")]{1,80})"
 )
@@ -32,7 +34,7 @@ _REF = re.compile(r"^(--?[a-z][\w-]*|[A-Za-z_][\w.]*)$")
 
 
 def _clean(value: str) -> str:
-    return value.strip().strip("\"'").rstrip(".")
+    return value.strip().rstrip(",;").strip("\"'").rstrip(".")
 
 
 def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
@@ -47,6 +49,7 @@ def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
                 values.append(value)
 
     fence: str | None = None
+    config = False  # the open fence is a configuration file's
     lines = markdown.splitlines()
     folded = fold(markdown).splitlines()  # one fold of the page, not one a line
     if len(folded) != len(lines):  # a fold made or took a line break: fold line by line
@@ -59,12 +62,12 @@ def claims_of(markdown: str) -> Mapping[str, tuple[str, ...]]:
                 continue
             for ref, value in _ASSIGN.findall(line):
                 add(ref, value)
-            yaml = _YAML.match(line)
+            yaml = _YAML.match(line) if config else None
             if yaml:
                 add(*yaml.groups())
             continue
         if opening:
-            fence = opening.group(1)
+            fence, config = opening.group(1), opening.group(2).lower() in _CONFIG_FENCES
             continue
         for span in _SPAN.findall(line):
             for ref, value in _ASSIGN.findall(span):

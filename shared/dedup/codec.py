@@ -21,8 +21,21 @@ from shared.records import StoredFinding, StoredSignature
 
 # The signing rule's number: raise it whenever ``signature_of`` would sign a stored page
 # differently (2: a page's words are its sections', its opening without the title; 3:
-# words read without a Markdown parse; 4: the page's and each section's length in words).
-FORMAT = 4
+# words read without a Markdown parse; 4: the page's and each section's length in words;
+# 5: ``key: value`` claims only from configuration fences).
+FORMAT = 5
+
+
+def stored_cursor(cursor: str) -> str:
+    """The change-log cursor a run keeps, with the rule it signed by: a run after an
+    upgrade that changed the rule signs every page again, changed or not."""
+    return f"f{FORMAT}:{cursor}"
+
+
+def change_cursor(stored: str | None) -> str | None:
+    """The change-log cursor ``stored`` holds, or None when an older rule kept it."""
+    prefix = f"f{FORMAT}:"
+    return stored[len(prefix) :] if stored and stored.startswith(prefix) else None
 
 
 def _b64(array: npt.NDArray[Any]) -> str:

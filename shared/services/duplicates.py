@@ -132,7 +132,7 @@ def refresh(
 ) -> Run:
     """Bring the stored signatures and findings up to date (see the module docstring)."""
     index = store.duplicates
-    cursor = None if full else index.cursor()
+    cursor = None if full else codec.change_cursor(index.cursor())
     changes = store.chunks.changes_since(cursor)
     if cursor is None or not changes.complete:
         return _full(store, changes.cursor, thresholds, signals)
@@ -169,7 +169,7 @@ def refresh(
         removed=removed,
         findings=[_stored(f, every, store) for f in findings],
         touched=set(fresh) | removed,
-        cursor=changes.cursor,
+        cursor=codec.stored_cursor(changes.cursor),
     )
     run.signed, run.removed, run.compared = len(fresh), len(removed), len(pairs)
     run.found, run.candidates = len(findings), candidates
@@ -227,7 +227,7 @@ def _full(
         removed=removed,
         findings=[_stored(f, signatures, store) for f in findings],
         touched=None,
-        cursor=cursor,
+        cursor=codec.stored_cursor(cursor),
     )
     return Run(
         full=True,

@@ -81,6 +81,21 @@ def test_signatures_of_an_older_rule_make_the_next_run_sign_every_page_again(
     assert all(codec.signature_from(s) is not None for s in index.signatures(None))
 
 
+def test_a_run_after_an_upgrade_of_the_rule_signs_every_page_even_with_nothing_changed(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cursor a run keeps names its rule: after an upgrade, the next run is a full
+    one though no page changed (its findings were made by the old rule)."""
+    for i in range(3):
+        _page(store, f"p{i}", _text(i))
+    assert duplicates.refresh(store).full
+    assert duplicates.refresh(store).signed == 0  # nothing changed, the same rule
+    monkeypatch.setattr(codec, "FORMAT", codec.FORMAT + 1)
+    run = duplicates.refresh(store)
+    assert (run.full, run.signed) == (True, 3)
+    assert duplicates.refresh(store).signed == 0
+
+
 def test_an_archived_page_leaves_the_groups_at_the_next_run(store: Any) -> None:
     """A copy archived: its signature and its pair are gone after the next run."""
     _page(store, "a", _text(1))

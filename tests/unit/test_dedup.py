@@ -184,3 +184,13 @@ def test_one_meaning_reworded_so_no_phrase_is_left_is_a_copy() -> None:
     assert similarity(x.minhash, one.minhash) < Thresholds().copy_meaning_text
     assert [f.kind for f in compare(x, one)] == ["copy"]
     assert compare(x, near) == []
+
+
+def test_an_object_literal_in_example_code_is_no_claim() -> None:
+    """``key: value`` states a setting in a configuration file's fence, not in a
+    JavaScript example's object literal; a value's trailing comma is not the value's."""
+    text = (
+        "```js\nexport default {\n  lang: 'en-US',\n  base: '/docs/',\n}\n```\n\n"
+        "```toml\nbase = 1\n```\n\n```yaml\nbase: '/site/',\n```\n"
+    )
+    assert claims_of(text) == {"base": ("/site/",)}
