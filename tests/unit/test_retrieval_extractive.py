@@ -234,3 +234,18 @@ def test_a_question_asking_what_and_how_is_not_a_definition() -> None:
     assert asks_what_is("What are workers?")
     assert not asks_what_is("¿Qué es la inyección de dependencias y cómo declaro una?")
     assert not asks_what_is("What is the difference between eject and wrap?")
+
+
+def test_a_quote_naming_an_incidental_api_is_followed_by_the_step_the_question_asks() -> None:
+    """The best quote names identifiers, but only those it sets the scene with: the next
+    sentence past it that names one and holds a word of the question is the step, added."""
+    filler = " ".join(f"El paso {n} cuenta otra cosa del servidor." for n in range(12))
+    text = (
+        f"Por defecto FastAPI usa `jsonable_encoder` y `JSONResponse` para JSON. {filler}\n\n"
+        "#### Response HTML\n\n"
+        "Para devolver HTML directamente, usa `HTMLResponse`."
+    )
+    answer = compose("¿Cómo devuelvo JSON en vez de HTML?", [passage(1, "q", text)])
+    assert "`JSONResponse`" in answer
+    assert "`HTMLResponse`" in answer
+    assert answer.index("`JSONResponse`") < answer.index("`HTMLResponse`")
