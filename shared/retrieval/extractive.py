@@ -164,7 +164,7 @@ def compose(
     lead, window = _lead(reads, weight, how, asks_what_is(question))
     number = lead.passage.number
     quoted = [lead.units[i] for i in window if lead.units[i].prose]
-    covered = frozenset().union(*(lead.matched[i] for i in window))
+    covered = lead.says(window)
     shown = _shown(lead, window, how)
     body: list[str] = []
     if shown:
@@ -225,7 +225,7 @@ def _lead(
 
     def said(option: tuple[_Read, list[int]]) -> float:
         read, window = option
-        value = weight(frozenset().union(*(read.matched[i] for i in window)))
+        value = weight(read.says(window))
         has_code = any(not u.prose for u in read.units)
         return value * (CODE_BONUS if how and has_code else 1.0)
 
@@ -260,7 +260,7 @@ def _window(read: _Read, weight: _Weights) -> list[int]:
         if not unit.prose or not _opens(units_, start):
             continue
         chosen = _quote_from(read, start)
-        said = weight(frozenset().union(*(read.matched[i] for i in chosen)))
+        said = weight(read.says(chosen))
         if said > best[0]:
             best = (said, chosen)
     return _without_dangling_lead_ins(units_, best[1])
