@@ -191,10 +191,19 @@ def compose(
         see = f"{_SEE[lang]} **{first.title}** › {first.heading} [{first.number}]."
         return f"{opening}\n\n{see}"
     pages = ", ".join(
-        f"**{title}** [{']['.join(str(n) for n in numbers)}]"
+        f"**{title}**{_section(lead.passage) if title == lead.passage.title else ''} "
+        f"[{']['.join(str(n) for n in numbers)}]"
         for title, numbers in _by_page(passages, cited).items()
     )
     return "\n\n".join([opening, *body, f"{_SEE[lang]}: {pages}."])
+
+
+def _section(passage: Passage) -> str:
+    """ " › <its section>" for the closing line's lead page: where on the page the quote
+    is, in the page's own words (a heading often names the API: "Lanza un
+    `HTTPException`"); nothing for a passage under the page's title alone."""
+    heading = passage.heading.rsplit(" › ", 1)[-1].strip()
+    return f" › {heading}" if heading and heading != passage.title else ""
 
 
 def _shown(lead: _Read, window: list[int], how: bool) -> list[Unit]:

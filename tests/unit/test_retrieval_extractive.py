@@ -39,7 +39,7 @@ def test_answer_quotes_the_best_pages_passage_in_its_order_as_one_paragraph() ->
         "Su valor por defecto es diez conexiones. [1]"
     )
     assert "vacaciones" not in answer  # shares no word with the question
-    assert answer.endswith("**Pool** [1].")
+    assert answer.endswith("**Pool** › Ajustes [1].")  # the lead page names its section
 
 
 def test_a_how_question_gets_the_passages_code_block() -> None:
