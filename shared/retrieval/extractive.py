@@ -247,10 +247,12 @@ def _lead(
     for option in options[1:]:
         if said(option) > LEAD_MARGIN * said(best):
             best = option
+    if not best[1]:  # nothing opens a quote: the lead passage's first sentence, pointing or not
+        best = (best[0], _window(best[0], weight, pointing=True))
     return best
 
 
-def _window(read: _Read, weight: _Weights) -> list[int]:
+def _window(read: _Read, weight: _Weights, *, pointing: bool = False) -> list[int]:
     """Indexes of the units to quote from a passage, in order.
 
     Every clean opening (not a fragment cut by chunking, not a sentence pointing back to
@@ -259,14 +261,18 @@ def _window(read: _Read, weight: _Weights) -> list[int]:
     nothing of the question. The candidate saying most of the question wins, the
     earliest on a tie: so the quote keeps the text between the matches, in its order.
     Code between quoted sentences, or right after a lead-in (':'), is part of the quote.
-    When no word of the question matches, the first clean quote stands.
+    When no word of the question matches, the first clean quote stands. With ``pointing``
+    (``_lead``'s last resort) the passage's first sentence may open a quote even when it
+    points back ("This can be disabled per page…"): the closing line names the section
+    it points to (``_section``).
     """
     units_ = read.units
     # Nothing may match word for word (an English question over a Spanish page found by
     # meaning): the first clean quote stands then.
     best: tuple[float, list[int]] = (-1.0, [])
     for start, unit in enumerate(units_):
-        if not unit.prose or not _opens(units_, start):
+        first = pointing and start == 0 and not continues_cut(unit.text)
+        if not unit.prose or not (first or _opens(units_, start)):
             continue
         chosen = _quote_from(read, start)
         said = weight(read.says(chosen))

@@ -249,3 +249,18 @@ def test_a_quote_naming_an_incidental_api_is_followed_by_the_step_the_question_a
     assert "`JSONResponse`" in answer
     assert "`HTMLResponse`" in answer
     assert answer.index("`JSONResponse`") < answer.index("`HTMLResponse`")
+
+
+def test_a_passage_that_only_points_back_is_quoted_rather_than_nothing() -> None:
+    """A section whose one sentence points at its heading ("This can be…") is still the
+    answer: quoted with the code it introduces, its section named in the closing line,
+    where before the answer held no quote at all."""
+    text = (
+        "This can be turned off per page with the `editLink` option:\n\n"
+        "```yaml\n---\neditLink: false\n---\n```"
+    )
+    lead = Passage(1, "edit-link", "Edit Link", "Edit Link › Frontmatter", text, 0.9)
+    answer = compose("Can I turn off the edit link on one page?", [lead])
+    assert "This can be turned off per page with the `editLink` option:" in answer
+    assert "editLink: false" in answer
+    assert answer.endswith("**Edit Link** › Frontmatter [1].")
