@@ -39,11 +39,10 @@ from corpora import Corpus, chosen, labelled_pages, open_corpus  # noqa: E402
 from retrieval import NONE  # noqa: E402
 
 from shared.providers.local_embedder import shared_local_embedder  # noqa: E402
-from shared.records import ChunkHit, Kind  # noqa: E402
+from shared.records import ChunkHit  # noqa: E402
 from shared.retrieval import evidence, fusion, hybrid  # noqa: E402
 from shared.retrieval.intent import intent, kind_fit  # noqa: E402
 from shared.retrieval.lexical import LexicalHit, LexicalIndex  # noqa: E402
-from shared.text.kinds import page_kind  # noqa: E402
 
 DENSE_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
 DECAYS = (0.3, 0.4, 0.5, 0.6)
@@ -79,14 +78,9 @@ def first_page(index: LexicalIndex, asked: Asked, dense_weight: float, decay: fl
     """The page ``ask``'s ranking would cite first for ``asked`` at these settings."""
     mixed = fusion.mix(asked.dense, asked.lexical, index.labels, dense_weight=dense_weight)
     wanted = intent(asked.question)
-
-    def kind(chunk: fusion.Ranked) -> Kind:
-        info = index.info((chunk.slug, chunk.ordinal))
-        return page_kind(chunk.slug, page_type=None if info is None else info.page_type)
-
     ranked = fusion.by_kind(
         fusion.by_page(mixed, decay=decay),
-        kind,
+        lambda chunk: hybrid._kind(index, chunk),  # the page kind as ``retrieve`` reads it
         lambda k: kind_fit(wanted, k),
         weight=hybrid.KIND_WEIGHT,
     )
