@@ -70,6 +70,23 @@ def test_docusaurus_magic_comments_highlight_their_lines() -> None:
     assert "highlight-" not in out
 
 
+def test_a_markdown_fence_applies_only_directives_in_markdowns_own_comments() -> None:
+    """Front matter's ``#`` and HTML comments are Markdown's: applied. A ``//`` comment in
+    a Markdown fence is the text of an example (a page about the notation): kept."""
+    source = (
+        '````md title="intro.md"\n---\n# highlight-next-line\nslug: /\n---\n'
+        "<!-- highlight-start -->\n# Título\n<!-- highlight-end -->\n"
+        "```js\n// highlight-next-line\nx()\n```\n````\n"
+    )
+    out = apply(META, source, context("docusaurus", page="a.mdx"))
+    lines = out.split("\n")
+    assert lines[0] == '````md hl_lines="2 4" title="intro.md"'
+    assert "# highlight-next-line" not in out
+    assert "highlight-start" not in out
+    assert "highlight-end" not in out
+    assert "// highlight-next-line" in out  # the example's own text
+
+
 def test_a_fence_without_metadata_is_left_as_written() -> None:
     source = "```python\n# [not notation]\nx = 1\n```\n"
     assert apply(META, source, context()) == source

@@ -8,7 +8,9 @@ The info string's title (``title="a.py"``, VitePress's ``[a.py]``), line highlig
 ``word:…``), Docusaurus' magic comments (``// highlight-next-line``,
 ``highlight-start``/``-end``) and twoslash directives (``// ---cut---``, ``// @errors``,
 ``// @noErrors``, ``// ^?``) are applied (a highlighted line, a removed line) and never
-shown. VitePress's ``[!!code`` escape shows the notation itself.
+shown. VitePress's ``[!!code`` escape shows the notation itself. In a Markdown fence
+only a directive in Markdown's own comments (HTML's, JSX's, front matter's ``#``) is
+applied, as the generators do: a ``// highlight-next-line`` there is an example's text.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ _MARKS = re.compile(r"""\b(?:hl_lines|mark|highlight)=(?:"([^"\n]*)"|'([^'\n]*)'
 _SWITCH = re.compile(r"(?:^|\s):?(?:no-)?line-numbers(?:=\d+)?|\bshowLineNumbers(?:=\d+)?\b")
 _LANG = re.compile(r"[\w+#.-]{1,40}")
 _MARKDOWN = frozenset({"md", "markdown", "mdx", "vue-html"})
+# A directive in a comment syntax Markdown itself has: HTML's, JSX's (MDX) and, in front
+# matter, YAML's ``#`` (Docusaurus' table for ``md``: "text uses HTML, front matter uses
+# bash"). In a Markdown fence only these apply; ``// …`` there is an example's text.
+_MARKDOWN_DIRECTIVE = re.compile(
+    r"(?:<!--|\{/\*|#)\s*(?:\[!code |highlight-(?:next-line|start|end)|this-will-error|error-next)"
+)
 # A notation comment in any comment syntax, alone at the end of a line.
 _COMMENT = r"(?://|#|--|;|%|<!--|/\*|\{/\*)\s*"
 _COMMENT_END = r"\s*(?:-->|\*/\}|\*/)?"
@@ -83,11 +91,14 @@ def _fence(lines: list[str | None], first: int, last: int, context: Context) -> 
     has_close = closing > first and _closing(lines[closing] or "", marker)
     body = list(range(first + 1, closing if has_close else last))
     walk = _Walk()
-    # Markdown shown as code (a page about the notation) keeps it: there it is the text.
-    if _lang(info) in _MARKDOWN:
-        _unescape_all(lines, body, walk)
-    else:
-        for n in body:
+    markdown = _lang(info) in _MARKDOWN
+    for n in body:
+        # Markdown shown as code (a page about the notation) keeps a directive written
+        # in another language's comments: there it is the text.
+        if markdown and not _MARKDOWN_DIRECTIVE.search(lines[n] or ""):
+            _unescape(lines, n, walk)
+            _mark(n, walk)
+        else:
             _apply_line(lines, n, walk, context)
     _cut(lines, body, walk)
     shown = [n for n in body if lines[n] is not None]
@@ -102,12 +113,12 @@ def _fence(lines: list[str | None], first: int, last: int, context: Context) -> 
     return True
 
 
-def _unescape_all(lines: list[str | None], body: list[int], walk: _Walk) -> None:
-    for n in body:
-        line = lines[n] or ""
-        if "[!!code" in line:
-            lines[n] = line.replace("[!!code", "[!code")
-            walk.touched = True
+def _unescape(lines: list[str | None], n: int, walk: _Walk) -> None:
+    """VitePress's ``[!!code`` escape: the line shows the notation itself."""
+    line = lines[n] or ""
+    if "[!!code" in line:
+        lines[n] = line.replace("[!!code", "[!code")
+        walk.touched = True
 
 
 def _apply_line(lines: list[str | None], n: int, walk: _Walk, context: Context) -> None:
@@ -144,13 +155,15 @@ def _apply_line(lines: list[str | None], n: int, walk: _Walk, context: Context) 
         if what == "--":
             lines[n] = None  # a removed line of a diff: the code as it is after
             return
-        line = line[: notation.start()].rstrip()
-        lines[n] = line
+        lines[n] = line[: notation.start()].rstrip()
         if what != "focus" and not what.startswith("word:"):
             walk.highlight.append(n)
-    if "[!!code" in line:
-        lines[n] = line.replace("[!!code", "[!code")
-        walk.touched = True
+    _unescape(lines, n, walk)
+    _mark(n, walk)
+
+
+def _mark(n: int, walk: _Walk) -> None:
+    """Line ``n`` highlighted when a magic comment before it asked for it."""
     if walk.pending_next or walk.in_range:
         walk.highlight.append(n)
         walk.pending_next = False
