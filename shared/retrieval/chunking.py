@@ -26,6 +26,11 @@ class Piece:
     text: str
 
 
+# The end of a chunk's last prose part that opens the next chunk (from a word boundary,
+# anywhere in a sentence): a chunk's first paragraph that long or shorter may be one.
+OVERLAP_CHARS = 100
+
+
 def _blocks(markdown: str) -> list[tuple[int, str, str]]:
     """(heading level, heading text, block) per paragraph; fenced code stays whole."""
     out: list[tuple[int, str, str]] = []
@@ -65,7 +70,7 @@ def _blocks(markdown: str) -> list[tuple[int, str, str]]:
 
 
 def split_markdown(
-    title: str, markdown: str, max_chars: int = 600, overlap: int = 100
+    title: str, markdown: str, max_chars: int = 600, overlap: int = OVERLAP_CHARS
 ) -> list[Piece]:
     """The page's chunks, in order; every chunk carries its heading path.
 

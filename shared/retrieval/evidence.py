@@ -12,7 +12,7 @@ from typing import Protocol
 
 from shared.records import Confidence
 from shared.retrieval.fusion import Ranked
-from shared.retrieval.reading import opens_inside_sentence
+from shared.retrieval.reading import may_open_on_tail
 from shared.retrieval.tokens import name_tokens, named_terms, query_groups, tokens
 
 # A chunk is relevant when its fused score or its cosine alone reaches these
@@ -215,7 +215,7 @@ def whole_opening(chunk: Ranked, rows: Mapping[tuple[str, int], Section]) -> str
     which it is the end, stands in its place, so a quote can open where its sentence
     does (on astro-es a list's lead-in was left as ", y también incluye:")."""
     before = rows.get((chunk.slug, chunk.ordinal - 1))
-    if before is None or before.heading != chunk.heading or not opens_inside_sentence(chunk.text):
+    if before is None or before.heading != chunk.heading or not may_open_on_tail(chunk.text):
         return chunk.text
     head, sep, rest = chunk.text.partition("\n\n")
     last = before.text.rstrip().rsplit("\n\n", 1)[-1]

@@ -28,7 +28,7 @@ from shared.retrieval.evidence import Section
 from shared.retrieval.fusion import Ranked, by_kind, by_page, mix
 from shared.retrieval.intent import asks_what_is, intent, kind_fit
 from shared.retrieval.lexical import LexicalHit, LexicalIndex
-from shared.retrieval.reading import opens_inside_sentence
+from shared.retrieval.reading import may_open_on_tail
 from shared.text.kinds import page_kind
 
 CANDIDATES = 40  # per ranking, before fusion: enough for limit 20 and then some
@@ -389,6 +389,6 @@ def _opening_of(index: LexicalIndex, chunk: Ranked) -> list[tuple[str, int]]:
     (its text known: only the lexical side's chunks are read later)."""
     before = (chunk.slug, chunk.ordinal - 1)
     info = index.info(before)
-    if info is None or info.heading != chunk.heading or not opens_inside_sentence(chunk.text):
+    if info is None or info.heading != chunk.heading or not may_open_on_tail(chunk.text):
         return []
     return [before]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from shared.retrieval.chunking import OVERLAP_CHARS
 from shared.retrieval.tokens import strip_invisible
 from shared.text import wikilinks
 
@@ -280,6 +281,15 @@ def opens_inside_sentence(text: str) -> bool:
     the chunk before usually does: on the rest of a cut sentence or on a link's tail."""
     head = text.lstrip()
     return bool(head) and (continues_cut(head) or _ORPHAN_TAIL.match(head) is not None)
+
+
+def may_open_on_tail(text: str) -> bool:
+    """Whether a chunk's first paragraph may be the tail the overlap chunking carried from
+    the chunk before: it opens inside a sentence, or is no longer than a tail
+    (``OVERLAP_CHARS``) — a tail opens at any word, "`https://…`. The blog…" as well as
+    "y también…". Only the chunk before can tell (``evidence.whole_opening``)."""
+    head = text.lstrip().split("\n\n", 1)[0].strip()
+    return bool(head) and (opens_inside_sentence(head) or len(head) <= OVERLAP_CHARS)
 
 
 def stands_alone(sentence: str) -> bool:

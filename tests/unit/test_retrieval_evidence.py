@@ -83,6 +83,27 @@ def test_a_chunk_opening_on_the_carried_overlap_opens_on_its_whole_paragraph() -
     assert evidence.section_text(clean, rows, [clean]) == clean.text
 
 
+def test_a_carried_tail_opening_on_code_or_a_capital_opens_on_its_whole_paragraph() -> None:
+    """The overlap opens at any word: on a code span or a capitalised word it looks like a
+    sentence, yet it is the end of the chunk before's paragraph (docusaurus-en: the quote
+    began at "`https://example.com/some-doc`. The blog…", the option left behind)."""
+    whole = (
+        "All that `routeBasePath: '/'` does is serve the docs at the site root: "
+        "`https://example.com/some-doc`. The blog stays at `blog/`."
+    )
+    tail = "`https://example.com/some-doc`. The blog stays at `blog/`."
+    rows = {
+        ("p", 0): row(0, f"Docs-only mode.\n\n{whole}"),
+        ("p", 1): row(1, f"{tail}\n\nAdd a page at the root."),
+    }
+    cut = Ranked("p", "P", "Uso", rows[("p", 1)].text, 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(cut, rows, [cut]) == f"{whole}\n\nAdd a page at the root."
+    long = "A sentence of its own, longer than any tail the chunking carries over. " * 2
+    rows[("p", 1)] = row(1, f"{long}\n\nAdd a page.")
+    opening = Ranked("p", "P", "Uso", rows[("p", 1)].text, 1, 0.5, 0.5, 0.5)
+    assert evidence.section_text(opening, rows, [opening]) == opening.text
+
+
 def test_the_chunk_before_an_opening_inside_a_sentence_is_read_with_the_texts() -> None:
     """hybrid reads, in its one batch, the chunk before a cited chunk that opens inside a
     sentence (same section only), so its passage opens on the whole paragraph."""
