@@ -107,8 +107,9 @@ def judge(
 ) -> Judgement:
     """``high`` only when the evidence answers the question: something is cited, the best
     match is strong enough, every name the question uses is in the wiki, the lead page
-    holds the question's words (``lead_share``) and the names it uses, and no other page
-    comes as close as LEAD_MARGIN to it unless the lead is close in meaning (``toss_up``)."""
+    holds the question's words (``lead_share``), the names it uses and more than them
+    (``names_only``), and no other page comes as close as LEAD_MARGIN to it unless the
+    lead is close in meaning (``toss_up``)."""
     missing = unmentioned(question, vocabulary)
     if missing:
         return Judgement("low", missing)
@@ -116,6 +117,8 @@ def judge(
         return Judgement("low")
     held = lead_tokens(chosen)
     if lead_share(question, held, vocabulary) < LEAD_SHARE or unheld_names(question, held):
+        return Judgement("low")
+    if names_only(question, held, vocabulary):
         return Judgement("low")
     if toss_up(chosen):
         return Judgement("low")
@@ -146,17 +149,36 @@ def lead_tokens(chosen: Sequence[Ranked]) -> set[str]:
     }
 
 
-def lead_share(question: str, held: set[str], vocabulary: Vocabulary) -> float:
+def lead_share(
+    question: str, held: set[str], vocabulary: Vocabulary, *, leaving: frozenset[str] = frozenset()
+) -> float:
     """The share of the question's words (idf-weighted) that the lead page holds in one of
-    their forms; 1.0 when none of its words is in the wiki (nothing to weigh)."""
+    their forms, words with a token in ``leaving`` left out; 1.0 when none of its words is
+    in the wiki (nothing to weigh)."""
     total = found = 0.0
     for group in query_groups(question):
+        if leaving.intersection(group):
+            continue
         weight = max((v for t in group if (v := vocabulary.idf(t)) is not None), default=None)
         if weight is None:
             continue
         total += weight
         found += weight if held.intersection(group) else 0.0
     return found / total if total else 1.0
+
+
+def names_only(question: str, held: set[str], vocabulary: Vocabulary) -> bool:
+    """Whether the lead page holds the question's names and none of its other words the
+    wiki uses: it names the technology the question asks about ("Django REST Framework",
+    on a page comparing frameworks) without a word of what is asked of it (a serializer,
+    nested objects). A question of names alone is left to the other rules."""
+    names = frozenset(t for name in named_terms(question) for t in name_tokens(name))
+    if not names:
+        return False
+    others = [g for g in query_groups(question) if not names.intersection(g)]
+    if not any(vocabulary.idf(t) is not None for g in others for t in g):
+        return False
+    return lead_share(question, held, vocabulary, leaving=names) == 0.0
 
 
 def unheld_names(question: str, held: set[str]) -> list[str]:

@@ -80,6 +80,21 @@ def test_a_known_name_the_lead_page_never_says_is_low() -> None:
     assert evidence.judge(question, [lead], [lead], WIKI).confidence == "low"
 
 
+def test_a_lead_page_that_only_names_what_the_question_asks_about_is_low() -> None:
+    """A page comparing frameworks names Pydantic; a question about Pydantic's validators
+    wants more than the name: without any of its other words the lead is low. With one of
+    them, or with a question of names alone, the other rules decide."""
+    names_it = chunk("Con FastAPI se declaran dependencias con Depends y se usa Pydantic.")
+    held = evidence.lead_tokens([names_it])
+    question = "¿Cómo declaro dependencias con Pydantic?"
+    assert evidence.judge(question, [names_it], [names_it], WIKI).confidence == "high"
+    asking_more = "¿Cómo consumo mensajes con Pydantic?"  # its words' share alone passes
+    assert evidence.lead_share(asking_more, held, WIKI) >= evidence.LEAD_SHARE
+    assert evidence.names_only(asking_more, held, WIKI)
+    assert evidence.judge(asking_more, [names_it], [names_it], WIKI).confidence == "low"
+    assert not evidence.names_only("¿FastAPI con Pydantic?", held, WIKI)
+
+
 def test_the_check_adds_the_naming_hedge_and_recognises_it_as_a_hedge() -> None:
     """A model answer without the hedge gets the one that names; with it, left alone."""
     passages = [Passage(1, "p", "P", "Uso", "Un worker en segundo plano.", 0.5)]
