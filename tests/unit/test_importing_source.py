@@ -1,9 +1,14 @@
 """One parse says where code is, for every transform: fences at any indentation, indented
-code only in dialects that have it, raw HTML blocks apart."""
+code only in dialects that have it, raw HTML blocks apart; the compiled parser reads a
+text as markdown-it-py does, or markdown-it-py reads it."""
 
 from __future__ import annotations
 
+import pytest
+
 from shared.importing.source import Source
+from shared.services.importer import markdown_files, split_front_matter
+from tests.fixtures.corpora import CORPUS_SPECS, corpus_or_skip
 
 
 def test_a_fence_indented_under_a_component_is_code() -> None:
@@ -87,3 +92,77 @@ def test_an_unparsed_body_edited_is_parsed_when_asked() -> None:
     """Nothing is kept from a body never parsed: the edited text is parsed on first use."""
     new = Source("Texto.\n").edited("```\ncódigo\n```\n")
     assert new.code == frozenset({0, 1, 2})
+
+
+def _read(source: Source) -> tuple[object, ...]:
+    """What the transforms ask of a parse: code and HTML lines, fences, and the top-level
+    paragraphs, headings and quotes ``edited`` and ``blocks`` read."""
+    kept = {"paragraph_open", "heading_open", "blockquote_open"}
+    top = [(block.type, block.map) for block in source._tokens if block.type in kept]
+    return (source.code, source.html, source.fences, top)
+
+
+def _both(text: str) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    compiled, reference = Source(text), Source(text)
+    compiled._parse()
+    reference._parse_reference()
+    return _read(compiled), _read(reference)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A fence indented four past the page after a paragraph line (astro-es MDX: the
+        # closing fence of a block inside <Steps> the HTML block swallowed).
+        "Un párrafo\n    </script>\n    ```\n\nTexto.\n\n    ```html\n    <p>x</p>\n    ```\n",
+        # HTML indented eight in a tight list item, under its paragraph.
+        "1. El contenido se convierte a:\n    <MultipleChoice>\n        <Option>HTML</Option>\n"
+        "    </MultipleChoice>\n</Box>\n",
+        # The same in a block quote, and a tab in the indentation.
+        "> Cita\n>     <div>\n> x\n",
+        "Texto\n\t```\n\tcódigo\n\t```\n",
+    ],
+)
+def test_where_the_compiled_parse_would_differ_markdown_it_py_reads_the_text(
+    text: str,
+) -> None:
+    """A block that interrupts a paragraph four columns past its container is a
+    continuation line for markdown-it-py: such a text is read by it (the guard)."""
+    compiled, reference = _both(text)
+    assert compiled == reference
+
+
+def test_the_guard_leaves_ordinary_texts_to_the_compiled_parse() -> None:
+    """Fences under list items, nested lists and an admonition's indented body after a
+    blank line are what the compiled parser reads as markdown-it-py does."""
+    from shared.importing import source as module
+
+    for text in (
+        "- punto\n\n    ```py\n    x = 1\n    ```\n",
+        "- uno\n    - dos\n        - tres\n",
+        '!!! note "Nota"\n\n    Cuerpo de la nota.\n',
+        "1. Paso:\n   ```js\n   run()\n   ```\n",
+    ):
+        tree = module._blocks_parser(False).tree(text)
+        assert not module._interrupts_deep(tree, text.encode()), text
+        compiled, reference = _both(text)
+        assert compiled == reference, text
+
+
+@pytest.mark.parametrize("name", list(CORPUS_SPECS))
+def test_the_compiled_parse_reads_every_corpus_file_as_markdown_it_py(name: str) -> None:
+    """Every body of the five real trees, both code settings: the same code and HTML
+    lines, fences and top-level paragraphs, headings and quotes as markdown-it-py."""
+    from markdown_it import MarkdownIt
+
+    spec = corpus_or_skip(name)
+    with_code = MarkdownIt("commonmark").disable(["inline", "text_join"])
+    for path in markdown_files(spec.docs_dir):
+        body = split_front_matter(path.read_text(encoding="utf-8-sig"))[1]
+        compiled, reference = _both(body)
+        assert compiled == reference, path
+        tokens = with_code.parse(body)
+        code = {
+            n for t in tokens if t.type in ("fence", "code_block") and t.map for n in range(*t.map)
+        }
+        assert Source(body, indented_code=True).code == frozenset(code), path
