@@ -52,6 +52,9 @@ _TOKEN_TYPES = {
     "ordered_list": "ordered_list_open",
 }
 _ITEM_MARKER = re.compile(rb"(?:[-+*]|\d{1,9}[.)])")
+# What a line may open on before its text: indentation, quote marks, list markers.
+_PREFIX_MARKS = " \t>-+*.)0123456789"
+MAX_PREFIX = 100
 
 
 @cache
@@ -103,6 +106,9 @@ class Source:
         return self.text.split("\n")
 
     def _parse(self) -> None:
+        if _nests_deep(self.text):
+            self._parse_reference()
+            return
         data = self.text.encode()
         tree = _blocks_parser(self.indented_code).tree(self.text)
         if not self.indented_code and _interrupts_deep(tree, data):
@@ -219,6 +225,17 @@ class _Read:
                 self.html.update(range(first, last))
             elif child.name in _CONTAINERS:
                 self.walk(child, depth + 1)
+
+
+def _nests_deep(text: str) -> bool:
+    """Whether a line opens on MAX_PREFIX characters or more of container marks and
+    indentation: a nesting that deep (each level takes one at least) goes to
+    markdown-it-py, which stops nesting at 20 levels, where the compiled parser has no
+    limit (100,000 nested quotes overflow its stack and end the process) and the walks
+    below would recurse past Python's limit."""
+    return any(
+        len(line) - len(line.lstrip(_PREFIX_MARKS)) >= MAX_PREFIX for line in text.split("\n")
+    )
 
 
 def _interrupts_deep(tree: markdown_it_pyrs.Node, data: bytes) -> bool:

@@ -166,3 +166,24 @@ def test_the_compiled_parse_reads_every_corpus_file_as_markdown_it_py(name: str)
             n for t in tokens if t.type in ("fence", "code_block") and t.map for n in range(*t.map)
         }
         assert Source(body, indented_code=True).code == frozenset(code), path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> " * 100_000 + "x\n",  # the compiled parser alone would overflow its stack
+        ("> - " * 20_000) + "x\n",
+        "".join("  " * i + "- a\n" for i in range(1_500)),  # past Python's recursion limit
+    ],
+)
+def test_a_nesting_too_deep_is_read_by_markdown_it_py_without_ending_the_process(
+    text: str,
+) -> None:
+    """A hostile page nested tens of thousands of levels deep parses (markdown-it-py stops
+    nesting at 20 levels) instead of crashing the import."""
+    from shared.importing import source as module
+
+    assert module._nests_deep(text)
+    source = Source(text)
+    assert source.code == frozenset()
+    assert not module._nests_deep("    " * 20 + "```py\n")  # 80 columns: still compiled
