@@ -106,10 +106,16 @@ class Source:
         return self.text.split("\n")
 
     def _parse(self) -> None:
-        if _nests_deep(self.text):
+        data: bytes | None
+        try:
+            data = self.text.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate has no UTF-8, which the compiled parser takes: no file read
+            # as UTF-8 holds one, a caller's string might.
+            data = None
+        if data is None or _nests_deep(self.text):
             self._parse_reference()
             return
-        data = self.text.encode()
         tree = _blocks_parser(self.indented_code).tree(self.text)
         if not self.indented_code and _interrupts_deep(tree, data):
             self._parse_reference()

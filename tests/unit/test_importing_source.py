@@ -187,3 +187,8 @@ def test_a_nesting_too_deep_is_read_by_markdown_it_py_without_ending_the_process
     source = Source(text)
     assert source.code == frozenset()
     assert not module._nests_deep("    " * 20 + "```py\n")  # 80 columns: still compiled
+
+
+def test_a_lone_surrogate_is_read_by_markdown_it_py() -> None:
+    """The compiled parser takes UTF-8, which a lone surrogate has none of."""
+    assert Source("texto \ud800 roto\n\n```\nx\n```\n").code == frozenset({2, 3, 4})
