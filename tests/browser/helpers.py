@@ -83,3 +83,13 @@ def wait_for_status(page: Any, fragment: str) -> str:
         arg=fragment,
     )
     return status_text(page)
+
+
+def search_for(page: Any, query: str) -> None:
+    """Type ``query`` into the focused search box, key by key as a reader does, and wait
+    for the results of the whole query: each keystroke runs a search, and an earlier
+    one's results may show first (the list says which query it answers)."""
+    page.keyboard.type(query)
+    page.wait_for_function(
+        "q => document.getElementById('search-results').dataset.query === q", arg=query
+    )

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.helpers import search_for
 from tests.functions.test_import_mkdocs import corpus_site  # noqa: F401 - the fixture
 
 SHOTS = Path("/tmp")
@@ -60,7 +61,7 @@ def test_search_finds_a_page_for_a_spanish_query_and_navigates(page: Any, site_u
     assert not [u for u in requests if "/search/" in u]  # nothing loaded before a search
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "search"
-    page.keyboard.type("parametros de query")
+    search_for(page, "parametros de query")
     options = page.locator("#search-results li[role=option]")
     options.first.wait_for()
     titles = options.all_inner_texts()

@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote
 import pytest
 
 from shared.site import search
-from tests.browser.helpers import LAUNCHER, PANEL
+from tests.browser.helpers import LAUNCHER, PANEL, search_for
 
 pytestmark = pytest.mark.browser
 
@@ -134,7 +134,7 @@ def test_body_only_words_find_the_page_and_open_the_passage(
     page.goto(base + "index.html")
     assert not [u for u in requests if "search" in u.rsplit("/", 1)[-1]]  # nothing yet
     page.keyboard.press("/")
-    page.keyboard.type(query)
+    search_for(page, query)
     options = page.locator("#search-results li[role=option] a")
     options.first.wait_for()
     hrefs = options.evaluate_all("as => as.map(a => a.getAttribute('href'))")

@@ -408,6 +408,9 @@
         results.appendChild(li);
       });
       results.hidden = false;
+      // The query these results answer: typing runs a search per keystroke, and a reader
+      // (or a test) can tell the last one's results from an earlier one's.
+      results.setAttribute("data-query", input.value);
       input.setAttribute("aria-expanded", "true");
       selected = -1;
       if (found.length) { select(0); }
