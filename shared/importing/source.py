@@ -68,10 +68,11 @@ def _blocks_parser(indented_code: bool) -> markdown_it_pyrs.MarkdownIt:
 
 
 @cache
-def _reference_parser() -> MarkdownIt:
-    """markdown-it-py's block parse, indented code off: where the compiled one reads a
-    text otherwise (``_interrupts_deep``)."""
-    return MarkdownIt("commonmark").disable(["inline", "text_join", "code"])
+def _reference_parser(indented_code: bool) -> MarkdownIt:
+    """markdown-it-py's block parse: where the compiled one reads a text otherwise
+    (``_interrupts_deep``), nests too deep or cannot take it (``_parse``)."""
+    md = MarkdownIt("commonmark").disable(["inline", "text_join"])
+    return md if indented_code else md.disable("code")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,7 @@ class Source:
         code: set[int] = set()
         html: set[int] = set()
         fences: list[tuple[int, int, str]] = []
-        tokens = _reference_parser().parse(self.text)
+        tokens = _reference_parser(self.indented_code).parse(self.text)
         self._tokens = [
             _Block(t.type, t.level, (t.map[0], t.map[1]))
             for t in tokens
@@ -141,9 +142,10 @@ class Source:
             if token.map is None:
                 continue
             first, last = token.map
-            if token.type == "fence":
+            if token.type in ("fence", "code_block"):
                 code.update(range(first, last))
-                fences.append((first, last, token.info))
+                if token.type == "fence":
+                    fences.append((first, last, token.info))
             elif token.type == "html_block":
                 html.update(range(first, last))
         self._code, self._html, self._fences = frozenset(code), frozenset(html), tuple(fences)

@@ -190,5 +190,9 @@ def test_a_nesting_too_deep_is_read_by_markdown_it_py_without_ending_the_process
 
 
 def test_a_lone_surrogate_is_read_by_markdown_it_py() -> None:
-    """The compiled parser takes UTF-8, which a lone surrogate has none of."""
+    """The compiled parser takes UTF-8, which a lone surrogate has none of; markdown-it-py
+    reads it with the dialect's own code setting."""
     assert Source("texto \ud800 roto\n\n```\nx\n```\n").code == frozenset({2, 3, 4})
+    indented = "texto \ud800\n\n    código\n"
+    assert Source(indented, indented_code=True).code == frozenset({2})
+    assert Source(indented, indented_code=False).code == frozenset()
