@@ -149,16 +149,16 @@ def lead_tokens(chosen: Sequence[Ranked]) -> set[str]:
     }
 
 
-def lead_share(
-    question: str, held: set[str], vocabulary: Vocabulary, *, leaving: frozenset[str] = frozenset()
-) -> float:
+def lead_share(question: str, held: set[str], vocabulary: Vocabulary) -> float:
     """The share of the question's words (idf-weighted) that the lead page holds in one of
-    their forms, words with a token in ``leaving`` left out; 1.0 when none of its words is
-    in the wiki (nothing to weigh)."""
+    their forms; 1.0 when none of its words is in the wiki (nothing to weigh)."""
+    return _held_share(query_groups(question), held, vocabulary)
+
+
+def _held_share(groups: Sequence[tuple[str, ...]], held: set[str], vocabulary: Vocabulary) -> float:
+    """``lead_share`` of these word groups (a word the wiki never uses left out)."""
     total = found = 0.0
-    for group in query_groups(question):
-        if leaving.intersection(group):
-            continue
+    for group in groups:
         weight = max((v for t in group if (v := vocabulary.idf(t)) is not None), default=None)
         if weight is None:
             continue
@@ -178,7 +178,7 @@ def names_only(question: str, held: set[str], vocabulary: Vocabulary) -> bool:
     others = [g for g in query_groups(question) if not names.intersection(g)]
     if not any(vocabulary.idf(t) is not None for g in others for t in g):
         return False
-    return lead_share(question, held, vocabulary, leaving=names) == 0.0
+    return _held_share(others, held, vocabulary) == 0.0
 
 
 def unheld_names(question: str, held: set[str]) -> list[str]:

@@ -288,7 +288,7 @@ def may_open_on_tail(text: str) -> bool:
     the chunk before: it opens inside a sentence, or is no longer than a tail
     (``OVERLAP_CHARS``) — a tail opens at any word, "`https://…`. The blog…" as well as
     "y también…". Only the chunk before can tell (``evidence.whole_opening``)."""
-    head = text.lstrip().split("\n\n", 1)[0].strip()
+    head = text.lstrip().partition("\n\n")[0].strip()
     return bool(head) and (opens_inside_sentence(head) or len(head) <= OVERLAP_CHARS)
 
 
